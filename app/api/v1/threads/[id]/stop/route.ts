@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { authorizeOperator } from "@/lib/server/auth";
+import { problem } from "@/lib/server/http";
+import { resolveThread } from "@/lib/server/resolve-thread";
+import { stopThreads } from "@/lib/server/stop";
+
+export const dynamic = "force-dynamic";
+
+const body = z.object({ reason: z.string().trim().max(500).optional() });
+
+/** The API twin of the Stop retrying button: same code path, same audit entry. */
+export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }) {
+  const operator = await authorizeOperator("stop");
+  const { id } = await params;
+  const text = await request.text();
+  let json: unknown = {};
+  try {
+    json = text.trim() ? JSON.parse(text) : {};
+  } catch {
+    return problem(400, "Unparseable body", "Expected an empty body or a JSON object such as {\"reason\": \"…\"}.");
+  }
+  const parsed = body.safeParse(json);
+  if (!parsed.success) return problem(400, "Invalid stop request", `reason: ${parsed.error.issues[0].message}`);
+  const resolved = await resolveThread(id, new URL(request.url).searchParams.get("source"));
+  if (!resolved.ok) return problem(resolved.status, resolved.status === 404 ? "Not found" : "Ambiguous thread id", resolved.error, { candidates: resolved.candidates });
+  const [result] = stopThreads([resolved.key], operator, parsed.data.reason || "Stop retrying (API)");
+  return Response.json(result, { status: result.result === "stopping" ? 202 : 200 });
+}

@@ -1,0 +1,91 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { z } from "zod";
+import { listAudit } from "@/lib/db/audit";
+import { Timestamp } from "@/components/time/timestamp";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Audit" };
+
+const query = z.object({
+  action: z.string().max(100).optional(),
+  actor: z.string().max(200).optional(),
+  q: z.string().max(200).optional(),
+  page: z.coerce.number().int().min(1).optional(),
+});
+
+/** Every operator action — who, when, what, why, result — newest first, filterable in the URL. */
+export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const raw = Object.fromEntries(Object.entries(await searchParams).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]).filter(([, v]) => v));
+  const parsed = query.safeParse(raw);
+  const filter = parsed.success ? parsed.data : {};
+  const audit = await listAudit(filter);
+  const pages = Math.max(1, Math.ceil(audit.total / audit.pageSize));
+  const pageHref = (page: number) => `/audit?${new URLSearchParams({ ...(raw as Record<string, string>), page: String(page) })}`;
+  return (
+    <div className="space-y-4">
+      <h1 className="text-2xl font-semibold tracking-tight">Audit</h1>
+      {!parsed.success && <p role="alert" className="text-red-800">Ignoring a bad filter: {parsed.error.issues[0].message}</p>}
+      <form role="search" aria-label="Filter audit entries" className="flex flex-wrap items-end gap-3 rounded-lg border border-slate-200 bg-white p-3">
+        <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
+          Action
+          <select name="action" defaultValue={filter.action ?? ""} className="rounded-md border border-slate-300 px-2 py-1.5 text-sm">
+            <option value="">any</option>
+            {audit.actions.map((action) => <option key={action} value={action}>{action}</option>)}
+          </select>
+        </label>
+        <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
+          Actor
+          <input name="actor" defaultValue={filter.actor ?? ""} className="rounded-md border border-slate-300 px-2 py-1.5 text-sm" />
+        </label>
+        <label className="flex min-w-[16rem] flex-1 flex-col gap-1 text-xs font-medium text-slate-600">
+          Search target, reason, detail
+          <input type="search" name="q" defaultValue={filter.q ?? ""} className="rounded-md border border-slate-300 px-2 py-1.5 text-sm" />
+        </label>
+        <button type="submit" className="rounded-md bg-slate-800 px-3 py-1.5 text-sm font-medium text-white">Apply</button>
+      </form>
+      {audit.entries.length === 0 ? (
+        <p data-testid="audit-empty" className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-slate-700">
+          No operator actions recorded{filter.action || filter.actor || filter.q ? " for this filter" : " yet"}.
+        </p>
+      ) : (
+        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
+          <table className="min-w-full text-sm" data-testid="audit-table">
+            <thead className="bg-slate-100 text-xs uppercase tracking-wide text-slate-600">
+              <tr>
+                <th scope="col" className="px-3 py-2 text-left">When</th>
+                <th scope="col" className="px-3 py-2 text-left">Who</th>
+                <th scope="col" className="px-3 py-2 text-left">What</th>
+                <th scope="col" className="px-3 py-2 text-left">Target</th>
+                <th scope="col" className="px-3 py-2 text-left">Why</th>
+                <th scope="col" className="px-3 py-2 text-left">Result</th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {audit.entries.map((entry) => (
+                <tr key={entry.id} data-testid="audit-row" data-action={entry.action}>
+                  <td className="whitespace-nowrap px-3 py-2"><Timestamp iso={entry.at} /></td>
+                  <td className="px-3 py-2">{entry.actor}</td>
+                  <td className="px-3 py-2 font-medium">{entry.action}</td>
+                  <td className="px-3 py-2 font-mono text-xs">{entry.target ?? "—"}</td>
+                  <td className="px-3 py-2">{entry.reason ?? "—"}</td>
+                  <td className="px-3 py-2">
+                    {entry.result}
+                    {entry.detail && <p className="text-xs text-slate-600">{entry.detail}</p>}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {pages > 1 && (
+        <nav aria-label="Pages" className="flex gap-3 text-sm">
+          {audit.page > 1 && <Link href={pageHref(audit.page - 1)} className="underline">Newer</Link>}
+          <span>Page {audit.page} of {pages}</span>
+          {audit.page < pages && <Link href={pageHref(audit.page + 1)} className="underline">Older</Link>}
+        </nav>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,23 @@
+import type { Metadata } from "next";
+import type { ReactNode } from "react";
+import { AppNav } from "@/components/layout/app-nav";
+import { Providers } from "@/components/layout/providers";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: { default: "Retry Radar", template: "%s · Retry Radar" },
+  description: "Live retry and capacity observability for AI coding agents.",
+};
+
+export default function RootLayout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="en">
+      <body className="min-h-screen bg-slate-50 text-slate-900 antialiased">
+        <Providers>
+          <AppNav />
+          <main className="mx-auto max-w-[1800px] px-4 py-6 lg:px-8">{children}</main>
+        </Providers>
+      </body>
+    </html>
+  );
+}

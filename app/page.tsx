@@ -1,0 +1,25 @@
+import { Suspense } from "react";
+import { Board } from "@/components/board/board";
+import { filterOptions, threadBoard } from "@/lib/db/threads";
+import { parseThreadQuery, threadQueryString } from "@/lib/threads/filter";
+
+export const dynamic = "force-dynamic";
+
+export default async function BoardPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const parsed = parseThreadQuery(await searchParams);
+  if (!parsed.ok) {
+    return (
+      <p role="alert" className="rounded-md bg-red-50 p-4 text-red-900">
+        This board link has a bad filter — {parsed.error}. <a href="/" className="underline">Show all threads</a>.
+      </p>
+    );
+  }
+  const { page, pageSize, ...filter } = parsed.query;
+  const [board, options] = await Promise.all([threadBoard(filter, { page, pageSize, attentionFirst: true }), filterOptions()]);
+  const anyFilter = Object.values(filter).some((v) => v !== undefined && (!Array.isArray(v) || v.length > 0));
+  return (
+    <Suspense>
+      <Board initial={board} queryString={threadQueryString(parsed.query).replace(/^\?/, "")} options={options} filtered={anyFilter} />
+    </Suspense>
+  );
+}

@@ -1,0 +1,85 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useEffect, useRef, useState } from "react";
+import type { ThreadBoard } from "@/lib/db/threads";
+import { statusLabel } from "@/lib/ui/format";
+import { LiveIndicator } from "@/components/live/live-indicator";
+import { usePollInterval } from "@/components/live/live-updates";
+import { useServerClock } from "@/components/time/server-clock";
+import { BoardFilters, type FilterOptions } from "./board-filters";
+import { EmptyBoard } from "./empty-board";
+import { StatusCounts } from "./status-counts";
+import { StopAllMatching } from "./stop-all-matching";
+import { ThreadsTable } from "./threads-table";
+
+async function fetchBoard(queryString: string): Promise<ThreadBoard> {
+  const params = new URLSearchParams(queryString);
+  params.set("order", "attention");
+  const response = await fetch(`/api/v1/threads?${params}`, { cache: "no-store" });
+  if (!response.ok) throw new Error(`The server answered ${response.status}`);
+  return response.json();
+}
+
+/** The operator board: everything retrying, waiting, stalled or exhausted first, live. */
+export function Board({ initial, queryString, options, filtered }: { initial: ThreadBoard; queryString: string; options: FilterOptions; filtered: boolean }) {
+  const { observe } = useServerClock();
+  const refetchInterval = usePollInterval();
+  const query = useQuery({
+    queryKey: ["threads", "board", queryString],
+    queryFn: () => fetchBoard(queryString),
+    initialData: initial,
+    refetchInterval,
+  });
+  const board = query.data;
+  useEffect(() => observe(board.serverTime), [board.serverTime, observe]);
+  const announcement = useStatusAnnouncements(board);
+
+  return (
+    <div className="space-y-4">
+      <div className="flex flex-wrap items-center gap-4">
+        <h1 className="text-2xl font-semibold tracking-tight">Board</h1>
+        <LiveIndicator lastUpdated={query.dataUpdatedAt || null} />
+        {query.isError && (
+          <span role="alert" className="text-sm text-red-800">
+            Could not refresh: {(query.error as Error).message}
+          </span>
+        )}
+        <div className="ml-auto">
+          <StopAllMatching queryString={queryString} count={board.stoppable} />
+        </div>
+      </div>
+      <StatusCounts counts={board.counts} queryString={queryString} />
+      <BoardFilters options={options} />
+      <p className="sr-only" aria-live="polite" data-testid="status-announcer">
+        {announcement}
+      </p>
+      {board.threads.length === 0 ? (
+        <EmptyBoard filtered={filtered} />
+      ) : (
+        <>
+          <ThreadsTable threads={board.threads} />
+          <p className="text-sm text-slate-600">
+            Showing {board.threads.length} of {board.total} threads.
+          </p>
+        </>
+      )}
+    </div>
+  );
+}
+
+/** Status changes are announced to screen readers (countdown ticks are not). */
+function useStatusAnnouncements(board: ThreadBoard): string {
+  const previous = useRef(new Map<number, string>());
+  const [text, setText] = useState("");
+  useEffect(() => {
+    const changes: string[] = [];
+    for (const thread of board.threads) {
+      const before = previous.current.get(thread.key);
+      if (before && before !== thread.status) changes.push(`${thread.title || thread.id} is now ${statusLabel(thread.status)}`);
+      previous.current.set(thread.key, thread.status);
+    }
+    if (changes.length) setText(changes.join(". "));
+  }, [board]);
+  return text;
+}

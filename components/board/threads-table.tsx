@@ -1,0 +1,104 @@
+"use client";
+
+import Link from "next/link";
+import type { ThreadView } from "@/lib/db/threads";
+import { attemptLabel, kindLabel } from "@/lib/ui/format";
+import { Countdown, ResetTime } from "@/components/time/countdown";
+import { Timestamp } from "@/components/time/timestamp";
+import { StatusBadge } from "@/components/threads/status-badge";
+import { StopButton } from "@/components/threads/stop-button";
+import { threadHref } from "@/components/threads/links";
+
+const STOPPABLE = new Set(["running", "retrying", "stalled", "waiting_reset", "recovery_scheduled", "recovered"]);
+
+export function ThreadsTable({ threads }: { threads: ThreadView[] }) {
+  return (
+    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
+      <table className="min-w-full text-left text-sm" data-testid="threads-table">
+        <caption className="sr-only">Threads, those needing attention first</caption>
+        <thead className="bg-slate-100 text-xs uppercase tracking-wide text-slate-600">
+          <tr>
+            <th scope="col" className="px-3 py-2">Status</th>
+            <th scope="col" className="px-3 py-2">Thread</th>
+            <th scope="col" className="px-3 py-2">Retry</th>
+            <th scope="col" className="px-3 py-2">Next attempt</th>
+            <th scope="col" className="px-3 py-2">Deadline</th>
+            <th scope="col" className="px-3 py-2">Reset</th>
+            <th scope="col" className="px-3 py-2">Kind</th>
+            <th scope="col" className="px-3 py-2">Agent · provider · model</th>
+            <th scope="col" className="px-3 py-2">Source</th>
+            <th scope="col" className="px-3 py-2">Last error</th>
+            <th scope="col" className="px-3 py-2"><span className="sr-only">Actions</span></th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100">
+          {threads.map((thread) => (
+            <ThreadRow key={thread.key} thread={thread} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function ThreadRow({ thread }: { thread: ThreadView }) {
+  const retry = thread.retry;
+  const retrying = thread.status === "retrying" || thread.status === "stalled";
+  return (
+    <tr data-testid="thread-row" data-thread-id={thread.id} data-source-id={thread.sourceId} data-status={thread.status} className="align-top hover:bg-slate-50">
+      <td className="px-3 py-2">
+        <StatusBadge status={thread.status} />
+      </td>
+      <td className="max-w-[16rem] px-3 py-2">
+        <Link href={threadHref(thread)} className="font-medium text-sky-800 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-sky-600">
+          {thread.title || thread.id}
+        </Link>
+        {thread.title && <div className="truncate font-mono text-xs text-slate-500" title={thread.id}>{thread.id}</div>}
+        {thread.parentThreadId && <div className="text-xs text-slate-500">subagent of {thread.parentThreadId}</div>}
+      </td>
+      <td className="whitespace-nowrap px-3 py-2" data-testid="retry-attempt">
+        {retry && retrying ? attemptLabel(retry.attempt, retry.maxAttempts) : retry?.attempt ? <span className="text-slate-500">{attemptLabel(retry.attempt, retry.maxAttempts).replace("Retrying", "after")}</span> : <span className="text-slate-400">—</span>}
+      </td>
+      <td className="whitespace-nowrap px-3 py-2">
+        {retrying && retry?.nextAttemptAt ? <Countdown to={retry.nextAttemptAt} estimated={retry.nextAttemptEstimated} /> : <span className="text-slate-400">—</span>}
+      </td>
+      <td className="whitespace-nowrap px-3 py-2">
+        {retrying && retry?.deadlineAt ? <Timestamp iso={retry.deadlineAt} withDate={false} /> : <span className="text-slate-400">—</span>}
+      </td>
+      <td className="px-3 py-2">
+        <ResetTime at={thread.resetAt} />
+      </td>
+      <td className="whitespace-nowrap px-3 py-2" data-testid="thread-kind">
+        {kindLabel(retry?.kind ?? thread.lastError?.kind)}
+      </td>
+      <td className="px-3 py-2 text-slate-700">
+        <div>{thread.agent ?? "—"}</div>
+        <div className="text-xs text-slate-500">
+          {thread.provider ?? "—"} · {thread.model ?? "—"}
+        </div>
+      </td>
+      <td className="px-3 py-2 text-slate-700">{thread.source}</td>
+      <td className="max-w-[22rem] px-3 py-2">
+        <LastError error={thread.lastError} />
+      </td>
+      <td className="px-3 py-2">
+        {STOPPABLE.has(thread.status) && <StopButton threadKey={thread.key} threadId={thread.id} />}
+      </td>
+    </tr>
+  );
+}
+
+function LastError({ error }: { error: ThreadView["lastError"] }) {
+  if (!error?.message && !error?.code) return <span className="text-slate-400">—</span>;
+  const head = [error.httpStatus, error.code].filter(Boolean).join(" ");
+  return (
+    <details className="group text-xs" data-testid="last-error">
+      <summary className="cursor-pointer list-none text-slate-800 focus-visible:outline-2 focus-visible:outline-sky-600">
+        {head && <span className="mr-1 font-mono font-semibold">{head}</span>}
+        <span className="line-clamp-2 group-open:hidden">{error.message}</span>
+        <span className="hidden text-sky-800 underline group-open:inline">hide full text</span>
+      </summary>
+      <p className="mt-1 whitespace-pre-wrap break-words text-slate-700">{error.message}</p>
+    </details>
+  );
+}

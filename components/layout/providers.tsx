@@ -1,0 +1,20 @@
+"use client";
+
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { useState, type ReactNode } from "react";
+import { LiveUpdatesProvider } from "@/components/live/live-updates";
+import { ServerClockProvider } from "@/components/time/server-clock";
+import { TimeZoneProvider } from "@/components/time/time-zone";
+
+export function Providers({ children }: { children: ReactNode }) {
+  const [client] = useState(() => new QueryClient({ defaultOptions: { queries: { staleTime: 2_000, retry: 1 } } }));
+  return (
+    <QueryClientProvider client={client}>
+      <ServerClockProvider>
+        <TimeZoneProvider>
+          <LiveUpdatesProvider>{children}</LiveUpdatesProvider>
+        </TimeZoneProvider>
+      </ServerClockProvider>
+    </QueryClientProvider>
+  );
+}

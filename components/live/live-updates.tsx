@@ -1,0 +1,50 @@
+"use client";
+
+import { useQueryClient } from "@tanstack/react-query";
+import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
+import { useServerClock } from "@/components/time/server-clock";
+
+/**
+ * One server-sent event stream per tab: when the server says threads changed, every thread
+ * query refetches (within a second of an ingest). While the stream is down, queries poll
+ * instead (see `pollInterval`) and the indicator says so.
+ */
+export type LiveState = { status: "connecting" | "live" | "reconnecting"; since: number | null };
+
+const LiveContext = createContext<LiveState>({ status: "connecting", since: null });
+const POLL_WHEN_DOWN_MS = 5_000;
+
+export function LiveUpdatesProvider({ children }: { children: ReactNode }) {
+  const queryClient = useQueryClient();
+  const { observe } = useServerClock();
+  const [state, setState] = useState<LiveState>({ status: "connecting", since: null });
+
+  useEffect(() => {
+    const source = new EventSource("/api/v1/stream");
+    source.addEventListener("open", () => setState({ status: "live", since: Date.now() }));
+    source.addEventListener("hello", (event) => {
+      observe(JSON.parse((event as MessageEvent).data).serverTime);
+      // Anything may have changed while we were away.
+      void queryClient.invalidateQueries({ queryKey: ["threads"] });
+    });
+    source.addEventListener("threads", (event) => {
+      observe(JSON.parse((event as MessageEvent).data).serverTime);
+      void queryClient.invalidateQueries({ queryKey: ["threads"] });
+    });
+    source.addEventListener("error", () =>
+      setState((previous) => (previous.status === "reconnecting" ? previous : { status: "reconnecting", since: Date.now() })),
+    );
+    return () => source.close();
+  }, [queryClient, observe]);
+
+  return <LiveContext.Provider value={state}>{children}</LiveContext.Provider>;
+}
+
+export function useLiveState(): LiveState {
+  return useContext(LiveContext);
+}
+
+/** Queries poll only while the live stream is down. */
+export function usePollInterval(): number | false {
+  return useLiveState().status === "live" ? false : POLL_WHEN_DOWN_MS;
+}

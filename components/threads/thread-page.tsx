@@ -1,0 +1,220 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useEffect } from "react";
+import type { ThreadDetail } from "@/lib/db/threads";
+import { attemptLabel, humanDuration, kindLabel } from "@/lib/ui/format";
+import { usePollInterval } from "@/components/live/live-updates";
+import { LiveIndicator } from "@/components/live/live-indicator";
+import { Countdown, ResetTime } from "@/components/time/countdown";
+import { useServerClock } from "@/components/time/server-clock";
+import { Timestamp } from "@/components/time/timestamp";
+import { CopyPermalink } from "./copy-permalink";
+import { threadHref } from "./links";
+import { RecoveryNotice, type RecoveryState } from "./recovery-notice";
+import { StatusBadge } from "./status-badge";
+import { StopButton } from "./stop-button";
+import { Timeline } from "./timeline";
+
+type Detail = ThreadDetail & { serverTime: string };
+const STOPPABLE = new Set(["running", "retrying", "stalled", "waiting_reset", "recovery_scheduled", "recovered"]);
+
+export function ThreadPage({ threadKey, initial }: { threadKey: number; initial: ThreadDetail }) {
+  const { observe } = useServerClock();
+  const refetchInterval = usePollInterval();
+  const query = useQuery({
+    queryKey: ["threads", "detail", threadKey],
+    queryFn: async (): Promise<Detail> => {
+      const response = await fetch(`/api/v1/threads/by-key/${threadKey}`, { cache: "no-store" });
+      if (!response.ok) throw new Error(`The server answered ${response.status}`);
+      return response.json();
+    },
+    initialData: initial as Detail,
+    refetchInterval,
+  });
+  const detail = query.data;
+  useEffect(() => {
+    if (detail.serverTime) observe(detail.serverTime);
+  }, [detail.serverTime, observe]);
+  const { thread } = detail;
+  const retrying = thread.status === "retrying" || thread.status === "stalled";
+  const recovery = (detail.state as { recovery?: RecoveryState | null }).recovery ?? null;
+  const exportBase = `/api/v1/threads/${encodeURIComponent(thread.id)}/export?source=${encodeURIComponent(thread.sourceId)}`;
+
+  return (
+    <article className="space-y-6" data-testid="thread-page" data-thread-id={thread.id}>
+      <header className="space-y-3 rounded-lg border border-slate-200 bg-white p-5 shadow-sm">
+        <div className="flex flex-wrap items-center gap-3">
+          <Link href="/" className="text-sm text-sky-800 underline">← Board</Link>
+          <LiveIndicator lastUpdated={query.dataUpdatedAt || null} />
+          <div className="ml-auto flex flex-wrap items-center gap-2 text-sm">
+            <CopyPermalink path={threadHref(thread)} />
+            <span className="text-slate-500">Export:</span>
+            {(["json", "ndjson", "csv"] as const).map((format) => (
+              <a key={format} href={`${exportBase}&format=${format}`} className="rounded px-2 py-1 ring-1 ring-slate-300 hover:bg-slate-100" data-testid={`export-${format}`}>
+                {format.toUpperCase()}
+              </a>
+            ))}
+          </div>
+        </div>
+        <div className="flex flex-wrap items-start gap-4">
+          <div className="min-w-0">
+            <h1 className="break-words text-2xl font-semibold tracking-tight">{thread.title || thread.id}</h1>
+            <p className="font-mono text-xs text-slate-500">{thread.id}</p>
+          </div>
+          <StatusBadge status={thread.status} />
+          {thread.retry && retrying && (
+            <span className="text-sm font-medium" data-testid="retry-attempt">
+              {attemptLabel(thread.retry.attempt, thread.retry.maxAttempts)}
+            </span>
+          )}
+          {STOPPABLE.has(thread.status) && (
+            <div className="ml-auto">
+              <StopButton threadKey={thread.key} threadId={thread.id} />
+            </div>
+          )}
+        </div>
+        <dl className="grid grid-cols-2 gap-x-6 gap-y-2 text-sm md:grid-cols-4 xl:grid-cols-8">
+          <Field label="Next attempt">{retrying && thread.retry?.nextAttemptAt ? <Countdown to={thread.retry.nextAttemptAt} estimated={thread.retry.nextAttemptEstimated} /> : "—"}</Field>
+          <Field label="Deadline">{retrying && thread.retry?.deadlineAt ? <Timestamp iso={thread.retry.deadlineAt} withDate={false} /> : "—"}</Field>
+          <Field label="Reset"><ResetTime at={thread.resetAt} /></Field>
+          <Field label="Kind">{kindLabel(thread.retry?.kind ?? thread.lastError?.kind)}</Field>
+          <Field label="Policy">{thread.retry?.policy ?? "—"}</Field>
+          <Field label="Agent">{thread.agent ?? "—"}</Field>
+          <Field label="Provider · model">{`${thread.provider ?? "—"} · ${thread.model ?? "—"}`}</Field>
+          <Field label="Source">{thread.source}</Field>
+        </dl>
+        {thread.lastError?.message && (
+          <p className="rounded bg-red-50 p-3 text-sm text-red-900" data-testid="thread-last-error">
+            <span className="font-mono font-semibold">{[thread.lastError.httpStatus, thread.lastError.code].filter(Boolean).join(" ")}</span> {thread.lastError.message}
+          </p>
+        )}
+        {recovery && <RecoveryNotice recovery={recovery} threadKey={thread.key} threadId={thread.id} />}
+      </header>
+
+      <Lineage detail={detail} />
+      <Episodes detail={detail} />
+      <Directives detail={detail} />
+      <Timeline detail={detail} />
+    </article>
+  );
+}
+
+function Field({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div>
+      <dt className="text-xs uppercase tracking-wide text-slate-500">{label}</dt>
+      <dd className="text-slate-900">{children}</dd>
+    </div>
+  );
+}
+
+function Section({ title, children, testId }: { title: string; children: React.ReactNode; testId: string }) {
+  return (
+    <section aria-labelledby={`${testId}-title`} data-testid={testId} className="space-y-2">
+      <h2 id={`${testId}-title`} className="text-lg font-semibold">{title}</h2>
+      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">{children}</div>
+    </section>
+  );
+}
+
+const th = "px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-600";
+const td = "px-3 py-2 align-top";
+
+function Lineage({ detail }: { detail: Detail }) {
+  const rows = [...(detail.parent ? [{ relation: "parent", thread: detail.parent }] : []), ...detail.children.map((thread) => ({ relation: "subagent", thread }))];
+  if (rows.length === 0) return null;
+  return (
+    <Section title="Lineage" testId="lineage">
+      <table className="min-w-full text-sm">
+        <thead className="bg-slate-100"><tr><th className={th}>Relation</th><th className={th}>Thread</th><th className={th}>Status</th><th className={th}>Updated</th></tr></thead>
+        <tbody className="divide-y divide-slate-100">
+          {rows.map(({ relation, thread }) => (
+            <tr key={thread.key}>
+              <td className={td}>{relation}</td>
+              <td className={td}><Link className="text-sky-800 underline" href={threadHref(thread)}>{thread.title || thread.id}</Link></td>
+              <td className={td}><StatusBadge status={thread.status} /></td>
+              <td className={td}><Timestamp iso={thread.updatedAt} /></td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Section>
+  );
+}
+
+function Episodes({ detail }: { detail: Detail }) {
+  if (detail.episodes.length === 0) return null;
+  return (
+    <Section title="Retry episodes" testId="episodes">
+      <table className="min-w-full text-sm">
+        <thead className="bg-slate-100">
+          <tr>
+            <th className={th}>#</th><th className={th}>Kind</th><th className={th}>Policy</th><th className={th}>Started</th><th className={th}>Ended</th>
+            <th className={th}>Outcome</th><th className={th}>Attempts: advised vs actual gap</th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100">
+          {detail.episodes.map((episode) => (
+            <tr key={episode.seq} data-testid="episode-row" data-outcome={episode.outcome ?? "open"}>
+              <td className={td}>{episode.seq}</td>
+              <td className={td}>{kindLabel(episode.kind)}</td>
+              <td className={`${td} font-mono text-xs`}>{episode.policy}</td>
+              <td className={td}><Timestamp iso={episode.startedAt} /></td>
+              <td className={td}><Timestamp iso={episode.endedAt} /></td>
+              <td className={td}>
+                <span className="font-medium">{episode.outcome ?? "in progress"}</span>
+                {episode.outcomeCode && <span className="ml-1 font-mono text-xs text-slate-600">{episode.outcomeCode}</span>}
+                {episode.outcomeReason && <p className="text-xs text-slate-600">{episode.outcomeReason}</p>}
+                {episode.resetAt && <p className="text-xs"><ResetTime at={episode.resetAt} /></p>}
+              </td>
+              <td className={td}>
+                <ol className="space-y-0.5">
+                  {episode.attempts.map((attempt) => (
+                    <li key={attempt.n} data-testid="attempt" className="whitespace-nowrap text-xs">
+                      <span className="font-semibold">{attemptLabel(attempt.n, episode.maxAttempts).replace("Retrying ", "")}</span>{" "}
+                      advised {attempt.advisedDelayMs == null ? "—" : `${attempt.estimated ? "~" : ""}${humanDuration(attempt.advisedDelayMs)}`}
+                      {" · "}actual {attempt.actualGapMs == null ? "not seen" : humanDuration(attempt.actualGapMs)}
+                      {attempt.earlyByMs != null && attempt.earlyByMs > 0 && (
+                        <span data-testid="early-retry" className="ml-2 rounded bg-orange-100 px-1.5 py-0.5 font-semibold text-orange-900">
+                          retried {humanDuration(attempt.earlyByMs)} early
+                        </span>
+                      )}
+                    </li>
+                  ))}
+                </ol>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Section>
+  );
+}
+
+function Directives({ detail }: { detail: Detail }) {
+  if (detail.directives.length === 0) return null;
+  return (
+    <Section title="Directives" testId="directives">
+      <table className="min-w-full text-sm">
+        <thead className="bg-slate-100">
+          <tr><th className={th}>Kind</th><th className={th}>Origin</th><th className={th}>Reason</th><th className={th}>State</th><th className={th}>Created</th><th className={th}>Delivered</th><th className={th}>Answered</th></tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100">
+          {detail.directives.map((directive) => (
+            <tr key={directive.id} data-testid="directive-row" data-state={directive.state}>
+              <td className={td}>{directive.kind}</td>
+              <td className={td}>{directive.origin}</td>
+              <td className={td}>{directive.reason}</td>
+              <td className={td}>{directive.state}{directive.detail && <p className="text-xs text-slate-600">{directive.detail}</p>}</td>
+              <td className={td}><Timestamp iso={directive.createdAt} withDate={false} /></td>
+              <td className={td}><Timestamp iso={directive.deliveredAt} withDate={false} /></td>
+              <td className={td}><Timestamp iso={directive.acknowledgedAt} withDate={false} /></td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Section>
+  );
+}

@@ -1,0 +1,263 @@
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseCapture } from "@/lib/ingest";
+import { get, post, startServer, type RunningServer } from "../support/server";
+
+/**
+ * The ingestion API against the built app and a real SQLite file: native captures, the
+ * watchdog, directives end to end, idempotency and every bad-input answer.
+ */
+const fixtures = process.env.RADAR_FIXTURES ?? path.resolve(import.meta.dirname, "../../../shared/fixtures/real-clients");
+const capture = (name: string) => parseCapture(fs.readFileSync(path.join(fixtures, name), "utf8"));
+
+/** A short custom stall bound so the watchdog's work is seen in seconds, not minutes. */
+const FAST_STALL_POLICY = {
+  name: "test-fast-stall",
+  kinds: ["rate_limit"],
+  maxAttempts: 5,
+  baseDelayMs: 500,
+  factor: 2,
+  maxDelayMs: 300_000,
+  jitterMin: 0,
+  jitterMax: 0,
+  adviceCapMs: 300_000,
+  graceMs: 1_000,
+};
+
+let server: RunningServer;
+
+beforeAll(async () => {
+  server = await startServer({ RADAR_STOP_GRACE_MS: "1500" });
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+async function thread(id: string) {
+  const response = await get(server, `/api/v1/threads/${encodeURIComponent(id)}`, null);
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
+  return response.body;
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    last = await probe();
+    if (last) return last as T;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe("the server", () => {
+  it("answers /api/health with the database ready", async () => {
+    const health = await get(server, "/api/health", null);
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({ status: "ok", database: { ok: true, journalMode: "wal" } });
+    expect(typeof health.body.version).toBe("string");
+  });
+
+  it("stores the ingest token only as a hash", () => {
+    const sqlite = new Database(server.databaseFile, { readonly: true });
+    const rows = sqlite.prepare(`SELECT tokenHash, prefix FROM "IngestToken"`).all() as { tokenHash: string; prefix: string }[];
+    sqlite.close();
+    expect(rows.length).toBeGreaterThan(0);
+    expect(JSON.stringify(rows)).not.toContain(server.token);
+    expect(rows[0].tokenHash).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe("ingestion rejects what it cannot take, and says why", () => {
+  it("refuses a missing or wrong token with 401", async () => {
+    const none = await fetch(`${server.url}/api/v1/events`, { method: "POST", body: "{}" });
+    expect(none.status).toBe(401);
+    expect(none.headers.get("content-type")).toContain("application/problem+json");
+    const wrong = await post({ ...server, token: "rr_wrong" } as RunningServer, "/api/v1/events", { threadId: "x", type: "progress" });
+    expect(wrong.status).toBe(401);
+  });
+
+  it("answers an unparseable body with 400 problem+json and stores nothing", async () => {
+    const response = await post(server, "/api/v1/events", '{"threadId": "t-bad", "type": ');
+    expect(response.status).toBe(400);
+    expect(response.body.detail).toMatch(/JSON/i);
+    expect((await get(server, "/api/v1/threads/t-bad", null)).status).toBe(404);
+  });
+
+  it("refuses a body that is too large with 413", async () => {
+    const response = await post(server, "/api/v1/events", "x".repeat(11 * 1024 * 1024));
+    expect(response.status).toBe(413);
+  });
+
+  it("keeps the good items of a batch and names every bad one by index and field", async () => {
+    const response = await post(server, "/api/v1/events", [
+      { threadId: "t-mixed", type: "thread.started" },
+      { threadId: "t-mixed", type: "retry", error: { httpStatus: 4290 } },
+      { type: "progress" },
+      { threadId: "t-mixed", type: "turn.started", turnId: "u1" },
+    ]);
+    expect(response.status).toBe(200);
+    expect(response.body.accepted).toBe(2);
+    expect(response.body.rejected.map((r: { index: number }) => r.index)).toEqual([1, 2]);
+    expect(response.body.rejected[0].error).toMatch(/error\.httpStatus/);
+    expect(response.body.rejected[1].error).toMatch(/threadId/);
+    expect((await thread("t-mixed")).thread.status).toBe("running");
+  });
+
+  it("takes NDJSON and counts a re-sent idempotency key as a duplicate, stored once", async () => {
+    const lines = [
+      { id: "dup-1", threadId: "t-dup", type: "turn.started", turnId: "u1" },
+      { id: "dup-2", threadId: "t-dup", type: "retry", turnId: "u1", attempt: 1, maxAttempts: 5, error: { httpStatus: 429, message: "slow down" } },
+    ]
+      .map((line) => JSON.stringify(line))
+      .join("\n");
+    const first = await post(server, "/api/v1/events", lines, { "content-type": "application/x-ndjson" });
+    const second = await post(server, "/api/v1/events", lines, { "content-type": "application/x-ndjson" });
+    expect(first.body).toMatchObject({ accepted: 2, duplicates: 0 });
+    expect(second.body).toMatchObject({ accepted: 0, duplicates: 2 });
+    const detail = await thread("t-dup");
+    expect(detail.events.filter((e: { type: string }) => e.type !== "progress")).toHaveLength(2);
+  });
+});
+
+describe("native captures of real agents give the statuses an operator expects", () => {
+  it.each([
+    ["codex-appserver-429-then-ok.jsonl", "codex", "completed", "rate_limit", 2],
+    ["codex-appserver-503-capacity.jsonl", "codex", "failed", "capacity", 0],
+    ["codex-exec-429-then-ok.jsonl", "codex-exec", "completed", "rate_limit", 2],
+    ["codex-exec-429-always.jsonl", "codex-exec", "failed", "rate_limit", 5],
+    ["claude-a429-then-ok.jsonl", "claude", "completed", "rate_limit", 2],
+    ["claude-a529-overloaded.jsonl", "claude", "failed", "capacity", 10],
+  ])("%s through /api/v1/ingest/%s ends %s (%s, %i attempts)", async (file, format, status, kind, attempts) => {
+    const parsed = capture(file);
+    const response = await post(server, `/api/v1/ingest/${format}`, parsed.items);
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.body.rejected).toEqual([]);
+    const threads = await get(server, `/api/v1/threads?pageSize=200`, null);
+    const agentThreadId = findThreadId(parsed.items);
+    const view = threads.body.threads.find((t: { id: string }) => t.id === agentThreadId);
+    expect(view, `thread ${agentThreadId}`).toBeTruthy();
+    expect(view.status).toBe(status);
+    const detail = await thread(agentThreadId);
+    const lastEpisode = detail.episodes.at(-1);
+    if (attempts > 0) {
+      expect(lastEpisode.kind).toBe(kind);
+      expect(lastEpisode.attempts).toHaveLength(attempts);
+    } else {
+      expect(view.lastError.kind).toBe(kind);
+    }
+    // Re-importing the same capture changes nothing.
+    const again = await post(server, `/api/v1/ingest/${format}`, parsed.items);
+    expect(again.body.accepted).toBe(0);
+    expect(again.body.duplicates).toBe(response.body.accepted + response.body.duplicates);
+  });
+
+  it("keeps unknown native message kinds as such", async () => {
+    const response = await post(server, "/api/v1/ingest/codex", [
+      { method: "thread/started", params: { thread: { id: "t-unknown", modelProvider: "openai", model: "gpt-5.5" } } },
+      { method: "thread/somethingNew", params: { threadId: "t-unknown", detail: 1 } },
+    ]);
+    expect(response.body).toMatchObject({ accepted: 2, rejected: [] });
+    const detail = await thread("t-unknown");
+    expect(detail.events.map((e: { nativeType: string }) => e.nativeType)).toContain("thread/somethingNew");
+  });
+});
+
+describe("the watchdog ends silent waits by itself", () => {
+  it("turns a 429 whose retry never comes exhausted, with an interrupt directive pending", async () => {
+    const now = Date.now();
+    await post(server, "/api/v1/events", [
+      { threadId: "t-silent", type: "turn.started", turnId: "u1", at: now, policy: FAST_STALL_POLICY },
+      { threadId: "t-silent", type: "retry", turnId: "u1", at: now, attempt: 1, maxAttempts: 5, policy: FAST_STALL_POLICY, error: { httpStatus: 429, message: "Reconnecting... 1/5" } },
+    ]);
+    expect((await thread("t-silent")).thread.status).toBe("retrying");
+    const detail = await waitFor("exhausted", async () => {
+      const d = await thread("t-silent");
+      return d.thread.status === "exhausted" && d;
+    });
+    expect(detail.episodes.at(-1)).toMatchObject({ outcome: "exhausted", outcomeCode: "rateLimitRetryExhausted" });
+    expect(detail.directives).toEqual([expect.objectContaining({ kind: "interrupt", origin: "policy", state: "pending" })]);
+  });
+
+  it("resumes after a restart: a deadline that passes while the server is down is applied on start", async () => {
+    const now = Date.now();
+    await post(server, "/api/v1/events", [
+      { threadId: "t-restart", type: "turn.started", turnId: "u1", at: now, policy: { ...FAST_STALL_POLICY, graceMs: 3_000 } },
+      { threadId: "t-restart", type: "retry", turnId: "u1", at: now, attempt: 1, policy: { ...FAST_STALL_POLICY, graceMs: 3_000 }, error: { httpStatus: 429 } },
+    ]);
+    await server.stop();
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    await server.restart();
+    const detail = await waitFor("exhausted after restart", async () => {
+      const d = await thread("t-restart");
+      return d.thread.status === "exhausted" && d;
+    }, 5_000);
+    expect(detail.directives.some((d: { kind: string }) => d.kind === "interrupt")).toBe(true);
+  });
+});
+
+describe("Stop retrying reaches the source and comes back acknowledged", () => {
+  it("delivers a stop to a long-polling source; its acknowledgement ends the thread stopped", async () => {
+    const now = Date.now();
+    await post(server, "/api/v1/events", [
+      { threadId: "t-stop", type: "turn.started", turnId: "u1", at: now },
+      { threadId: "t-stop", type: "retry", turnId: "u1", at: now, attempt: 1, maxAttempts: 5, error: { httpStatus: 429, retryAfter: "120" } },
+    ]);
+    const poll = get(server, "/api/v1/directives?wait=10");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const stop = await fetch(`${server.url}/api/v1/threads/t-stop/stop`, { method: "POST", body: JSON.stringify({ reason: "test" }) });
+    expect(stop.status).toBe(202);
+    expect((await thread("t-stop")).thread.status).toBe("stopping");
+    const delivered = await poll;
+    expect(delivered.status).toBe(200);
+    const directive = delivered.body.directives.find((d: { threadId: string }) => d.threadId === "t-stop");
+    expect(directive).toMatchObject({ kind: "interrupt", turnId: "u1" });
+    const ack = await post(server, `/api/v1/directives/${directive.id}/ack`, { result: "acknowledged", detail: "turn interrupted" });
+    expect(ack.status).toBe(200);
+    const detail = await thread("t-stop");
+    expect(detail.thread.status).toBe("stopped");
+    expect(detail.directives[0]).toMatchObject({ state: "acknowledged", result: "acknowledged" });
+  });
+
+  it("marks a stop nobody acknowledges broken after the grace", async () => {
+    const now = Date.now();
+    await post(server, "/api/v1/events", [
+      { threadId: "t-unacked", type: "turn.started", turnId: "u1", at: now },
+      { threadId: "t-unacked", type: "retry", turnId: "u1", at: now, attempt: 1, error: { httpStatus: 429, retryAfter: "120" } },
+    ]);
+    await fetch(`${server.url}/api/v1/threads/t-unacked/stop`, { method: "POST" });
+    expect((await thread("t-unacked")).thread.status).toBe("stopping");
+    await waitFor("broken", async () => (await thread("t-unacked")).thread.status === "broken", 6_000);
+  });
+
+  it("tells a source about pending directives in its next ingest response", async () => {
+    const now = Date.now();
+    await post(server, "/api/v1/events", [
+      { threadId: "t-piggyback", type: "turn.started", turnId: "u1", at: now },
+      { threadId: "t-piggyback", type: "retry", turnId: "u1", at: now, attempt: 1, error: { httpStatus: 503, code: "server_is_overloaded" } },
+    ]);
+    await fetch(`${server.url}/api/v1/threads/t-piggyback/stop`, { method: "POST" });
+    const response = await post(server, "/api/v1/events", { threadId: "t-piggyback", type: "progress", turnId: "u1" });
+    expect(response.body.directives).toEqual([expect.objectContaining({ threadId: "t-piggyback", kind: "interrupt" })]);
+  });
+
+  it("rejects an acknowledgement of an unknown directive with 404", async () => {
+    const response = await post(server, "/api/v1/directives/nope/ack", { result: "acknowledged" });
+    expect(response.status).toBe(404);
+    const bad = await post(server, "/api/v1/directives/nope/ack", { result: "maybe" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.detail).toMatch(/result/);
+  });
+});
+
+/** The agent's own thread id in a capture (Codex thread id, exec thread_id, Claude session_id). */
+function findThreadId(items: { message: Record<string, unknown> }[]): string {
+  for (const { message } of items) {
+    const m = message as any;
+    const id = m.params?.thread?.id ?? m.thread_id ?? m.session_id ?? m.params?.threadId;
+    if (typeof id === "string") return id;
+  }
+  throw new Error("capture has no thread id");
+}

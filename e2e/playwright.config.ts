@@ -1,0 +1,55 @@
+import os from "node:os";
+import path from "node:path";
+import { defineConfig, devices } from "@playwright/test";
+
+// `npm test` passes a free port, a temporary data folder and the Chromium it found.
+const root = path.resolve(import.meta.dirname, "..");
+const port = Number(process.env.RADAR_E2E_PORT ?? 3917);
+const dataDir = process.env.RADAR_E2E_DATA ?? path.join(os.tmpdir(), `radar-e2e-${port}`);
+export const E2E_TOKEN = "rr_e2e_token_for_tests";
+const chromium = process.env.RADAR_CHROMIUM;
+
+export default defineConfig({
+  testDir: "./ui",
+  outputDir: path.join(root, "test-results"),
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 5_000 },
+  use: {
+    ...devices["Desktop Chrome"],
+    baseURL: `http://127.0.0.1:${port}`,
+    viewport: { width: 1440, height: 900 },
+    trace: "retain-on-failure",
+    launchOptions: {
+      ...(chromium ? { executablePath: chromium } : {}),
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    },
+  },
+  webServer: {
+    command: `${path.join(root, "node_modules", ".bin", "next")} start -H 127.0.0.1 -p ${port}`,
+    cwd: root,
+    url: `http://127.0.0.1:${port}/api/health`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: "pipe",
+    env: {
+      DATABASE_URL: `file:${path.join(dataDir, "radar.db")}`,
+      RADAR_INGEST_TOKEN: E2E_TOKEN,
+      RADAR_STOP_GRACE_MS: "4000",
+      NEXT_TELEMETRY_DISABLED: "1",
+      HOST: "127.0.0.1",
+      PORT: String(port),
+    },
+  },
+});

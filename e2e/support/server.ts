@@ -1,0 +1,120 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+
+/**
+ * Starts the built app (`next start`) on a free 127.0.0.1 port with its own SQLite file, for
+ * integration suites. The server is killed when the suite ends or the test process exits.
+ */
+export interface RunningServer {
+  url: string;
+  token: string;
+  databaseFile: string;
+  stop(): Promise<void>;
+  /** Same database, new process: proves state survives a restart. */
+  restart(): Promise<void>;
+  output(): string;
+}
+
+const root = path.resolve(import.meta.dirname, "..", "..");
+const children = new Set<ChildProcess>();
+process.on("exit", () => {
+  for (const child of children) child.kill("SIGKILL");
+});
+
+export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-it-"));
+  const databaseFile = path.join(dir, "radar.db");
+  const token = `rr_it_${Math.random().toString(36).slice(2)}`;
+  let port = await freePort();
+  let child: ChildProcess;
+  let log = "";
+
+  const launch = async () => {
+    child = spawn(path.join(root, "node_modules", ".bin", "next"), ["start", "-H", "127.0.0.1", "-p", String(port)], {
+      cwd: root,
+      env: {
+        ...process.env,
+        DATABASE_URL: `file:${databaseFile}`,
+        RADAR_INGEST_TOKEN: token,
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        NEXT_TELEMETRY_DISABLED: "1",
+        ...env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    children.add(child);
+    child.stdout!.on("data", (chunk) => (log += chunk));
+    child.stderr!.on("data", (chunk) => (log += chunk));
+    const url = `http://127.0.0.1:${port}`;
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${log}`);
+      try {
+        const response = await fetch(`${url}/api/health`);
+        if (response.ok) return;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`server did not become healthy in 30 s:\n${log}`);
+  };
+
+  const stop = async () => {
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+    await exited;
+    clearTimeout(timer);
+    children.delete(child);
+  };
+
+  await launch();
+  return {
+    get url() {
+      return `http://127.0.0.1:${port}`;
+    },
+    token,
+    databaseFile,
+    stop,
+    async restart() {
+      await stop();
+      port = await freePort();
+      await launch();
+    },
+    output: () => log,
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** POSTs a body to the server with the source's token. */
+export async function post(server: RunningServer, pathname: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`${server.url}${pathname}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as any) : null };
+}
+
+export async function get(server: RunningServer, pathname: string, token: string | null = server.token) {
+  const response = await fetch(`${server.url}${pathname}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as any) : null };
+}

@@ -1,0 +1,42 @@
+import fs from "node:fs";
+import path from "node:path";
+
+export const DEFAULT_DATABASE_URL = "file:./data/radar.db";
+
+/** A configuration problem the operator must fix; printed as one clear line, never a stack. */
+export class DatabaseConfigError extends Error {
+  override name = "DatabaseConfigError";
+}
+
+/**
+ * Resolves DATABASE_URL (`file:` + path, relative to the working directory) to an absolute
+ * file path, and proves its folder exists and is writable before anything opens it.
+ */
+export function resolveDatabasePath(url = process.env.DATABASE_URL || DEFAULT_DATABASE_URL, cwd = process.cwd()): string {
+  if (!url.startsWith("file:")) {
+    throw new DatabaseConfigError(
+      `DATABASE_URL must be a SQLite file URL such as "file:./data/radar.db"; got "${url}".`,
+    );
+  }
+  const raw = url.slice("file:".length).replace(/^\/\/(?=\/)/, "").split("?")[0];
+  if (!raw || raw.endsWith("/")) {
+    throw new DatabaseConfigError(`DATABASE_URL "${url}" names no file; expected e.g. "file:./data/radar.db".`);
+  }
+  const file = path.resolve(cwd, raw);
+  const dir = path.dirname(file);
+  try {
+    fs.mkdirSync(/*turbopackIgnore: true*/ dir, { recursive: true });
+  } catch (error) {
+    throw new DatabaseConfigError(`Cannot create the data folder ${dir} for DATABASE_URL "${url}": ${(error as Error).message}.`);
+  }
+  try {
+    fs.accessSync(/*turbopackIgnore: true*/ dir, fs.constants.W_OK);
+    if (fs.existsSync(/*turbopackIgnore: true*/ file)) fs.accessSync(/*turbopackIgnore: true*/ file, fs.constants.R_OK | fs.constants.W_OK);
+  } catch {
+    throw new DatabaseConfigError(`The database ${file} (DATABASE_URL "${url}") is not writable by this user: fix the folder's permissions or point DATABASE_URL elsewhere.`);
+  }
+  if (fs.existsSync(/*turbopackIgnore: true*/ file) && fs.statSync(/*turbopackIgnore: true*/ file).isDirectory()) {
+    throw new DatabaseConfigError(`DATABASE_URL "${url}" points at a folder, not a file.`);
+  }
+  return file;
+}

@@ -1,0 +1,23 @@
+import { db } from "./client";
+
+export interface DatabaseHealth {
+  ok: boolean;
+  path?: string;
+  journalMode?: string;
+  migrations?: number;
+  sqliteVersion?: string;
+  error?: string;
+}
+
+export function databaseHealth(): DatabaseHealth {
+  try {
+    const { sql, path } = db();
+    const row = sql
+      .prepare(`SELECT sqlite_version() AS version, (SELECT count(*) FROM "_radar_migrations") AS migrations`)
+      .get() as { version: string; migrations: number };
+    const journalMode = sql.pragma("journal_mode", { simple: true }) as string;
+    return { ok: true, path, journalMode, migrations: row.migrations, sqliteVersion: row.version };
+  } catch (error) {
+    return { ok: false, error: (error as Error).message };
+  }
+}

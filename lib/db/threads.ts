@@ -1,0 +1,353 @@
+import type { Prisma } from "./generated/client";
+import { db } from "./client";
+
+/**
+ * The read side for threads: the board, the threads API, exports and the thread page all read
+ * through here. Statuses are stored as the engine last derived them; `stalled` is derived at
+ * read time (a retry whose deadline has passed but the watchdog has not ended yet).
+ */
+
+export const ATTENTION_STATUSES = [
+  "retrying",
+  "stalled",
+  "stopping",
+  "waiting_reset",
+  "recovery_scheduled",
+  "exhausted",
+  "broken",
+] as const;
+
+export interface ThreadFilter {
+  status?: string[];
+  kind?: string[];
+  provider?: string[];
+  model?: string[];
+  source?: string[];
+  q?: string;
+  /** updatedAt range, epoch ms. */
+  from?: number;
+  to?: number;
+}
+
+export interface ThreadView {
+  /** The agent's own thread id. Unique within a source; `key` is unique everywhere. */
+  id: string;
+  key: number;
+  title: string | null;
+  agent: string | null;
+  provider: string | null;
+  model: string | null;
+  source: string;
+  sourceId: string;
+  parentThreadId: string | null;
+  status: string;
+  turnId: string | null;
+  retry: null | {
+    kind: string;
+    attempt: number | null;
+    maxAttempts: number | null;
+    nextAttemptAt: string | null;
+    nextAttemptEstimated: boolean;
+    deadlineAt: string | null;
+    resetAt: string | null;
+    advisedDelayMs: number | null;
+    policy: string | null;
+  };
+  resetAt: string | null;
+  lastError: null | { kind: string | null; httpStatus: number | null; code: string | null; message: string | null };
+  updatedAt: string;
+  lastEventAt: string | null;
+}
+
+const threadInclude = { source: { select: { name: true } } } satisfies Prisma.ThreadInclude;
+type ThreadRow = Prisma.ThreadGetPayload<{ include: typeof threadInclude }>;
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+export function toThreadView(row: ThreadRow, now: number): ThreadView {
+  const stalled = row.status === "retrying" && row.deadlineAt !== null && row.deadlineAt.getTime() < now;
+  return {
+    id: row.externalId,
+    key: row.id,
+    title: row.title,
+    agent: row.agent,
+    provider: row.provider,
+    model: row.model,
+    source: row.source.name,
+    sourceId: row.sourceId,
+    parentThreadId: row.parentExternalId,
+    status: stalled ? "stalled" : row.status,
+    turnId: row.turnId,
+    retry: row.retryKind
+      ? {
+          kind: row.retryKind,
+          attempt: row.retryAttempt,
+          maxAttempts: row.retryMaxAttempts,
+          nextAttemptAt: iso(row.nextAttemptAt),
+          nextAttemptEstimated: row.nextAttemptEstimated,
+          deadlineAt: iso(row.deadlineAt),
+          resetAt: iso(row.resetAt),
+          advisedDelayMs: row.advisedDelayMs,
+          policy: row.policy,
+        }
+      : null,
+    resetAt: iso(row.resetAt),
+    lastError:
+      row.lastErrorKind || row.lastErrorMessage || row.lastErrorCode
+        ? { kind: row.lastErrorKind, httpStatus: row.lastErrorHttpStatus, code: row.lastErrorCode, message: row.lastErrorMessage }
+        : null,
+    updatedAt: row.updatedAt.toISOString(),
+    lastEventAt: iso(row.lastEventAt),
+  };
+}
+
+function statusCondition(status: string, now: Date): Prisma.ThreadWhereInput {
+  if (status === "stalled") return { status: "retrying", deadlineAt: { lt: now } };
+  if (status === "retrying") return { status: "retrying", OR: [{ deadlineAt: null }, { deadlineAt: { gte: now } }] };
+  return { status };
+}
+
+export function threadWhere(filter: ThreadFilter, now: number): Prisma.ThreadWhereInput {
+  const at = new Date(now);
+  const and: Prisma.ThreadWhereInput[] = [];
+  if (filter.status?.length) and.push({ OR: filter.status.map((status) => statusCondition(status, at)) });
+  if (filter.kind?.length) and.push({ OR: [{ retryKind: { in: filter.kind } }, { lastErrorKind: { in: filter.kind } }] });
+  if (filter.provider?.length) and.push({ provider: { in: filter.provider } });
+  if (filter.model?.length) and.push({ model: { in: filter.model } });
+  if (filter.source?.length) and.push({ OR: [{ sourceId: { in: filter.source } }, { source: { name: { in: filter.source } } }] });
+  if (filter.q) {
+    const q = filter.q;
+    and.push({
+      OR: [
+        { externalId: { contains: q } },
+        { title: { contains: q } },
+        { lastErrorMessage: { contains: q } },
+        { agent: { contains: q } },
+        { model: { contains: q } },
+      ],
+    });
+  }
+  if (filter.from !== undefined) and.push({ updatedAt: { gte: new Date(filter.from) } });
+  if (filter.to !== undefined) and.push({ updatedAt: { lte: new Date(filter.to) } });
+  return and.length ? { AND: and } : {};
+}
+
+export interface ThreadPage {
+  threads: ThreadView[];
+  total: number;
+  page: number;
+  pageSize: number;
+}
+
+/** Newest first; `attentionFirst` puts the statuses an operator must act on before the rest. */
+export async function listThreads(
+  filter: ThreadFilter,
+  options: { page?: number; pageSize?: number; attentionFirst?: boolean; now?: number } = {},
+): Promise<ThreadPage> {
+  const now = options.now ?? Date.now();
+  const page = Math.max(1, options.page ?? 1);
+  const pageSize = Math.min(500, Math.max(1, options.pageSize ?? 50));
+  const where = threadWhere(filter, now);
+  const { prisma } = db();
+  if (!options.attentionFirst) {
+    const [rows, total] = await Promise.all([
+      prisma.thread.findMany({ where, include: threadInclude, orderBy: [{ updatedAt: "desc" }, { id: "desc" }], skip: (page - 1) * pageSize, take: pageSize }),
+      prisma.thread.count({ where }),
+    ]);
+    return { threads: rows.map((row) => toThreadView(row, now)), total, page, pageSize };
+  }
+  // Attention rows first, then the others; each part newest first.
+  const attention: Prisma.ThreadWhereInput = { status: { in: [...ATTENTION_STATUSES] } };
+  const [attentionTotal, total] = await Promise.all([
+    prisma.thread.count({ where: { AND: [where, attention] } }),
+    prisma.thread.count({ where }),
+  ]);
+  const skip = (page - 1) * pageSize;
+  const first = await prisma.thread.findMany({
+    where: { AND: [where, attention] },
+    include: threadInclude,
+    orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
+    skip,
+    take: pageSize,
+  });
+  const rest =
+    first.length < pageSize
+      ? await prisma.thread.findMany({
+          where: { AND: [where, { NOT: attention }] },
+          include: threadInclude,
+          orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
+          skip: Math.max(0, skip - attentionTotal),
+          take: pageSize - first.length,
+        })
+      : [];
+  return { threads: [...first, ...rest].map((row) => toThreadView(row, now)), total, page, pageSize };
+}
+
+/** Counts per status for the board header (stalled derived as in listThreads). */
+export async function statusCounts(filter: Omit<ThreadFilter, "status">, now = Date.now()): Promise<Record<string, number>> {
+  const where = threadWhere(filter, now);
+  const { prisma } = db();
+  const [groups, stalled] = await Promise.all([
+    prisma.thread.groupBy({ by: ["status"], where, _count: { _all: true } }),
+    prisma.thread.count({ where: { AND: [where, statusCondition("stalled", new Date(now))] } }),
+  ]);
+  const counts: Record<string, number> = {};
+  for (const group of groups) counts[group.status] = group._count._all;
+  if (stalled) {
+    counts.stalled = stalled;
+    counts.retrying = (counts.retrying ?? 0) - stalled;
+  }
+  return counts;
+}
+
+/** Distinct values for the filter menus. */
+export async function filterOptions(): Promise<{ providers: string[]; models: string[]; sources: { id: string; name: string }[] }> {
+  const { prisma } = db();
+  const [providers, models, sources] = await Promise.all([
+    prisma.thread.findMany({ where: { provider: { not: null } }, distinct: ["provider"], select: { provider: true }, orderBy: { provider: "asc" } }),
+    prisma.thread.findMany({ where: { model: { not: null } }, distinct: ["model"], select: { model: true }, orderBy: { model: "asc" } }),
+    prisma.source.findMany({ select: { id: true, name: true }, orderBy: { name: "asc" } }),
+  ]);
+  return {
+    providers: providers.map((p) => p.provider!).filter(Boolean),
+    models: models.map((m) => m.model!).filter(Boolean),
+    sources,
+  };
+}
+
+/** All threads with this agent id (one per source that reported it). */
+export async function threadsByExternalId(externalId: string, sourceId?: string | null) {
+  return db().prisma.thread.findMany({
+    where: { externalId, ...(sourceId ? { sourceId } : {}) },
+    include: threadInclude,
+    orderBy: { updatedAt: "desc" },
+  });
+}
+
+/** Statuses in which a thread has something Stop retrying can end. */
+export const STOPPABLE_STATUSES = ["running", "retrying", "stalled", "waiting_reset", "recovery_scheduled", "recovered"];
+
+/** The filter narrowed to stoppable threads, or null when it cannot match any. */
+function stoppableWhere(filter: ThreadFilter, now: number): Prisma.ThreadWhereInput | null {
+  const status = filter.status?.length ? filter.status.filter((s) => STOPPABLE_STATUSES.includes(s)) : STOPPABLE_STATUSES;
+  return status.length ? threadWhere({ ...filter, status }, now) : null;
+}
+
+/** Internal ids of the stoppable threads matching a filter ("Stop all N matching"). */
+export async function stoppableThreadKeys(filter: ThreadFilter, now = Date.now()): Promise<number[]> {
+  const where = stoppableWhere(filter, now);
+  if (!where) return [];
+  const rows = await db().prisma.thread.findMany({ where, select: { id: true } });
+  return rows.map((row) => row.id);
+}
+
+export async function countStoppable(filter: ThreadFilter, now = Date.now()): Promise<number> {
+  const where = stoppableWhere(filter, now);
+  return where ? db().prisma.thread.count({ where }) : 0;
+}
+
+export async function threadDetail(key: number, now = Date.now()) {
+  const { prisma } = db();
+  const row = await prisma.thread.findUnique({ where: { id: key }, include: threadInclude });
+  if (!row) return null;
+  const [episodes, events, directives, children, parent] = await Promise.all([
+    prisma.episode.findMany({ where: { threadId: key }, include: { attempts: { orderBy: { n: "asc" } } }, orderBy: { seq: "asc" } }),
+    prisma.event.findMany({ where: { threadId: key }, orderBy: [{ at: "asc" }, { id: "asc" }] }),
+    prisma.directive.findMany({ where: { threadId: key }, orderBy: { createdAt: "asc" } }),
+    prisma.thread.findMany({ where: { sourceId: row.sourceId, parentExternalId: row.externalId }, include: threadInclude, orderBy: { createdAt: "asc" } }),
+    row.parentExternalId
+      ? prisma.thread.findUnique({ where: { sourceId_externalId: { sourceId: row.sourceId, externalId: row.parentExternalId } }, include: threadInclude })
+      : null,
+  ]);
+  return {
+    thread: toThreadView(row, now),
+    parent: parent ? toThreadView(parent, now) : null,
+    children: children.map((child) => toThreadView(child, now)),
+    episodes: episodes.map((episode) => ({
+      seq: episode.seq,
+      turnId: episode.turnId,
+      kind: episode.kind,
+      policy: episode.policy,
+      maxAttempts: episode.maxAttempts,
+      startedAt: episode.startedAt.toISOString(),
+      endedAt: iso(episode.endedAt),
+      outcome: episode.outcome,
+      outcomeCode: episode.outcomeCode,
+      outcomeReason: episode.outcomeReason,
+      resetAt: iso(episode.resetAt),
+      attempts: episode.attempts.map((attempt) => ({
+        n: attempt.n,
+        noticeAt: attempt.noticeAt.toISOString(),
+        advisedDelayMs: attempt.advisedDelayMs,
+        expectedAt: iso(attempt.expectedAt),
+        estimated: attempt.estimated,
+        deadlineAt: iso(attempt.deadlineAt),
+        startedAt: iso(attempt.startedAt),
+        actualGapMs: attempt.startedAt ? attempt.startedAt.getTime() - attempt.noticeAt.getTime() : null,
+        earlyByMs: attempt.earlyByMs,
+        httpStatus: attempt.httpStatus,
+        code: attempt.code,
+        message: attempt.message,
+      })),
+    })),
+    events: events.map((event) => ({
+      seq: event.id,
+      type: event.type,
+      nativeType: event.nativeType,
+      format: event.format,
+      at: event.at.toISOString(),
+      receivedAt: event.receivedAt.toISOString(),
+      lastAt: iso(event.lastAt),
+      count: event.count,
+      turnId: event.turnId,
+      attempt: event.attempt,
+      maxAttempts: event.maxAttempts,
+      delayMs: event.delayMs,
+      kind: event.kind,
+      httpStatus: event.httpStatus,
+      code: event.code,
+      message: event.message,
+      late: event.late,
+      raw: JSON.parse(event.raw) as unknown,
+    })),
+    directives: directives.map((directive) => ({
+      id: directive.id,
+      kind: directive.kind,
+      origin: directive.origin,
+      reason: directive.reason,
+      state: directive.state,
+      turnId: directive.turnId,
+      createdAt: directive.createdAt.toISOString(),
+      deliveredAt: iso(directive.deliveredAt),
+      acknowledgedAt: iso(directive.acknowledgedAt),
+      result: directive.result,
+      detail: directive.detail,
+    })),
+    state: JSON.parse(row.state) as unknown,
+  };
+}
+
+export type ThreadDetail = NonNullable<Awaited<ReturnType<typeof threadDetail>>>;
+
+export interface ThreadBoard extends ThreadPage {
+  /** Per-status counts for the same filter without its status part (the header's numbers). */
+  counts: Record<string, number>;
+  /** How many matching threads Stop all would stop. */
+  stoppable: number;
+  serverTime: string;
+}
+
+/** Everything the board and GET /api/v1/threads show for one filter. */
+export async function threadBoard(
+  filter: ThreadFilter,
+  options: { page?: number; pageSize?: number; attentionFirst?: boolean } = {},
+  now = Date.now(),
+): Promise<ThreadBoard> {
+  const { status: _status, ...withoutStatus } = filter;
+  const [page, counts, stoppable] = await Promise.all([
+    listThreads(filter, { ...options, now }),
+    statusCounts(withoutStatus, now),
+    countStoppable(filter, now),
+  ]);
+  return { ...page, counts, stoppable, serverTime: new Date(now).toISOString() };
+}

@@ -1,0 +1,105 @@
+/**
+ * Request body text → items: one JSON value, a JSON array (its elements), or NDJSON
+ * (Content-Type application/x-ndjson, or several lines that each parse on their own).
+ * - An unparseable body throws BodyParseError (message names line and column).
+ * - In NDJSON, a bad line is reported in `rejected` ({index, error: "line N: invalid JSON: …"},
+ *   N = physical line, 1-based) and left in `items` as an InvalidLine placeholder so later
+ *   indices stay aligned; normalizeBatch skips placeholders silently (they are already in
+ *   `rejected`). Response: parsed.rejected + batch.rejected.
+ * - Blank lines are skipped and do not take an index. A leading BOM is ignored.
+ * - An NDJSON body whose lines are all invalid is unparseable (throws).
+ */
+import { locateJsonError } from "./json-locate";
+import { InvalidLine } from "./native";
+import type { RejectedItem } from "./types";
+
+export class BodyParseError extends Error {
+  readonly line: number | null;
+  readonly column: number | null;
+  constructor(message: string, line: number | null = null, column: number | null = null) {
+    super(message);
+    this.name = "BodyParseError";
+    this.line = line;
+    this.column = column;
+  }
+}
+
+export interface ParsedBody {
+  /** Parsed items; an invalid NDJSON line is an InvalidLine at its index. */
+  items: unknown[];
+  /** Invalid NDJSON lines, by item index. */
+  rejected: RejectedItem[];
+  kind: "json" | "array" | "ndjson";
+}
+
+function jsonErrorText(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.replace(/^JSON\.parse: /, "");
+}
+
+/** Line/column (1-based) of the first invalid character of `text`. */
+function errorPosition(text: string): { line: number; column: number } | null {
+  const offset = locateJsonError(text);
+  if (offset === null) return null;
+  const before = text.slice(0, offset);
+  const line = before.split("\n").length;
+  const column = offset - (before.lastIndexOf("\n") + 1) + 1;
+  return { line, column };
+}
+
+function isNdjsonType(contentType: string | null | undefined): boolean {
+  if (!contentType) return false;
+  const mime = contentType.split(";")[0].trim().toLowerCase();
+  return mime === "application/x-ndjson" || mime === "application/ndjson" || mime === "application/jsonl" || mime === "application/jsonlines";
+}
+
+function tryParse(text: string): { ok: true; value: unknown } | { ok: false; error: unknown } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+function parseNdjson(text: string): ParsedBody {
+  const items: unknown[] = [];
+  const rejected: RejectedItem[] = [];
+  const rows = text.split("\n");
+  rows.forEach((row, i) => {
+    const line = row.replace(/\r$/, "");
+    if (line.trim() === "") return;
+    const index = items.length;
+    const parsed = tryParse(line);
+    if (parsed.ok) {
+      items.push(parsed.value);
+    } else {
+      const error = `line ${i + 1}: invalid JSON: ${jsonErrorText(parsed.error)}`;
+      items.push(new InvalidLine(error));
+      rejected.push({ index, error });
+    }
+  });
+  if (items.length === 0) throw new BodyParseError("empty body: expected a JSON object, a JSON array or NDJSON lines");
+  if (rejected.length === items.length) {
+    const first = rejected[0].error;
+    throw new BodyParseError(`unparseable body: no line is valid JSON (${first})`, Number(/^line (\d+)/.exec(first)?.[1] ?? 1));
+  }
+  return { items, rejected, kind: "ndjson" };
+}
+
+export function parseBody(text: string, contentType?: string | null): ParsedBody {
+  const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
+  if (body.trim() === "") throw new BodyParseError("empty body: expected a JSON object, a JSON array or NDJSON lines");
+  if (isNdjsonType(contentType)) return parseNdjson(body);
+
+  const whole = tryParse(body);
+  if (whole.ok) {
+    if (Array.isArray(whole.value)) return { items: whole.value, rejected: [], kind: "array" };
+    return { items: [whole.value], rejected: [], kind: "json" };
+  }
+  const nonBlank = body.split("\n").filter((l) => l.trim() !== "");
+  // Several lines whose first one is JSON by itself: NDJSON sent without its content type.
+  if (nonBlank.length > 1 && tryParse(nonBlank[0]).ok) return parseNdjson(body);
+  const pos = errorPosition(body);
+  const where = pos ? ` at line ${pos.line} column ${pos.column}` : "";
+  throw new BodyParseError(`invalid JSON${where}: ${jsonErrorText(whole.error)}`, pos?.line ?? null, pos?.column ?? null);
+}

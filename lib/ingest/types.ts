@@ -1,0 +1,56 @@
+/**
+ * The normalize stage's contract (ingest → **normalize** → reduce → persist → publish → render).
+ * Adapters here are pure: no I/O, no clock — the receive time is passed in.
+ */
+import type { RadarEvent } from "../retry/types";
+
+/** Wire formats accepted by the ingestion endpoints. `codex` = Codex app-server JSON-RPC. */
+export const INGEST_FORMATS = ["canonical", "codex", "codex-exec", "claude"] as const;
+export type IngestFormat = (typeof INGEST_FORMATS)[number];
+
+/** A RadarEvent before the server assigns its storage `seq`. */
+export type NormalizedEvent = Omit<RadarEvent, "seq">;
+
+export interface NormalizedLine {
+  /** Position of the item in the request (0-based; for NDJSON the ordinal of the non-blank line). */
+  index: number;
+  /**
+   * The event for the reducer. `null` only for lines deliberately skipped (Codex JSON-RPC
+   * responses; thread-less Codex notifications when no thread is known in the batch). A skipped
+   * line is still returned with its raw payload and key so the server can store it raw.
+   */
+  event: NormalizedEvent | null;
+  /** Native message kind (Codex method, exec `type`, Claude `type`/`subtype`); null for canonical. */
+  nativeType: string | null;
+  format: IngestFormat;
+  /** Canonical `id` when given, else a derived stable key (see key.ts). */
+  idempotencyKey: string;
+  /** The item exactly as received (a wrapped line keeps its `{at, message}` wrapper). */
+  raw: unknown;
+  receivedAt: number;
+}
+
+export interface RejectedItem {
+  index: number;
+  /** Names the field path, e.g. `error.httpStatus: expected an integer between 100 and 599`. */
+  error: string;
+}
+
+export interface BatchContext {
+  /** Receive time of the request (epoch ms). Default event time. */
+  receivedAt: number;
+  /** Thread the lines belong to when they do not say (`?threadId=` for codex-exec). */
+  threadId?: string | null;
+  /** Current turn of that thread, e.g. the `context.turnId` a previous batch returned. */
+  turnId?: string | null;
+}
+
+export interface BatchResult {
+  lines: NormalizedLine[];
+  rejected: RejectedItem[];
+  /**
+   * Thread / turn current at the end of the batch. A server that receives a stream one line per
+   * request (codex exec, Claude) can keep this per source and pass it back as the next ctx.
+   */
+  context: { threadId: string | null; turnId: string | null };
+}

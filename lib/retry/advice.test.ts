@@ -1,0 +1,143 @@
+import { describe, expect, it } from "vitest";
+import { MAX_ADVICE_MS, parseAdvice, parseDuration } from "./advice";
+import { MIN, SEC, T0 } from "./testing";
+import type { AdviceSource, ErrorReport } from "./types";
+
+const HOUR = 60 * MIN;
+
+describe("parseAdvice: every kind of hint is read", () => {
+  it.each<[string, ErrorReport, AdviceSource, number, number | undefined]>([
+    ["Retry-After delta-seconds", { retryAfter: "2" }, "retry-after", 2 * SEC, undefined],
+    ["Retry-After as a number", { retryAfter: 5 }, "retry-after", 5 * SEC, undefined],
+    ["Retry-After fractional seconds", { retryAfter: "1.5" }, "retry-after", 1500, undefined],
+    ["Retry-After from the headers", { headers: { "Retry-After": "7" } }, "retry-after", 7 * SEC, undefined],
+    [
+      "Retry-After HTTP-date, measured from the notice's own time",
+      { retryAfter: new Date(T0 + 90 * SEC).toUTCString() },
+      "retry-after-date",
+      90 * SEC,
+      T0 + 90 * SEC,
+    ],
+    ["'Please try again in 2s.'", { message: "Rate limit reached. Please try again in 2s." }, "message", 2 * SEC, undefined],
+    ["'try again in 1.5s'", { message: "try again in 1.5s" }, "message", 1500, undefined],
+    ["'try again in 500ms'", { message: "try again in 500ms" }, "message", 500, undefined],
+    ["'try again in 1m30s'", { message: "try again in 1m30s" }, "message", 90 * SEC, undefined],
+    ["'try again in 6m0s'", { message: "try again in 6m0s" }, "message", 6 * MIN, undefined],
+    ["'try again in 1h2m'", { message: "try again in 1h2m" }, "message", HOUR + 2 * MIN, undefined],
+    ["'try again in 20 seconds'", { message: "Please try again in 20 seconds" }, "message", 20 * SEC, undefined],
+    ["'try again in' inside Codex additionalDetails", { details: { additionalDetails: "Rate limit reached … Please try again in 2s." } }, "message", 2 * SEC, undefined],
+    ["retry_after_ms in a provider body", { details: { error: { retry_after_ms: 1200 } } }, "retry_after_ms", 1200, undefined],
+    ["retry-after-ms header", { headers: { "retry-after-ms": "250" } }, "retry_after_ms", 250, undefined],
+    ["retry_delay_ms in details", { details: { retry_delay_ms: 2000 } }, "retry_delay_ms", 2000, undefined],
+    ["x-ratelimit-reset-requests '6m0s'", { headers: { "x-ratelimit-reset-requests": "6m0s" } }, "x-ratelimit-reset", 6 * MIN, T0 + 6 * MIN],
+    ["x-ratelimit-reset-tokens '1.5s'", { headers: { "x-ratelimit-reset-tokens": "1.5s" } }, "x-ratelimit-reset", 1500, T0 + 1500],
+    ["x-ratelimit-reset-tokens '20ms'", { headers: { "x-ratelimit-reset-tokens": "20ms" } }, "x-ratelimit-reset", 20, T0 + 20],
+    [
+      "Anthropic anthropic-ratelimit-*-reset RFC 3339 instant",
+      { headers: { "anthropic-ratelimit-requests-reset": new Date(T0 + 45 * SEC).toISOString() } },
+      "anthropic-reset",
+      45 * SEC,
+      T0 + 45 * SEC,
+    ],
+    ["Codex resetsAt in epoch seconds", { details: { resetsAt: T0 / 1000 + 600 } }, "resetsAt", 10 * MIN, T0 + 10 * MIN],
+    [
+      "Codex rateLimits.primary.resetsAt of a used-up window",
+      { details: { rateLimits: { primary: { usedPercent: 100, resetsAt: T0 / 1000 + 3600 } } } },
+      "resetsAt",
+      HOUR,
+      T0 + HOUR,
+    ],
+  ])("%s", (_name, error, source, delayMs, resetAt) => {
+    const advice = parseAdvice(error, T0);
+    expect(advice.hints).toEqual([resetAt === undefined ? { source, delayMs } : { source, delayMs, resetAt }]);
+    expect(advice.authoritative).toEqual(advice.hints[0]);
+    expect(advice.ignored).toEqual([]);
+  });
+
+  it("a source's own announced delay is a hint of its own (delayMs)", () => {
+    expect(parseAdvice(null, T0, 2000).hints).toEqual([{ source: "delayMs", delayMs: 2000 }]);
+  });
+});
+
+describe("parseAdvice: 'try again at' usage-limit text is read as UTC on the notice's date", () => {
+  const at = (h: number, m: number) => Date.UTC(2026, 10, 29, h, m);
+  it.each<[string, string, number, number]>([
+    ["5:59 PM later the same day", "You've hit your usage limit. Try again at 5:59 PM.", at(17, 0), at(17, 59)],
+    ["3:04 PM already passed rolls to the next day", "… or try again at 3:04 PM.", at(17, 0), at(15, 4) + 24 * HOUR],
+    ["12:30 AM is half past midnight", "try again at 12:30 AM", at(0, 10), at(0, 30)],
+    ["12:05 PM is just after noon", "try again at 12:05 pm", at(11, 0), at(12, 5)],
+    ["a 24-hour time without AM/PM", "try again at 18:45", at(17, 0), at(18, 45)],
+  ])("%s", (_name, message, noticeAt, resetAt) => {
+    expect(parseAdvice({ message }, noticeAt).hints).toEqual([{ source: "usage-limit-text", delayMs: resetAt - noticeAt, resetAt }]);
+  });
+
+  it("a time that is no time of day is ignored with a reason", () => {
+    expect(parseAdvice({ message: "try again at 13:99" }, T0).ignored).toEqual([
+      { source: "usage-limit-text", value: "try again at 13:99", reason: "not a time of day" },
+    ]);
+  });
+});
+
+describe("parseAdvice: invalid, negative or absurd values are ignored with a reason, never clamped", () => {
+  it.each<[string, ErrorReport, AdviceSource, string]>([
+    ["a negative Retry-After", { retryAfter: "-5" }, "retry-after", "negative"],
+    ["a Retry-After date in the past", { retryAfter: new Date(T0 - 10 * SEC).toUTCString() }, "retry-after-date", "in the past"],
+    ["an unparseable Retry-After", { retryAfter: "soon" }, "retry-after-date", "not a date"],
+    ["an absurd Retry-After (8 days)", { retryAfter: String(8 * 24 * 3600) }, "retry-after", "absurd: more than 7 days"],
+    ["a NaN retry_after_ms", { details: { retry_after_ms: "abc" } }, "retry_after_ms", "not a number"],
+    ["a negative retry_delay_ms", { details: { retry_delay_ms: -1 } }, "retry_delay_ms", "negative"],
+    ["resetsAt given in milliseconds (absurd as seconds)", { details: { resetsAt: T0 + 1000 } }, "resetsAt", "absurd: more than 7 days"],
+    ["a resetsAt in the past", { details: { resetsAt: T0 / 1000 - 60 } }, "resetsAt", "in the past"],
+    ["an Anthropic reset in the past", { headers: { "anthropic-ratelimit-tokens-reset": new Date(T0 - 1).toISOString() } }, "anthropic-reset", "in the past"],
+    ["an x-ratelimit-reset that is no duration", { headers: { "x-ratelimit-reset-requests": "5 apples" } }, "x-ratelimit-reset", "not a duration"],
+    ["a window that is not used up", { details: { rateLimits: { secondary: { usedPercent: 20, resetsAt: T0 / 1000 + 86400 } } } }, "resetsAt", "window not exhausted (20 % used)"],
+  ])("%s", (_name, error, source, reason) => {
+    const advice = parseAdvice(error, T0);
+    expect(advice.hints).toEqual([]);
+    expect(advice.authoritative).toBeNull();
+    expect(advice.ignored).toEqual([expect.objectContaining({ source, reason })]);
+  });
+
+  it("7 days exactly is still valid advice", () => {
+    expect(parseAdvice({ retryAfter: MAX_ADVICE_MS / 1000 }, T0).hints).toEqual([{ source: "retry-after", delayMs: MAX_ADVICE_MS }]);
+  });
+  it("an absurd announced delay is ignored too", () => {
+    expect(parseAdvice(null, T0, Infinity).ignored).toEqual([{ source: "delayMs", value: "Infinity", reason: "not a number" }]);
+  });
+});
+
+describe("parseAdvice: all hints are kept and the longest valid delay is authoritative", () => {
+  it("a longer hint wins over a competing shorter one", () => {
+    const advice = parseAdvice({ message: "Please try again in 41m0s. Provider detail: Please try again in 1s.", retryAfter: "120" }, T0);
+    expect(advice.hints.map((h) => [h.source, h.delayMs])).toEqual([
+      ["retry-after", 120 * SEC],
+      ["message", 41 * MIN],
+      ["message", 1 * SEC],
+    ]);
+    expect(advice.authoritative).toEqual({ source: "message", delayMs: 41 * MIN });
+  });
+  it("an ignored hint never becomes authoritative, the valid ones still count", () => {
+    const advice = parseAdvice({ retryAfter: "-1", message: "try again in 3s" }, T0);
+    expect(advice.authoritative).toEqual({ source: "message", delayMs: 3 * SEC });
+    expect(advice.ignored).toHaveLength(1);
+  });
+  it("no error gives no advice", () => {
+    expect(parseAdvice(undefined, T0)).toEqual({ hints: [], authoritative: null, ignored: [] });
+  });
+});
+
+describe("parseDuration", () => {
+  it.each<[string, number | null]>([
+    ["6m0s", 6 * MIN],
+    ["1.5s", 1500],
+    ["20ms", 20],
+    ["1h2m3s", HOUR + 2 * MIN + 3 * SEC],
+    ["2 seconds", 2 * SEC],
+    ["45", 45 * SEC],
+    ["", null],
+    ["soon", null],
+    ["5 apples", null],
+  ])("%j → %j", (text, ms) => {
+    expect(parseDuration(text)).toBe(ms);
+  });
+});

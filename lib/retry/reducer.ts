@@ -1,0 +1,752 @@
+import { MAX_ADVICE_MS, parseAdvice } from "./advice";
+import { classify, isRetryableKind, type Classification } from "./classify";
+import { parseReconnectNotice } from "./notice";
+import { defaultPolicyFor, drawDelayMs, expectedWindow, isOverCap, preset, resolvePolicy } from "./policies";
+import { seededRandom } from "./random";
+import type {
+  AdviceHint,
+  AttemptRecord,
+  DirectiveIntent,
+  EpisodeOutcome,
+  EpisodeRecord,
+  PolicyDefinition,
+  RadarEvent,
+  RadarEventType,
+  RecoveryRecord,
+  ThreadSettings,
+  ThreadState,
+  ThreadStatus,
+  TroubleKind,
+} from "./types";
+
+/** A stop the source never acknowledges leaves the thread `stopping` at most this long (SPEC §5). */
+export const STOP_GRACE_MS = 60_000;
+/** Attempts kept per episode (the newest); the full timeline lives in the stored events. */
+export const MAX_ATTEMPT_RECORDS = 50;
+
+export function initialThreadState(threadId: string): ThreadState {
+  return {
+    threadId,
+    parentThreadId: null,
+    agent: null,
+    provider: null,
+    model: null,
+    title: null,
+    settings: {},
+    status: "idle",
+    turnId: null,
+    turnOpen: false,
+    retry: null,
+    lastError: null,
+    episode: null,
+    episodeCount: 0,
+    recovery: null,
+    interrupt: null,
+    wakeAt: null,
+    lastEventAt: null,
+    lastSeq: null,
+    lastProgressAt: null,
+    progressCount: 0,
+    directives: [],
+    applied: null,
+  };
+}
+
+/**
+ * Applies one event. Deadlines that passed before the event (and not after `now`) fire first,
+ * stamped with their own time, so the result does not depend on when the watchdog ran.
+ * `random` draws recovery jitter; by default it is seeded by thread and event, so a replay
+ * draws the same waits.
+ */
+export function reduce(state: ThreadState, event: RadarEvent, now: number, random?: () => number): ThreadState {
+  const step = begin(state);
+  runTimers(step, Math.min(event.at, now));
+  const s = step.s;
+  s.lastSeq = event.seq;
+  if (s.lastEventAt === null || event.at > s.lastEventAt) s.lastEventAt = event.at;
+  absorbMetadata(s, event);
+  if (event.awaitingUser && recoveryPending(s)) cancelRecovery(step, "an approval or question is open", "failed");
+  // Event kinds are an open set: one we do not know is kept and changes nothing.
+  (HANDLERS[event.type] ?? HANDLERS.unknown)(step, event, random);
+  return finish(step, true);
+}
+
+/** Fires every timer due by `now`: missed deadlines, reset times, stop grace, recovery waits. */
+export function tick(state: ThreadState, now: number): ThreadState {
+  if (state.wakeAt === null || state.wakeAt > now) {
+    return state.directives.length === 0 && state.applied === null ? state : { ...state, directives: [], applied: null };
+  }
+  const step = begin(state);
+  runTimers(step, now);
+  return finish(step, false);
+}
+
+/**
+ * The status to display at `now`. `stalled` is never stored: it is a retry whose deadline has
+ * passed while the watchdog has not ticked yet; the tick then ends it `exhausted`.
+ */
+export function viewStatus(state: ThreadState, now: number): ThreadStatus {
+  const deadlineAt = state.retry?.deadlineAt;
+  const waiting = state.status === "retrying" || state.status === "waiting_reset";
+  return waiting && deadlineAt != null && now >= deadlineAt ? "stalled" : state.status;
+}
+
+/**
+ * Rebuilds a thread from its events: ordered by event time then sequence, each reduced (which
+ * fires the timers due before it), then ticked up to `now`. Same events, same state.
+ */
+export function replay(events: RadarEvent[], now: number, randomFor?: (event: RadarEvent) => () => number): ThreadState {
+  if (events.length === 0) throw new RangeError("replay needs at least one event");
+  const threadId = events[0].threadId;
+  if (events.some((e) => e.threadId !== threadId)) throw new RangeError("replay takes the events of one thread");
+  const ordered = [...events].sort((a, b) => a.at - b.at || a.seq - b.seq);
+  let state = initialThreadState(threadId);
+  for (const event of ordered) state = reduce(state, event, now, randomFor?.(event));
+  return tick(state, now);
+}
+
+// ---------------------------------------------------------------------------------------------
+// One call = one step: a shallow copy of the state that handlers edit in place (nested records
+// are replaced, never mutated), plus what the step produced.
+
+interface Step {
+  s: ThreadState;
+  directives: DirectiveIntent[];
+  notes: string[];
+  late: boolean;
+  earlyByMs: number | null;
+}
+
+type Handler = (step: Step, event: RadarEvent, random: (() => number) | undefined) => void;
+
+function begin(state: ThreadState): Step {
+  return { s: { ...state }, directives: [], notes: [], late: false, earlyByMs: null };
+}
+
+function finish(step: Step, fromEvent: boolean): ThreadState {
+  const s = step.s;
+  const note = step.notes.length > 0 ? step.notes.join("; ") : null;
+  s.directives = step.directives;
+  s.applied = fromEvent || note !== null ? { late: step.late, earlyByMs: step.earlyByMs, note } : null;
+  s.wakeAt = wakeAtOf(s);
+  return s;
+}
+
+function note(step: Step, text: string) {
+  step.notes.push(text);
+}
+
+function wakeAtOf(s: ThreadState): number | null {
+  let wake: number | null = null;
+  const consider = (at: number | null | undefined) => {
+    if (at != null && (wake === null || at < wake)) wake = at;
+  };
+  if (episodeOpen(s)) consider(s.retry?.deadlineAt);
+  if (s.status === "waiting_reset") consider(s.retry?.resetAt);
+  if (s.interrupt?.result === "pending") consider(s.interrupt.graceEndsAt);
+  if (s.recovery?.state === "scheduled") consider(s.recovery.dueAt);
+  return wake;
+}
+
+/** Each timer, once fired, is cleared or moved past its time, so this loop always ends. */
+function runTimers(step: Step, until: number) {
+  for (let at = wakeAtOf(step.s); at !== null && at <= until; at = wakeAtOf(step.s)) {
+    const s = step.s;
+    const deadlineAt = s.retry?.deadlineAt;
+    if (episodeOpen(s) && deadlineAt != null && deadlineAt <= at) {
+      exhaust(step, at, `no progress or new notice by the deadline (${clock(deadlineAt - s.episode!.attempts.at(-1)!.noticeAt)} after the notice): the retry stalled`, s.retry!.resetAt);
+    }
+    if (s.status === "waiting_reset" && s.retry?.resetAt != null && s.retry.resetAt <= at) resetPassed(step);
+    if (s.interrupt?.result === "pending" && s.interrupt.graceEndsAt <= at) unconfirmedStop(step);
+    if (s.recovery?.state === "scheduled" && s.recovery.dueAt <= at) fireRecovery(step, at);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Event handlers
+
+const HANDLERS: Record<RadarEventType, Handler> = {
+  "thread.started": onThreadStarted,
+  "turn.started": onTurnStarted,
+  progress: onProgress,
+  retry: onRetry,
+  attempt: onAttempt,
+  "turn.completed": onTurnCompleted,
+  "turn.failed": onTurnFailed,
+  "turn.interrupted": onTurnInterrupted,
+  "interrupt.requested": (step, e) => requestStop(step, e, false),
+  "interrupt.ack": (step, e) => {
+    if (!confirmInterrupt(step, e, "ack")) note(step, "no interrupt is waiting for an acknowledgement");
+  },
+  "stop.requested": (step, e) => requestStop(step, e, true),
+  "directive.acked": onDirectiveAcked,
+  "settings.changed": onSettingsChanged,
+  "thread.archived": (step) => {
+    if (recoveryPending(step.s)) cancelRecovery(step, "the thread was archived or snoozed", "failed");
+    else note(step, "archived");
+  },
+  unknown: (step) => note(step, "unknown event kind: kept, changes nothing"),
+};
+
+function absorbMetadata(s: ThreadState, e: RadarEvent) {
+  if (e.parentThreadId != null && e.parentThreadId !== s.parentThreadId) s.parentThreadId = e.parentThreadId;
+  if (e.agent != null && e.agent !== s.agent) s.agent = e.agent;
+  if (e.provider != null && e.provider !== s.provider) s.provider = e.provider;
+  if (e.model != null && e.model !== s.model) s.model = e.model;
+  if (e.title != null && e.title !== s.title) s.title = e.title;
+}
+
+function onThreadStarted(step: Step, e: RadarEvent) {
+  const s = step.s;
+  if (episodeOpen(s)) endEpisode(s, e.at, "superseded", "superseded", "the thread started again");
+  supersedeInterrupt(s);
+  s.turnOpen = false;
+  s.retry = null;
+  // A pending recovery survives (only the listed reasons cancel it).
+  if (s.recovery?.state !== "scheduled") s.status = "idle";
+}
+
+function onTurnStarted(step: Step, e: RadarEvent) {
+  const s = step.s;
+  if (e.turnId != null && e.turnId === s.turnId) {
+    if (s.turnOpen) note(step, "the turn is already running");
+    else markLate(step, "this turn has already ended");
+    return;
+  }
+  if (episodeOpen(s)) endEpisode(s, e.at, "superseded", "superseded", "a new turn started");
+  supersedeInterrupt(s);
+  const r = s.recovery;
+  if (r?.state === "fired" && r.turnId === null) {
+    // The turn our `continue` asked for: the recovery's own turn, not a new user turn.
+    s.recovery = { ...r, turnId: e.turnId ?? null };
+    note(step, `capacity recovery: continuation ${r.attempt} started`);
+  } else if (r?.state === "scheduled") cancelRecovery(step, "a new user turn started", null);
+  s.turnId = e.turnId ?? null;
+  s.turnOpen = true;
+  s.status = "running";
+  s.retry = null;
+  s.lastError = null;
+}
+
+function onProgress(step: Step, e: RadarEvent) {
+  if (!admitTurnEvent(step, e)) return;
+  const s = step.s;
+  s.lastProgressAt = e.lastAt ?? e.at;
+  s.progressCount += positiveInt(e.progressCount) ?? 1;
+  if (episodeOpen(s)) {
+    endEpisode(s, e.at, "recovered", null, "progress resumed");
+    s.status = "recovered";
+    s.retry = null;
+  }
+}
+
+function onRetry(step: Step, e: RadarEvent, random: (() => number) | undefined) {
+  if (!admitTurnEvent(step, e)) return;
+  const s = step.s;
+  const cls = classify(e.error);
+  recordError(s, e, cls);
+  if (e.willRetry === false) return terminalFailure(step, e, cls, false, random);
+  if (!isRetryableKind(cls.kind)) {
+    note(step, `${cls.kind} failures never recover by waiting: not shown as retrying`);
+    return;
+  }
+
+  const { policy, explicit } = choosePolicy(step, e, cls.kind);
+  const notice = parseReconnectNotice(e.error?.message);
+  const sourceMax = positiveInt(e.maxAttempts) ?? notice?.maxAttempts ?? null;
+  let episode = episodeOpen(s) ? s.episode : null;
+  const last = episode?.attempts.at(-1) ?? null;
+  const n = positiveInt(e.attempt) ?? notice?.attempt ?? (last ? last.n + 1 : 1);
+  // A new kind or a count that starts over (Codex keeps capacity retries on their own counter)
+  // is a new episode: attempts stay unique by n within one.
+  if (episode && (episode.kind !== cls.kind || (last !== null && n <= last.n))) {
+    endEpisode(s, e.at, "superseded", "superseded", `a new ${cls.kind} retry count began`);
+    episode = null;
+  }
+  // A named policy is enforced even below the source's own maximum; the kind's default defers
+  // to a source that says how many retries it will make (Claude: 10), so it is not cut short.
+  const policyMax = policy?.maxAttempts ?? null;
+  const bound = explicit ? minBound(policyMax, sourceMax) : (sourceMax ?? policyMax);
+  const shownMax = sourceMax ?? bound;
+
+  const advice = parseAdvice(e.error, e.at, e.delayMs);
+  const exact = advice.hints.find((h) => h.source === "delayMs") ?? null;
+  const authoritative = advice.authoritative;
+  const window = expectedWindow(policy, n, exact ? { delayMs: exact.delayMs, exact: true } : authoritative);
+  const resetAt = latestReset(advice.hints);
+  const attempt: AttemptRecord = {
+    n,
+    noticeAt: e.at,
+    advisedDelayMs: authoritative?.delayMs ?? null,
+    hints: advice.hints,
+    expectedAt: window ? e.at + window.earliestMs : null,
+    estimated: window?.estimated ?? true,
+    deadlineAt: window?.deadlineMs != null ? e.at + window.deadlineMs : null,
+    startedAt: null,
+    earlyByMs: null,
+    httpStatus: cls.httpStatus,
+    code: cls.code,
+    message: e.error?.message ?? null,
+  };
+
+  const base = episode ?? newEpisode(s, e.at, cls.kind);
+  s.episode = {
+    ...base,
+    kind: cls.kind,
+    policy: policy?.name ?? null,
+    maxAttempts: shownMax,
+    bound,
+    resetAt: resetAt ?? base.resetAt,
+    attempts: appendAttempt(step, base.attempts, attempt),
+  };
+
+  if (bound !== null && n > bound) return exhaust(step, e.at, `attempt ${n} is past the bound of ${bound}`, resetAt);
+  if (policy && authoritative && isOverCap(policy, authoritative.delayMs)) {
+    const reason = `advised wait of ${clock(authoritative.delayMs)} is above the ${clock(policy.adviceCapMs!)} cap of ${policy.name}`;
+    return exhaust(step, e.at, reason, resetAt ?? e.at + authoritative.delayMs);
+  }
+  s.retry = {
+    kind: cls.kind,
+    attempt: n,
+    maxAttempts: shownMax,
+    nextAttemptAt: attempt.expectedAt,
+    nextAttemptEstimated: attempt.estimated,
+    deadlineAt: attempt.deadlineAt,
+    resetAt,
+    advisedDelayMs: attempt.advisedDelayMs,
+    policy: policy?.name ?? null,
+  };
+  const waitsForWindow = cls.kind === "usage_limit" || authoritative?.resetAt !== undefined;
+  s.status = resetAt !== null && resetAt > e.at && waitsForWindow ? "waiting_reset" : "retrying";
+}
+
+/**
+ * Adds a notice's attempt. The previous attempt's notice is followed by this one: if that came
+ * sooner than advised, the source retried early by at least the difference.
+ */
+function appendAttempt(step: Step, attempts: AttemptRecord[], attempt: AttemptRecord): AttemptRecord[] {
+  const out = attempts.length >= MAX_ATTEMPT_RECORDS ? attempts.slice(attempts.length - MAX_ATTEMPT_RECORDS + 1) : attempts.slice();
+  const prev = out.at(-1);
+  if (prev && prev.startedAt === null && prev.earlyByMs === null && prev.advisedDelayMs !== null) {
+    const gap = attempt.noticeAt - prev.noticeAt;
+    if (gap < prev.advisedDelayMs) {
+      out[out.length - 1] = { ...prev, earlyByMs: prev.advisedDelayMs - gap };
+      step.earlyByMs = prev.advisedDelayMs - gap;
+      note(step, `retry ${prev.n} came ${clock(prev.advisedDelayMs - gap)} early`);
+    }
+  }
+  out.push(attempt);
+  return out;
+}
+
+function onAttempt(step: Step, e: RadarEvent) {
+  if (!admitTurnEvent(step, e)) return;
+  const s = step.s;
+  const episode = episodeOpen(s) ? s.episode! : null;
+  const n = positiveInt(e.attempt) ?? episode?.attempts.at(-1)?.n ?? null;
+  const index = episode && n !== null ? episode.attempts.findLastIndex((a) => a.n === n) : -1;
+  if (!episode || index < 0 || episode.attempts[index].startedAt !== null) {
+    note(step, "no retry notice is waiting for this attempt");
+    return;
+  }
+  const attempt = episode.attempts[index];
+  const gap = e.at - attempt.noticeAt;
+  const earlyByMs = attempt.advisedDelayMs !== null && gap < attempt.advisedDelayMs ? attempt.advisedDelayMs - gap : null;
+  const attempts = episode.attempts.slice();
+  attempts[index] = { ...attempt, startedAt: e.at, earlyByMs };
+  s.episode = { ...episode, attempts };
+  step.earlyByMs = earlyByMs;
+  if (earlyByMs !== null) note(step, `retry ${attempt.n} came ${clock(earlyByMs)} early`);
+}
+
+function onTurnCompleted(step: Step, e: RadarEvent) {
+  if (confirmInterrupt(step, e, "turn-end") || !admitTurnEvent(step, e)) return;
+  const s = step.s;
+  if (episodeOpen(s)) endEpisode(s, e.at, "completed", null, "the turn completed");
+  s.status = "completed";
+  s.turnOpen = false;
+  s.retry = null;
+}
+
+function onTurnFailed(step: Step, e: RadarEvent, random: (() => number) | undefined) {
+  if (confirmInterrupt(step, e, "turn-end") || !admitTurnEvent(step, e)) return;
+  const cls = classify(e.error);
+  if (e.error) recordError(step.s, e, cls);
+  terminalFailure(step, e, cls, true, random);
+}
+
+function onTurnInterrupted(step: Step, e: RadarEvent) {
+  if (confirmInterrupt(step, e, "ack") || !admitTurnEvent(step, e)) return;
+  // Nobody here asked for it: the agent's own user interrupted the turn.
+  const s = step.s;
+  if (episodeOpen(s)) endEpisode(s, e.at, "interrupted", "interrupted", "the turn was interrupted at its source");
+  s.status = "stopped";
+  s.turnOpen = false;
+  s.retry = null;
+}
+
+/** Stop retrying (operator, or a parent's cascade) or an interrupt the source itself requested. */
+function requestStop(step: Step, e: RadarEvent, sendDirective: boolean) {
+  const s = step.s;
+  if (recoveryPending(s)) {
+    cancelRecovery(step, sendDirective ? "stopped by operator" : "the source interrupted", "stopped");
+    return;
+  }
+  const fromBroken = s.status === "broken" || isAbandoned(s);
+  if (s.interrupt?.result === "pending") {
+    note(step, "an interrupt is already pending");
+    return;
+  }
+  if (!s.turnOpen && !fromBroken) {
+    note(step, `thread is ${s.status}: nothing to stop`);
+    return;
+  }
+  const reason = e.reason ?? (sendDirective ? "Stop retrying" : "interrupt requested by the source");
+  if (episodeOpen(s)) endEpisode(s, e.at, "stopped", "stoppedByOperator", reason);
+  const key = `${s.threadId}:${s.turnId ?? "-"}:stop${e.seq}`;
+  interrupt(step, e.at, key, "operator", e.actor ?? (sendDirective ? null : "source"), reason, fromBroken, sendDirective);
+  s.status = "stopping";
+  s.turnOpen = false;
+  s.retry = null;
+}
+
+function onDirectiveAcked(step: Step, e: RadarEvent) {
+  const s = step.s;
+  const i = s.interrupt;
+  // The server's directive ids are its own; the turn tells which directive an ack answers.
+  const answersInterrupt =
+    i !== null &&
+    (i.result === "pending" || i.result === "unconfirmed") &&
+    (e.directiveId === i.key || e.directiveId == null || (e.turnId ?? null) === i.turnId);
+  if (answersInterrupt) {
+    if (e.ackResult === "failed") note(step, "the source could not apply the interrupt: still stopping until the grace ends");
+    else confirmInterrupt(step, e, "ack");
+    return;
+  }
+  const r = s.recovery;
+  if (r?.state === "fired" && r.turnId === null && (e.directiveId === continueKey(s, r) || (e.turnId ?? null) === r.failedTurnId)) {
+    if (e.ackResult === "failed") cancelRecovery(step, `the source could not start the continuation${e.reason ? `: ${e.reason}` : ""}`, "failed");
+    else note(step, "the source accepted the continuation");
+    return;
+  }
+  note(step, "no pending directive matches this acknowledgement");
+}
+
+function onSettingsChanged(step: Step, e: RadarEvent) {
+  const s = step.s;
+  if (e.settings) s.settings = { ...s.settings, ...e.settings };
+  if (recoveryPending(s) && !recoveryPolicy(s.settings)) cancelRecovery(step, "capacity recovery was turned off", "failed");
+  else note(step, "settings changed: they apply from the next notice");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Episodes, failures and stops
+
+/**
+ * Whether a turn-scoped event belongs to the running turn. A fresh or idle thread adopts the
+ * turn of its first event (sources that send no turn.started). Anything for a turn that ended
+ * is late: kept in the timeline, changes nothing.
+ */
+function admitTurnEvent(step: Step, e: RadarEvent): boolean {
+  const s = step.s;
+  const turnId = e.turnId ?? s.turnId;
+  if (turnId === s.turnId && s.turnOpen) return true;
+  if (!s.turnOpen && s.status === "idle" && (s.turnId === null || turnId !== s.turnId)) {
+    s.turnId = turnId;
+    s.turnOpen = true;
+    s.status = "running";
+    return true;
+  }
+  markLate(step, turnId === s.turnId ? "its turn has ended" : `turn ${turnId} is not the current turn`);
+  return false;
+}
+
+function markLate(step: Step, why: string) {
+  step.late = true;
+  note(step, `late: ${why}`);
+}
+
+/**
+ * A failure the source will not retry (a retry notice with willRetry false, or turn.failed).
+ * The turn's episode ends `failed`; a usage or rate window with a future reset waits for it;
+ * an opted-in capacity failure schedules a recovery.
+ */
+function terminalFailure(step: Step, e: RadarEvent, cls: Classification, endsTurn: boolean, random: (() => number) | undefined) {
+  const s = step.s;
+  const reportedByNotice = endsTurn && s.turnOpen && !episodeOpen(s) && (s.status === "failed" || s.status === "waiting_reset" || s.status === "recovery_scheduled");
+  if (endsTurn) s.turnOpen = false;
+  // The source's final notice already ended this failure; its turn.failed only closes the turn.
+  if (reportedByNotice) {
+    if (s.status !== "recovery_scheduled") armRecovery(step, e, cls, random);
+    return;
+  }
+  const advice = parseAdvice(e.error, e.at);
+  const resetAt = latestReset(advice.hints);
+  const reason = e.error?.message ?? `${cls.kind} failure`;
+  const episode = episodeOpen(s) ? s.episode! : e.type === "retry" ? newEpisode(s, e.at, cls.kind) : null;
+  if (episode) {
+    s.episode = { ...episode, kind: cls.kind, endedAt: e.at, outcome: "failed", outcomeCode: cls.code ?? cls.kind, outcomeReason: reason, resetAt: resetAt ?? episode.resetAt };
+  }
+  s.retry = null;
+  if (armRecovery(step, e, cls, random)) return;
+  if (resetAt !== null && resetAt > e.at && (cls.kind === "usage_limit" || cls.kind === "rate_limit")) {
+    s.status = "waiting_reset";
+    s.retry = {
+      kind: cls.kind,
+      attempt: s.episode?.attempts.at(-1)?.n ?? 0,
+      maxAttempts: s.episode?.maxAttempts ?? null,
+      nextAttemptAt: null,
+      nextAttemptEstimated: false,
+      deadlineAt: null,
+      resetAt,
+      advisedDelayMs: advice.authoritative?.delayMs ?? null,
+      policy: s.episode?.policy ?? null,
+    };
+    return;
+  }
+  s.status = "failed";
+}
+
+/** Usage/rate window reset passed: a retrying source is due now; an ended turn stays failed. */
+function resetPassed(step: Step) {
+  const s = step.s;
+  if (episodeOpen(s)) {
+    s.status = "retrying";
+    note(step, "reset time passed: the source's retry is due");
+  } else {
+    s.status = "failed";
+    s.retry = null;
+    note(step, "reset time passed: the turn had ended and nothing resumes it by itself");
+  }
+}
+
+/** The policy bound was hit: the episode ends `exhausted` and the source must stop (with its descendants). */
+function exhaust(step: Step, at: number, reason: string, resetAt: number | null) {
+  const s = step.s;
+  const episode = s.episode!;
+  const code = exhaustedCode(episode.kind);
+  s.episode = { ...episode, endedAt: at, outcome: "exhausted", outcomeCode: code, outcomeReason: reason, resetAt: resetAt ?? episode.resetAt };
+  s.status = "exhausted";
+  s.retry = null;
+  s.turnOpen = false;
+  s.lastError = { kind: episode.kind, httpStatus: s.lastError?.httpStatus ?? null, code, message: reason };
+  note(step, `exhausted: ${reason}`);
+  const key = `${s.threadId}:${s.turnId ?? "-"}:ep${episode.seq}:interrupt`;
+  interrupt(step, at, key, "policy", episode.policy === null ? "policy" : `policy ${episode.policy}`, reason, false, true);
+}
+
+function interrupt(step: Step, at: number, key: string, origin: "operator" | "policy", actor: string | null, reason: string, thenIdle: boolean, send: boolean) {
+  const s = step.s;
+  s.interrupt = { key, turnId: s.turnId, origin, actor, reason, requestedAt: at, graceEndsAt: at + stopGraceMs(s.settings), result: "pending", thenIdle };
+  if (send) step.directives.push({ key, kind: "interrupt", turnId: s.turnId, reason, origin, cascade: true, at });
+}
+
+/**
+ * The source confirmed the pending interrupt: an explicit acknowledgement, or (while pending)
+ * any end of that turn, which is then a late frame. An operator stop ends `stopped` (`idle` for
+ * a broken or abandoned thread); a policy interrupt leaves the episode's `exhausted` in place.
+ * After the grace only an explicit acknowledgement counts, and returns the thread to idle.
+ */
+function confirmInterrupt(step: Step, e: RadarEvent, how: "ack" | "turn-end"): boolean {
+  const s = step.s;
+  const i = s.interrupt;
+  if (i === null || (e.turnId != null && i.turnId !== null && e.turnId !== i.turnId)) return false;
+  if (i.result === "unconfirmed" && how === "ack") {
+    s.interrupt = { ...i, result: "acknowledged" };
+    s.status = "idle";
+    note(step, "stop acknowledged after the grace: the thread is idle again");
+    return true;
+  }
+  if (i.result !== "pending") return false;
+  s.interrupt = { ...i, result: "acknowledged" };
+  if (i.origin === "operator") s.status = i.thenIdle ? "idle" : "stopped";
+  if (how === "turn-end") markLate(step, "the turn ended after the interrupt; taken as its confirmation");
+  else note(step, "interrupt acknowledged");
+  return true;
+}
+
+/**
+ * No acknowledgement within the grace: the source may still be retrying, so the thread is
+ * `broken` (its next turn must resume it fresh). SPEC §6 has no `error` status, so a subagent
+ * left this way is `failed` with code "abandoned" rather than idle.
+ */
+function unconfirmedStop(step: Step) {
+  const s = step.s;
+  const i = s.interrupt!;
+  s.interrupt = { ...i, result: "unconfirmed" };
+  const grace = clock(i.graceEndsAt - i.requestedAt);
+  if (s.parentThreadId !== null) {
+    s.status = "failed";
+    s.lastError = { kind: s.lastError?.kind ?? "other", httpStatus: null, code: "abandoned", message: `interrupt not acknowledged within ${grace}: subagent abandoned` };
+  } else s.status = "broken";
+  note(step, `interrupt not acknowledged within ${grace}`);
+}
+
+function supersedeInterrupt(s: ThreadState) {
+  if (s.interrupt?.result === "pending") s.interrupt = { ...s.interrupt, result: "superseded" };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Capacity recovery (opt-in): promptless continuations after a terminal capacity failure.
+
+/**
+ * Armed only by Codex's typed `serverOverloaded` (never by text or a bare 503, as the proposal
+ * asks). `serverOverloadedBeforeInput` is left out on purpose: that input was never recorded,
+ * so an empty continuation would lose it. One owner per failure: a failure already owned is
+ * never scheduled twice; the continuation's own failure schedules the next of at most 3.
+ */
+function armRecovery(step: Step, e: RadarEvent, cls: Classification, random: (() => number) | undefined): boolean {
+  const s = step.s;
+  if (cls.code !== "serverOverloaded") return false;
+  const policy = recoveryPolicy(s.settings);
+  if (!policy) return false;
+  const r = s.recovery;
+  if (r !== null && r.failedTurnId === s.turnId) return r.state === "scheduled";
+  const chained = r !== null && r.turnId !== null && r.turnId === s.turnId;
+  const k = chained ? r.attempt + 1 : 1;
+  if (policy.maxAttempts !== null && k > policy.maxAttempts) {
+    s.recovery = { ...r!, state: "exhausted" };
+    note(step, `capacity recovery gave up after ${r!.attempt} continuations`);
+    return false;
+  }
+  const waitMs = drawDelayMs(policy, k, random ?? seededRandom(`${s.threadId}:${e.seq}`));
+  s.recovery = {
+    attempt: k,
+    max: policy.maxAttempts,
+    dueAt: e.at + waitMs,
+    state: "scheduled",
+    cancelledReason: null,
+    policy: policy.name,
+    failedTurnId: s.turnId,
+    turnId: null,
+  };
+  s.status = "recovery_scheduled";
+  note(step, `Model at capacity. Retrying in ~${Math.max(1, Math.round(waitMs / 60_000))} min, attempt ${k}/${policy.maxAttempts ?? "∞"}`);
+  return true;
+}
+
+function fireRecovery(step: Step, at: number) {
+  const s = step.s;
+  const r = s.recovery!;
+  s.recovery = { ...r, state: "fired" };
+  step.directives.push({
+    key: continueKey(s, r),
+    kind: "continue",
+    turnId: r.failedTurnId,
+    reason: `model at capacity: promptless continuation ${r.attempt}/${r.max ?? "∞"}`,
+    origin: "recovery",
+    cascade: false,
+    at,
+  });
+}
+
+/** Waiting to fire, or fired but its turn not started yet: both can still be called off. */
+function recoveryPending(s: ThreadState): boolean {
+  const r = s.recovery;
+  return r !== null && (r.state === "scheduled" || (r.state === "fired" && r.turnId === null));
+}
+
+function cancelRecovery(step: Step, reason: string, status: ThreadStatus | null) {
+  const s = step.s;
+  s.recovery = { ...s.recovery!, state: "cancelled", cancelledReason: reason };
+  if (status) s.status = status;
+  note(step, `capacity recovery cancelled: ${reason}`);
+}
+
+/** On when opted in (capacityRecovery), or when the thread's named policy is a continuation policy. */
+function recoveryPolicy(settings: ThreadSettings): PolicyDefinition | null {
+  const named = resolvePolicy(settings.policy);
+  const own = named?.continuation ? named : null;
+  const enabled = settings.capacityRecovery ?? own !== null;
+  return enabled ? (own ?? preset("capacity-recovery")) : null;
+}
+
+function continueKey(s: ThreadState, r: RecoveryRecord): string {
+  return `${s.threadId}:${r.failedTurnId ?? "-"}:recovery${r.attempt}:continue`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+/**
+ * The policy for a notice: the thread's (operator's) choice, then the one the event names, if
+ * it governs this kind; else the kind's default. Named policies are enforced strictly.
+ */
+function choosePolicy(step: Step, e: RadarEvent, kind: TroubleKind): { policy: PolicyDefinition | null; explicit: boolean } {
+  for (const ref of [step.s.settings.policy, e.policy]) {
+    if (ref == null) continue;
+    const policy = resolvePolicy(ref);
+    if (!policy) note(step, `policy ${typeof ref === "string" ? ref : ref.name} is unknown or invalid: using the default`);
+    else if (!policy.continuation && policy.kinds.includes(kind)) return { policy, explicit: true };
+  }
+  return { policy: defaultPolicyFor(kind), explicit: false };
+}
+
+function newEpisode(s: ThreadState, at: number, kind: TroubleKind): EpisodeRecord {
+  s.episodeCount += 1;
+  return {
+    seq: s.episodeCount,
+    turnId: s.turnId,
+    kind,
+    policy: null,
+    maxAttempts: null,
+    bound: null,
+    startedAt: at,
+    endedAt: null,
+    outcome: null,
+    outcomeCode: null,
+    outcomeReason: null,
+    resetAt: null,
+    attempts: [],
+  };
+}
+
+function endEpisode(s: ThreadState, at: number, outcome: EpisodeOutcome, code: string | null, reason: string) {
+  s.episode = { ...s.episode!, endedAt: at, outcome, outcomeCode: code, outcomeReason: reason };
+}
+
+function episodeOpen(s: ThreadState): boolean {
+  return s.episode !== null && s.episode.outcome === null;
+}
+
+function recordError(s: ThreadState, e: RadarEvent, cls: Classification) {
+  s.lastError = { kind: cls.kind, httpStatus: cls.httpStatus, code: cls.code, message: e.error?.message ?? null };
+}
+
+function isAbandoned(s: ThreadState): boolean {
+  return s.status === "failed" && s.lastError?.code === "abandoned";
+}
+
+function exhaustedCode(kind: TroubleKind): string {
+  if (kind === "capacity") return "capacityRetryExhausted";
+  if (kind === "rate_limit" || kind === "usage_limit") return "rateLimitRetryExhausted";
+  return "retryExhausted";
+}
+
+function stopGraceMs(settings: ThreadSettings): number {
+  const grace = settings.stopGraceMs;
+  return typeof grace === "number" && Number.isFinite(grace) && grace > 0 && grace <= MAX_ADVICE_MS ? grace : STOP_GRACE_MS;
+}
+
+/** The latest window reset among the hints that name one. */
+function latestReset(hints: AdviceHint[]): number | null {
+  let latest: number | null = null;
+  for (const hint of hints) if (hint.resetAt !== undefined && (latest === null || hint.resetAt > latest)) latest = hint.resetAt;
+  return latest;
+}
+
+function minBound(a: number | null, b: number | null): number | null {
+  if (a === null) return b;
+  return b === null ? a : Math.min(a, b);
+}
+
+function positiveInt(value: number | null | undefined): number | null {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 1 ? value : null;
+}
+
+/** "1.77 s", "65 s", "5 min" for notes and reasons. */
+function clock(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 120_000) return `${Number((ms / 1000).toFixed(2))} s`;
+  return `${Number((ms / 60_000).toFixed(1))} min`;
+}

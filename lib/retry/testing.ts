@@ -1,0 +1,30 @@
+import { initialThreadState, reduce, tick } from "./reducer";
+import type { RadarEvent, RadarEventType, ThreadState } from "./types";
+
+/**
+ * Builders for engine tests (unit and capture replays): events on one thread, times in ms
+ * after T0, sequence numbers in creation order.
+ */
+export const T0 = Date.UTC(2026, 10, 29, 17, 0, 0);
+export const SEC = 1000;
+export const MIN = 60 * SEC;
+
+export type EventFields = Partial<Omit<RadarEvent, "seq" | "type" | "at">>;
+
+export function eventsOn(threadId = "thread-1") {
+  let seq = 0;
+  return (type: RadarEventType, atMs: number, fields: EventFields = {}): RadarEvent => ({
+    threadId,
+    ...fields,
+    seq: ++seq,
+    type,
+    at: T0 + atMs,
+  });
+}
+
+/** Feeds events the way the server does (each at its own time), then ticks up to `untilMs` after T0. */
+export function feed(events: RadarEvent[], untilMs?: number, start: ThreadState = initialThreadState(events[0].threadId)): ThreadState {
+  let state = start;
+  for (const event of events) state = reduce(state, event, event.at);
+  return untilMs === undefined ? state : tick(state, T0 + untilMs);
+}

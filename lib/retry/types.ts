@@ -1,0 +1,326 @@
+/**
+ * The vocabulary of Retry Radar's engine (SPEC §2–6). Pure types: everything in lib/retry is
+ * free of I/O and takes the clock as an argument, so these are the contract between the
+ * ingestion adapters (which produce RadarEvents), the reducer (which turns them into
+ * ThreadState) and the server (which persists state and sends directives).
+ * All times are epoch milliseconds (UTC).
+ */
+
+/** What kind of trouble a failure is (SPEC §3). */
+export type TroubleKind =
+  | "rate_limit"
+  | "capacity"
+  | "usage_limit"
+  | "transport"
+  | "auth"
+  | "invalid_request"
+  | "other";
+
+/** Derived thread status (SPEC §6). Never typed in by hand. */
+export const THREAD_STATUSES = [
+  "running",
+  "retrying",
+  "waiting_reset",
+  "stalled",
+  "recovered",
+  "exhausted",
+  "failed",
+  "recovery_scheduled",
+  "stopping",
+  "stopped",
+  "broken",
+  "completed",
+  "idle",
+] as const;
+export type ThreadStatus = (typeof THREAD_STATUSES)[number];
+
+/** Canonical event types (issue #4, POST /api/v1/events). */
+export const EVENT_TYPES = [
+  "thread.started",
+  "turn.started",
+  "progress",
+  "retry",
+  "attempt",
+  "turn.completed",
+  "turn.failed",
+  "turn.interrupted",
+  "interrupt.requested",
+  "interrupt.ack",
+] as const;
+export type CanonicalEventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * Event types the server feeds the reducer on its own behalf (never accepted from a source):
+ * - `stop.requested`: an operator pressed Stop retrying, or a parent's bound cascaded a stop.
+ * - `directive.acked`: a source acknowledged (or failed) a directive through the ack endpoint.
+ * - `settings.changed`: the source's policy / capacity-recovery opt-in changed.
+ * - `thread.archived`: archive or snooze (cancels a pending capacity recovery).
+ * - `unknown`: a native message kind we do not understand; stored and shown, changes nothing.
+ */
+export type InternalEventType =
+  | "stop.requested"
+  | "directive.acked"
+  | "settings.changed"
+  | "thread.archived"
+  | "unknown";
+
+export type RadarEventType = CanonicalEventType | InternalEventType;
+
+/** Error details as reported by an agent; every field optional and kept as given. */
+export interface ErrorReport {
+  httpStatus?: number | null;
+  /** Typed code: a codexErrorInfo value ("serverOverloaded", "responseStreamDisconnected"…) or a provider code. */
+  code?: string | null;
+  message?: string | null;
+  /** `Retry-After` header value as sent: delta-seconds or an HTTP-date. */
+  retryAfter?: string | number | null;
+  /** Response headers (lower-cased names), e.g. x-ratelimit-reset-requests, anthropic-ratelimit-*-reset. */
+  headers?: Record<string, string> | null;
+  /** Anything else the agent said: provider body, additionalDetails, retry_after_ms, resetsAt… */
+  details?: unknown;
+}
+
+/** A custom policy has the same knobs as the presets (SPEC §5). */
+export interface PolicyDefinition {
+  name: string;
+  /** Kinds this policy governs; a notice of another kind falls back to the default for that kind. */
+  kinds: TroubleKind[];
+  /** Maximum retry index n allowed; null = unlimited. */
+  maxAttempts: number | null;
+  /** Delay before retry n when the source gave no advice: base·factor^(n−1), capped. */
+  baseDelayMs: number;
+  factor: number;
+  maxDelayMs: number;
+  /** Explicit per-attempt minimums (codex-capacity: 30 s, 120 s, 300 s); the last repeats. Overrides base/factor. */
+  scheduleMs?: number[];
+  /** Jitter as fractions of the delay: the wait lies in [delay·(1+jitterMin), delay·(1+jitterMax)]. */
+  jitterMin: number;
+  jitterMax: number;
+  /** Advice above this fails the episode at once, reporting the reset time (null = no cap). */
+  adviceCapMs: number | null;
+  /** Deadline = latest expected attempt + grace; null = no deadline (capacity-recovery). */
+  graceMs: number | null;
+  /**
+   * True for a policy that schedules promptless continuations after a terminal failure
+   * (capacity-recovery) instead of watching a source's own retries.
+   */
+  continuation?: boolean;
+}
+
+export type PolicyRef = string | PolicyDefinition;
+
+/**
+ * The single input of the reducer. Adapters turn native lines into these; the server adds
+ * `seq` (storage order) before reducing.
+ */
+export interface RadarEvent {
+  /** Storage sequence: the tie-breaker after `at` for out-of-order delivery. */
+  seq: number;
+  type: RadarEventType;
+  /** Event time (epoch ms). */
+  at: number;
+  threadId: string;
+  turnId?: string | null;
+  parentThreadId?: string | null;
+  agent?: string | null;
+  provider?: string | null;
+  model?: string | null;
+  title?: string | null;
+  /** Policy named by the event (preset name or custom definition). */
+  policy?: PolicyRef | null;
+  /** Retry index n (first retry = 1) and the source's own maximum, when it says. */
+  attempt?: number | null;
+  maxAttempts?: number | null;
+  /** Delay the source itself announced (Claude retry_delay_ms, canonical delayMs). Exact, not an estimate. */
+  delayMs?: number | null;
+  error?: ErrorReport | null;
+  /** For `retry`: false means the source gave up (terminal notice). Default true for `retry`. */
+  willRetry?: boolean | null;
+  /** Coalesced progress: how many deltas this event stands for, and the time of the last one. */
+  progressCount?: number | null;
+  lastAt?: number | null;
+  /** `stop.requested`: who and why; `directive.acked`: the directive and its result. */
+  actor?: string | null;
+  reason?: string | null;
+  directiveId?: string | null;
+  ackResult?: "acknowledged" | "failed" | null;
+  /** Whether this thread is a subagent (has a parent) is known from parentThreadId. */
+  /** `settings.changed`: the source's settings. */
+  settings?: ThreadSettings | null;
+  /** Open approval / user question on the thread (Codex activeFlags): cancels capacity recovery. */
+  awaitingUser?: boolean | null;
+}
+
+export interface ThreadSettings {
+  policy?: PolicyRef | null;
+  capacityRecovery?: boolean;
+  /** How long a stop may stay unacknowledged before the thread is `broken` (default STOP_GRACE_MS). */
+  stopGraceMs?: number;
+}
+
+/** Where a piece of retry advice came from (SPEC §4). */
+export type AdviceSource =
+  | "retry-after"
+  | "retry-after-date"
+  | "message"
+  | "retry_after_ms"
+  | "retry_delay_ms"
+  | "x-ratelimit-reset"
+  | "anthropic-reset"
+  | "resetsAt"
+  | "usage-limit-text"
+  | "delayMs";
+
+/** One valid hint: wait `delayMs` from the notice; `resetAt` when the hint names a window reset. */
+export interface AdviceHint {
+  source: AdviceSource;
+  delayMs: number;
+  resetAt?: number;
+}
+
+/** Outcome of a retry episode. */
+export type EpisodeOutcome =
+  | "recovered"
+  | "exhausted"
+  | "stopped"
+  | "failed"
+  | "completed"
+  | "interrupted"
+  | "superseded";
+
+/** The public API's `retry` field: the pending retry of the current turn. */
+export interface RetryView {
+  kind: TroubleKind;
+  attempt: number;
+  maxAttempts: number | null;
+  nextAttemptAt: number | null;
+  nextAttemptEstimated: boolean;
+  deadlineAt: number | null;
+  resetAt: number | null;
+  advisedDelayMs: number | null;
+  policy: string | null;
+}
+
+export interface LastError {
+  kind: TroubleKind;
+  httpStatus: number | null;
+  code: string | null;
+  message: string | null;
+}
+
+export interface AttemptRecord {
+  /** Retry index (first retry = 1). */
+  n: number;
+  noticeAt: number;
+  /** Authoritative advice (longest valid hint), null when nobody advised. */
+  advisedDelayMs: number | null;
+  hints: AdviceHint[];
+  expectedAt: number | null;
+  estimated: boolean;
+  deadlineAt: number | null;
+  /** When the source reported starting this attempt (`attempt` event). */
+  startedAt: number | null;
+  /** How much sooner than advised the retry happened. */
+  earlyByMs: number | null;
+  httpStatus: number | null;
+  code: string | null;
+  message: string | null;
+}
+
+export interface EpisodeRecord {
+  /** 1-based count of episodes in this thread. */
+  seq: number;
+  turnId: string | null;
+  kind: TroubleKind;
+  policy: string | null;
+  /** The maximum shown as "n of m": the source's own when it says, else the enforced bound. */
+  maxAttempts: number | null;
+  /** The attempt bound actually enforced (null = unlimited). */
+  bound: number | null;
+  startedAt: number;
+  endedAt: number | null;
+  outcome: EpisodeOutcome | null;
+  outcomeCode: string | null;
+  outcomeReason: string | null;
+  resetAt: number | null;
+  attempts: AttemptRecord[];
+}
+
+/** Opt-in promptless continuation after a terminal capacity failure (SPEC §5). */
+export interface RecoveryRecord {
+  /** Continuation k of `max`. */
+  attempt: number;
+  max: number | null;
+  dueAt: number;
+  state: "scheduled" | "fired" | "cancelled" | "exhausted";
+  cancelledReason: string | null;
+  policy: string;
+  /** The turn whose failure this recovery owns (one owner per failure). */
+  failedTurnId: string | null;
+  /** The continuation's own turn, once it started. */
+  turnId: string | null;
+}
+
+/** The last interrupt asked of the source (operator stop or policy bound) and its fate. */
+export interface InterruptRecord {
+  key: string;
+  turnId: string | null;
+  origin: "operator" | "policy";
+  actor: string | null;
+  reason: string;
+  requestedAt: number;
+  graceEndsAt: number;
+  result: "pending" | "acknowledged" | "unconfirmed" | "superseded";
+  /** A stop of a broken or abandoned thread returns it to idle when acknowledged. */
+  thenIdle: boolean;
+}
+
+/** What the server must send to a source. `key` is deterministic so a replay never duplicates. */
+export interface DirectiveIntent {
+  key: string;
+  kind: "interrupt" | "continue";
+  turnId: string | null;
+  reason: string;
+  origin: "operator" | "policy" | "recovery";
+  /** The server must also stop every active descendant thread. */
+  cascade: boolean;
+  at: number;
+}
+
+/** How the last reduce/tick call applied. */
+export interface AppliedStep {
+  /** The event arrived after its turn had ended: kept in the timeline, changed nothing. */
+  late: boolean;
+  earlyByMs: number | null;
+  note: string | null;
+}
+
+/** Everything the engine knows about one thread. JSON-serialisable: the server stores it. */
+export interface ThreadState {
+  threadId: string;
+  parentThreadId: string | null;
+  agent: string | null;
+  provider: string | null;
+  model: string | null;
+  title: string | null;
+  settings: ThreadSettings;
+  status: ThreadStatus;
+  turnId: string | null;
+  /** The current turn still runs as far as we know (not ended by the source or by us). */
+  turnOpen: boolean;
+  retry: RetryView | null;
+  lastError: LastError | null;
+  episode: EpisodeRecord | null;
+  episodeCount: number;
+  recovery: RecoveryRecord | null;
+  interrupt: InterruptRecord | null;
+  /** Earliest future time at which `tick` would change something. */
+  wakeAt: number | null;
+  lastEventAt: number | null;
+  lastSeq: number | null;
+  lastProgressAt: number | null;
+  progressCount: number;
+  /** Per-step outputs: they describe only the last reduce/tick call. */
+  directives: DirectiveIntent[];
+  applied: AppliedStep | null;
+}

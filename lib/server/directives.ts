@@ -1,0 +1,48 @@
+import { recordAck, takePendingDirectives, type DirectiveView } from "@/lib/db/directives";
+import { subscribe } from "./bus";
+import { applyInternalEvent } from "./pipeline";
+
+/**
+ * Waits up to `waitMs` for directives for a source. Returns at once when some are pending;
+ * otherwise wakes on the first "directives pending" publication, the timeout or disconnect.
+ */
+export async function waitForDirectives(sourceId: string, waitMs: number, signal?: AbortSignal): Promise<DirectiveView[]> {
+  const ready = takePendingDirectives(sourceId, Date.now());
+  if (ready.length || waitMs <= 0) return ready;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      unsubscribe();
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, waitMs);
+    const unsubscribe = subscribe("directives", (message) => {
+      if (message.sourceId === sourceId) done();
+    });
+    signal?.addEventListener("abort", done);
+  });
+  return signal?.aborted ? [] : takePendingDirectives(sourceId, Date.now());
+}
+
+/** Records the acknowledgement and lets the engine move the thread on (stopping → stopped). */
+export function acknowledgeDirective(
+  sourceId: string,
+  id: string,
+  result: "acknowledged" | "failed",
+  detail: string | null,
+  now = Date.now(),
+) {
+  const outcome = recordAck(sourceId, id, result, detail, now);
+  if (!outcome.ok) return outcome;
+  // A source that repeats its answer (a retried request) changes nothing.
+  if (outcome.repeated) return { ...outcome, threadStatus: null };
+  const state = applyInternalEvent(outcome.threadId, {
+    type: "directive.acked",
+    turnId: outcome.turnId,
+    directiveId: id,
+    ackResult: result,
+    reason: detail,
+  }, now);
+  return { ...outcome, threadStatus: state?.status ?? null };
+}

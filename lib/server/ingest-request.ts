@@ -1,0 +1,54 @@
+import { openDirectivesForThreads } from "@/lib/db/directives";
+import type { SourceRecord } from "@/lib/db/sources";
+import { BodyParseError, parseBody } from "@/lib/ingest/body";
+import { normalizeBatch } from "@/lib/ingest";
+import type { IngestFormat } from "@/lib/ingest/types";
+import { BodyTooLargeError, MAX_BODY_BYTES, problem, readBodyText } from "./http";
+import { ingestLines } from "./pipeline";
+
+/**
+ * Streams that carry no ids on every line (codex exec, Claude) are often posted a few lines
+ * at a time; remember each source's current thread/turn per format between requests.
+ */
+const globalForContext = globalThis as unknown as { __radarStreamContext?: Map<string, { threadId: string | null; turnId: string | null }> };
+const streamContext = (globalForContext.__radarStreamContext ??= new Map());
+
+/** One ingestion request of any format: parse → normalize → reduce/persist → respond. */
+export async function handleIngest(request: Request, source: SourceRecord, format: IngestFormat): Promise<Response> {
+  const receivedAt = Date.now();
+  let text: string;
+  try {
+    text = await readBodyText(request);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) {
+      return problem(413, "Payload Too Large", `The body is larger than ${MAX_BODY_BYTES} bytes; send smaller batches.`);
+    }
+    throw error;
+  }
+  let parsed: ReturnType<typeof parseBody>;
+  try {
+    parsed = parseBody(text, request.headers.get("content-type"));
+  } catch (error) {
+    if (error instanceof BodyParseError) return problem(400, "Unparseable body", error.message);
+    throw error;
+  }
+  const url = new URL(request.url);
+  const contextKey = `${source.id}\0${format}`;
+  const remembered = streamContext.get(contextKey);
+  const named = url.searchParams.get("threadId");
+  const threadId = named ?? remembered?.threadId ?? null;
+  const turnId = threadId === remembered?.threadId ? (remembered?.turnId ?? null) : null;
+  const batch = normalizeBatch(format, parsed.items, { receivedAt, threadId, turnId });
+  if (format === "codex-exec" || format === "claude") streamContext.set(contextKey, batch.context);
+  const outcome = ingestLines(source, batch.lines, receivedAt);
+  const rejected = [...parsed.rejected, ...batch.rejected].sort((a, b) => a.index - b.index);
+  return Response.json(
+    {
+      accepted: outcome.accepted,
+      duplicates: outcome.duplicates,
+      rejected,
+      directives: openDirectivesForThreads(source.id, outcome.threadIds),
+    },
+    { status: outcome.accepted === 0 && rejected.length > 0 ? 422 : 200 },
+  );
+}

@@ -1,0 +1,329 @@
+import { classify, initialThreadState, reduce, tick } from "@/lib/retry";
+import type { DirectiveIntent, RadarEvent, ThreadState } from "@/lib/retry";
+import type { NormalizedEvent, NormalizedLine } from "@/lib/ingest/types";
+import { expireDirective } from "@/lib/db/directives";
+import type { SourceRecord } from "@/lib/db/sources";
+import {
+  activeChildThreads,
+  createThread,
+  deleteEpisodes,
+  findThread,
+  foldProgress,
+  insertDirective,
+  insertEvent,
+  isDuplicateKey,
+  markLate,
+  saveEpisode,
+  saveThread,
+  saveTurn,
+  threadById,
+  threadEvents,
+  threadIdsOfSource,
+  touchSource,
+  transaction,
+  type StoredThread,
+} from "@/lib/db/store";
+import { publish } from "./bus";
+
+/**
+ * The middle of the data path: normalized lines → reduce → persist, inside one transaction,
+ * then publish. The engine (lib/retry) decides; this module only feeds it events in order,
+ * stores what it returns and turns its directive intents into directives.
+ */
+
+/** Directives for moments further in the past than this are recorded as expired, not sent. */
+const DIRECTIVE_MAX_AGE_MS = 5 * 60_000;
+
+export function stopGraceMs(): number | undefined {
+  const value = Number(process.env.RADAR_STOP_GRACE_MS);
+  return Number.isFinite(value) && value > 0 ? value : undefined;
+}
+
+interface WorkingThread extends StoredThread {
+  sourceId: string;
+  /** An event older than what the state has seen arrived: rebuild from all events at the end. */
+  needsReplay: boolean;
+  changed: boolean;
+}
+
+export interface BatchOutcome {
+  accepted: number;
+  duplicates: number;
+  /** Internal ids of the threads this batch touched. */
+  threadIds: number[];
+  /** Directives created by this batch (possibly on other threads, through a cascade). */
+  newDirectives: number;
+}
+
+/** One unit of work: a request's batch, an operator action or a watchdog pass. */
+class Batch {
+  private readonly threads = new Map<number, WorkingThread>();
+  private readonly bySourceKey = new Map<string, WorkingThread>();
+  newDirectives = 0;
+  private readonly directiveSources = new Set<string>();
+
+  constructor(private readonly now: number) {}
+
+  thread(source: SourceRecord, externalId: string): WorkingThread {
+    const key = `${source.id}\0${externalId}`;
+    const cached = this.bySourceKey.get(key);
+    if (cached) return cached;
+    const stored =
+      findThread(source.id, externalId) ?? createThread(source.id, externalId, newThreadState(externalId, source), this.now);
+    return this.remember(source.id, stored);
+  }
+
+  threadById(id: number): WorkingThread | null {
+    const cached = this.threads.get(id);
+    if (cached) return cached;
+    const stored = threadById(id);
+    return stored ? this.remember(stored.sourceId, stored) : null;
+  }
+
+  private remember(sourceId: string, stored: StoredThread): WorkingThread {
+    const working: WorkingThread = { ...stored, sourceId, needsReplay: false, changed: false };
+    this.threads.set(working.id, working);
+    this.bySourceKey.set(`${sourceId}\0${working.externalId}`, working);
+    return working;
+  }
+
+  /** Stores one event of a thread and applies it, unless it must wait for a replay. */
+  apply(thread: WorkingThread, event: NormalizedEvent, meta: { key: string; format: string; nativeType: string | null; raw: unknown; receivedAt: number }) {
+    thread.changed = true;
+    const foldInto = event.type === "progress" && !thread.needsReplay ? thread.openProgressEventId : null;
+    let seq: number;
+    if (foldInto !== null && (thread.state.lastEventAt ?? 0) <= event.at) {
+      foldProgress(thread.sourceId, foldInto, meta.key, event.progressCount ?? 1, event.lastAt ?? event.at);
+      seq = foldInto;
+    } else {
+      seq = insertEvent({
+        sourceId: thread.sourceId,
+        threadId: thread.id,
+        idempotencyKey: meta.key,
+        format: meta.format,
+        nativeType: meta.nativeType,
+        event,
+        kind: event.error ? classify(event.error).kind : null,
+        receivedAt: meta.receivedAt,
+        raw: meta.raw,
+      });
+      thread.openProgressEventId = event.type === "progress" ? seq : null;
+    }
+    if (thread.needsReplay) return;
+    if (thread.state.lastEventAt != null && event.at < thread.state.lastEventAt) {
+      thread.needsReplay = true;
+      return;
+    }
+    this.step(thread, { ...event, seq }, seq);
+  }
+
+  /** Deadlines that passed before `event.at` are applied first, then the event itself. */
+  private step(thread: WorkingThread, event: RadarEvent, eventId: number | null) {
+    this.advance(thread, event.at);
+    const before = thread.state;
+    const after = reduce(before, event, event.at);
+    this.record(thread, before, after);
+    if (eventId !== null && after.applied?.late) markLate(eventId, true);
+    if (event.turnId && event.type.startsWith("turn.")) {
+      saveTurn(thread.id, event.turnId, TURN_STATUS[event.type] ?? "running", event.at, event.type === "turn.started" ? null : event.at);
+    }
+  }
+
+  /** Applies the engine's tick at every wake time up to `until`. Bounded: a tick must move time on. */
+  advance(thread: WorkingThread, until: number) {
+    for (let guard = 0; guard < 64; guard++) {
+      const wakeAt = thread.state.wakeAt;
+      if (wakeAt == null || wakeAt > until) return;
+      const before = thread.state;
+      const after = tick(before, wakeAt);
+      this.record(thread, before, after);
+      if (after.wakeAt != null && after.wakeAt <= wakeAt) return;
+      thread.changed = true;
+    }
+  }
+
+  private record(thread: WorkingThread, before: ThreadState, after: ThreadState) {
+    thread.state = after;
+    if (after.episode && after.episode !== before.episode) saveEpisode(thread.id, after.episode);
+    for (const intent of after.directives ?? []) this.directive(thread, intent);
+  }
+
+  private directive(thread: WorkingThread, intent: DirectiveIntent) {
+    const id = insertDirective(thread.sourceId, thread.id, intent, this.now);
+    if (id) {
+      if (this.now - intent.at > DIRECTIVE_MAX_AGE_MS) expireDirective(id, this.now);
+      else {
+        this.newDirectives++;
+        this.directiveSources.add(thread.sourceId);
+      }
+    }
+    if (intent.cascade && intent.kind === "interrupt") {
+      for (const childId of activeChildThreads(thread.sourceId, thread.externalId)) {
+        const child = this.threadById(childId);
+        if (!child) continue;
+        this.internal(child, {
+          type: "stop.requested",
+          at: intent.at,
+          threadId: child.externalId,
+          actor: intent.origin === "operator" ? "operator (via parent)" : "policy",
+          reason: `parent thread ${thread.externalId}: ${intent.reason}`,
+        });
+      }
+    }
+  }
+
+  /** A server-originated event (stop, acknowledgement, settings): stored like any other, then applied. */
+  internal(thread: WorkingThread, event: Omit<NormalizedEvent, "seq">) {
+    this.apply(thread, event, {
+      key: `radar:${crypto.randomUUID()}`,
+      format: "radar",
+      nativeType: null,
+      raw: { origin: "radar", ...event },
+      receivedAt: this.now,
+    });
+  }
+
+  /** Ends the unit of work: replays what arrived out of order, catches up with the clock, saves. */
+  finish(): number[] {
+    for (const thread of this.threads.values()) {
+      if (thread.needsReplay) this.replay(thread);
+      this.advance(thread, this.now);
+      if (thread.state.wakeAt != null && thread.state.wakeAt <= this.now) {
+        // The engine asked to be woken in the past even after ticking: never let the watchdog spin on it.
+        process.stderr.write(`[radar] thread ${thread.externalId}: wake time did not advance; watchdog stops ticking it\n`);
+        thread.state = { ...thread.state, wakeAt: null };
+        thread.changed = true;
+      }
+      if (thread.changed) saveThread(thread, this.now);
+    }
+    return [...this.threads.values()].filter((t) => t.changed).map((t) => t.id);
+  }
+
+  private replay(thread: WorkingThread) {
+    deleteEpisodes(thread.id);
+    const settings = thread.state.settings;
+    thread.state = { ...initialThreadState(thread.externalId), settings };
+    thread.needsReplay = false;
+    for (const event of threadEvents(thread.id)) {
+      markLate(event.seq, false);
+      this.step(thread, event, event.seq);
+    }
+  }
+
+  published(): string[] {
+    return [...this.directiveSources];
+  }
+}
+
+const TURN_STATUS: Record<string, string> = {
+  "turn.started": "running",
+  "turn.completed": "completed",
+  "turn.failed": "failed",
+  "turn.interrupted": "interrupted",
+};
+
+function newThreadState(externalId: string, source: SourceRecord): ThreadState {
+  const base = initialThreadState(externalId);
+  return {
+    ...base,
+    settings: {
+      ...base.settings,
+      policy: source.policy ?? base.settings?.policy ?? null,
+      capacityRecovery: source.capacityRecovery,
+      ...(stopGraceMs() ? { stopGraceMs: stopGraceMs() } : {}),
+    },
+  };
+}
+
+/** Runs one unit of work in a transaction and publishes what changed only after it committed. */
+function runBatch(now: number, work: (batch: Batch) => void): { threadIds: number[]; batch: Batch } {
+  const batch = new Batch(now);
+  const threadIds = transaction(() => {
+    work(batch);
+    return batch.finish();
+  });
+  if (threadIds.length) publish({ type: "threads", threadIds, at: now });
+  for (const sourceId of batch.published()) publish({ type: "directives", sourceId });
+  return { threadIds, batch };
+}
+
+/** Ingests normalized lines from one source: one transaction, then publication. */
+export function ingestLines(source: SourceRecord, lines: NormalizedLine[], now = Date.now()): BatchOutcome {
+  let accepted = 0;
+  let duplicates = 0;
+  const { threadIds, batch } = runBatch(now, (batch) => {
+    const seenKeys = new Set<string>();
+    for (const line of lines) {
+      if (seenKeys.has(line.idempotencyKey) || isDuplicateKey(source.id, line.idempotencyKey)) {
+        duplicates++;
+        continue;
+      }
+      seenKeys.add(line.idempotencyKey);
+      accepted++;
+      const meta = { key: line.idempotencyKey, format: line.format, nativeType: line.nativeType, raw: line.raw, receivedAt: line.receivedAt };
+      if (!line.event || !line.event.threadId) storeThreadless(source.id, line, meta.key);
+      else batch.apply(batch.thread(source, line.event.threadId), line.event, meta);
+    }
+    if (accepted) touchSource(source.id, now);
+  });
+  return { accepted, duplicates, threadIds, newDirectives: batch.newDirectives };
+}
+
+/** Lines that belong to no thread (e.g. account-wide rate-limit updates) are kept raw. */
+function storeThreadless(sourceId: string, line: NormalizedLine, key: string) {
+  insertEvent({
+    sourceId,
+    threadId: null,
+    idempotencyKey: key,
+    format: line.format,
+    nativeType: line.nativeType,
+    event: line.event ?? { type: "unknown", at: line.receivedAt, threadId: "" },
+    kind: null,
+    receivedAt: line.receivedAt,
+    raw: line.raw,
+  });
+}
+
+/** Applies one server-originated event to a thread (Stop retrying, a directive acknowledgement). */
+export function applyInternalEvent(
+  threadId: number,
+  event: Omit<NormalizedEvent, "threadId" | "at"> & { at?: number },
+  now = Date.now(),
+): ThreadState | null {
+  let thread: WorkingThread | null = null;
+  runBatch(now, (batch) => {
+    thread = batch.threadById(threadId);
+    if (thread) batch.internal(thread, { ...event, at: event.at ?? now, threadId: thread.externalId });
+  });
+  return (thread as WorkingThread | null)?.state ?? null;
+}
+
+/** The watchdog's pass: applies the engine's tick to threads whose wake time has come. */
+export function tickThreads(threadIds: number[], now = Date.now()): number[] {
+  return runBatch(now, (batch) => {
+    for (const id of threadIds) {
+      const thread = batch.threadById(id);
+      if (thread) thread.changed = true;
+    }
+  }).threadIds;
+}
+
+/**
+ * A source's policy or capacity-recovery opt-in changed: every thread of the source learns it
+ * through a `settings.changed` event, so replays see the change at the moment it happened
+ * (turning recovery off cancels a pending recovery, SPEC §5).
+ */
+export function applySourceSettings(source: SourceRecord, now = Date.now()): number[] {
+  return runBatch(now, (batch) => {
+    for (const id of threadIdsOfSource(source.id)) {
+      const thread = batch.threadById(id);
+      if (!thread) continue;
+      batch.internal(thread, {
+        type: "settings.changed",
+        at: now,
+        threadId: thread.externalId,
+        settings: { ...thread.state.settings, policy: source.policy, capacityRecovery: source.capacityRecovery },
+      });
+    }
+  }).threadIds;
+}

@@ -1,0 +1,33 @@
+import { dueThreadIds, nextWakeAt } from "@/lib/db/store";
+import { tickThreads } from "./pipeline";
+
+/**
+ * Deadlines pass in silence (a 3600 s Retry-After sends nothing for an hour), so the server
+ * applies the engine's tick itself. Wake times live in the database (Thread.wakeAt), so the
+ * watchdog resumes exactly after a restart. It sleeps until the next wake time, at most
+ * MAX_SLEEP_MS, and is poked when new work may have an earlier wake time.
+ */
+const MAX_SLEEP_MS = 1_000;
+const BATCH = 200;
+
+const globalForWatchdog = globalThis as unknown as { __radarWatchdog?: NodeJS.Timeout };
+
+export function startWatchdog(): void {
+  if (globalForWatchdog.__radarWatchdog) return;
+  const loop = () => {
+    let delay = MAX_SLEEP_MS;
+    try {
+      const now = Date.now();
+      // Bounded per pass so one pass never holds the database for long.
+      const due = dueThreadIds(now, BATCH);
+      if (due.length) tickThreads(due, now);
+      const next = due.length === BATCH ? now : nextWakeAt();
+      if (next != null) delay = Math.min(MAX_SLEEP_MS, Math.max(10, next - Date.now()));
+    } catch (error) {
+      process.stderr.write(`[radar] watchdog pass failed: ${(error as Error).message}\n`);
+    }
+    globalForWatchdog.__radarWatchdog = setTimeout(loop, delay);
+    globalForWatchdog.__radarWatchdog.unref();
+  };
+  loop();
+}

@@ -1,0 +1,79 @@
+import { z } from "zod";
+import { THREAD_STATUSES } from "@/lib/retry/types";
+
+/**
+ * The thread filter lives in the URL (board permalinks, the threads API, exports): one parser
+ * and one serializer for all of them. Multi-valued fields are comma-separated or repeated.
+ */
+export const TROUBLE_KINDS = ["rate_limit", "capacity", "usage_limit", "transport", "auth", "invalid_request", "other"] as const;
+
+const list = <T extends string>(item: z.ZodType<T, string>) =>
+  z
+    .array(z.string())
+    .transform((values) => values.flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean))
+    .pipe(z.array(item));
+
+const time = z
+  .string()
+  .transform((value, ctx) => {
+    const ms = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
+    if (!Number.isFinite(ms)) {
+      ctx.addIssue({ code: "custom", message: "expected an ISO-8601 time or epoch milliseconds" });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+const schema = z.object({
+  status: list(z.enum(THREAD_STATUSES)).optional(),
+  kind: list(z.enum(TROUBLE_KINDS)).optional(),
+  provider: list(z.string().max(200)).optional(),
+  model: list(z.string().max(200)).optional(),
+  source: list(z.string().max(200)).optional(),
+  q: z.array(z.string().max(200)).transform((v) => v[0]?.trim() || undefined).optional(),
+  from: z.array(time).transform((v) => v[0]).optional(),
+  to: z.array(time).transform((v) => v[0]).optional(),
+  page: z.array(z.coerce.number().int().min(1)).transform((v) => v[0]).optional(),
+  pageSize: z.array(z.coerce.number().int().min(1).max(500)).transform((v) => v[0]).optional(),
+});
+
+export type ThreadQuery = z.output<typeof schema>;
+type Params = URLSearchParams | Record<string, string | string[] | undefined>;
+
+function toArrays(params: Params): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  if (params instanceof URLSearchParams) {
+    for (const [key, value] of params) (out[key] ??= []).push(value);
+  } else {
+    for (const [key, value] of Object.entries(params)) {
+      if (value === undefined) continue;
+      out[key] = Array.isArray(value) ? value : [value];
+    }
+  }
+  return out;
+}
+
+export type ParsedThreadQuery = { ok: true; query: ThreadQuery } | { ok: false; error: string };
+
+export function parseThreadQuery(params: Params): ParsedThreadQuery {
+  const parsed = schema.safeParse(toArrays(params));
+  if (parsed.success) return { ok: true, query: parsed.data };
+  const issue = parsed.error.issues[0];
+  return { ok: false, error: `${issue.path.filter((p) => typeof p === "string").join(".")}: ${issue.message}` };
+}
+
+/** The URL search string for a filter (page omitted when 1), stable in key order. */
+export function threadQueryString(query: Partial<ThreadQuery>): string {
+  const params = new URLSearchParams();
+  for (const key of ["status", "kind", "provider", "model", "source"] as const) {
+    const values = query[key];
+    if (values?.length) params.set(key, values.join(","));
+  }
+  if (query.q) params.set("q", query.q);
+  if (query.from !== undefined) params.set("from", new Date(query.from).toISOString());
+  if (query.to !== undefined) params.set("to", new Date(query.to).toISOString());
+  if (query.page && query.page > 1) params.set("page", String(query.page));
+  if (query.pageSize) params.set("pageSize", String(query.pageSize));
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { attemptLabel, clockDuration, countdownText, humanDuration, kindLabel, relativeTime } from "./format";
+
+describe("countdowns read at a glance", () => {
+  it.each([
+    ["43 s ahead, exact", 43_000, false, "in 0:43"],
+    ["43 s ahead, estimated", 43_000, true, "~0:43"],
+    ["12 s past", -12_000, false, "overdue 0:12"],
+    ["past, even when estimated", -61_000, true, "overdue 1:01"],
+    ["over an hour", 3_723_000, false, "in 1:02:03"],
+  ])("%s → %s", (_name, delta, estimated, text) => {
+    expect(countdownText(1_000_000 + delta, 1_000_000, estimated)).toBe(text);
+  });
+
+  it.each([
+    [0, "0:00"],
+    [999, "0:00"],
+    [59_999, "0:59"],
+    [600_000, "10:00"],
+  ])("clock duration of %i ms is %s", (ms, text) => expect(clockDuration(ms)).toBe(text));
+});
+
+describe("relative and human durations", () => {
+  it.each([
+    [12 * 60_000, "in 12 min"],
+    [-3 * 3_600_000, "3 h ago"],
+    [45_000, "in 45 s"],
+    [3 * 86_400_000, "in 3 d"],
+  ])("relative %i → %s", (delta, text) => expect(relativeTime(delta, 0)).toBe(text));
+
+  it.each([
+    [1_800, "1.8 s"],
+    [250, "250 ms"],
+    [300_000, "5 min"],
+    [3_720_000, "1 h 2 min"],
+  ])("human %i → %s", (ms, text) => expect(humanDuration(ms)).toBe(text));
+});
+
+describe("labels say what the trouble is", () => {
+  it.each([
+    ["rate_limit", "429 rate limit"],
+    ["capacity", "capacity"],
+    ["usage_limit", "usage limit"],
+    [null, "—"],
+    ["someNewKind", "someNewKind"],
+  ])("kind %s → %s", (kind, label) => expect(kindLabel(kind)).toBe(label));
+
+  it.each([
+    [1, 5, "Retrying 1/5"],
+    [3, null, "Retrying 3"],
+  ])("attempt %s of %s → %s", (n, m, label) => expect(attemptLabel(n, m)).toBe(label));
+});

@@ -1,0 +1,106 @@
+// Shared by `npm start` and `npm test`: make a fresh clone runnable with nothing but Node and npm.
+// Each step is skipped when its inputs have not changed since it last ran (content hashes).
+import { spawnSync } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+
+export const root = path.resolve(import.meta.dirname, "..", "..");
+const stampDir = path.join(root, "node_modules", ".radar");
+
+export function log(message) {
+  process.stderr.write(`[radar] ${message}\n`);
+}
+
+export function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { cwd: root, stdio: "inherit", env: process.env, ...options });
+  if (result.error) throw result.error;
+  if (result.status !== 0) {
+    throw new Error(`${command} ${args.join(" ")} exited with ${result.status ?? result.signal}`);
+  }
+  return result;
+}
+
+function hashFiles(paths) {
+  const hash = crypto.createHash("sha256");
+  for (const file of paths) {
+    hash.update(path.relative(root, file));
+    hash.update("\0");
+    hash.update(fs.readFileSync(file));
+    hash.update("\0");
+  }
+  return hash.digest("hex");
+}
+
+function walk(dir, out = []) {
+  if (!fs.existsSync(dir)) return out;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) walk(full, out);
+    else if (!/\.test\.tsx?$/.test(entry.name)) out.push(full);
+  }
+  return out.sort();
+}
+
+function stamp(name) {
+  const file = path.join(stampDir, name);
+  return fs.existsSync(file) ? fs.readFileSync(file, "utf8") : null;
+}
+
+function writeStamp(name, value) {
+  fs.mkdirSync(stampDir, { recursive: true });
+  fs.writeFileSync(path.join(stampDir, name), value);
+}
+
+/** npm ci when node_modules is missing, npm install when package.json or the lock changed. */
+export function ensureInstalled() {
+  const inputs = ["package.json", "package-lock.json"].map((f) => path.join(root, f)).filter((f) => fs.existsSync(f));
+  const want = hashFiles(inputs);
+  const hasModules = fs.existsSync(path.join(root, "node_modules", ".bin", "next"));
+  if (hasModules && stamp("install") === want) return false;
+  const env = { ...process.env, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1", NEXT_TELEMETRY_DISABLED: "1" };
+  const lock = fs.existsSync(path.join(root, "package-lock.json"));
+  log(hasModules ? "dependencies changed: npm install" : "installing dependencies (about 2–3 minutes the first time)");
+  run("npm", [hasModules || !lock ? "install" : "ci", "--no-audit", "--no-fund"], { env });
+  writeStamp("install", hashFiles(inputs));
+  return true;
+}
+
+/** The Prisma client is generated code: regenerate it when the schema changes. */
+export function ensureGenerated() {
+  const schema = [path.join(root, "prisma", "schema.prisma")];
+  const want = hashFiles(schema);
+  if (fs.existsSync(path.join(root, "lib", "db", "generated", "client.ts")) && stamp("generate") === want) return false;
+  log("generating the Prisma client");
+  run(path.join(root, "node_modules", ".bin", "prisma"), ["generate"]);
+  writeStamp("generate", want);
+  return true;
+}
+
+const BUILD_INPUTS = ["app", "components", "lib"];
+const BUILD_FILES = ["next.config.ts", "tsconfig.json", "package-lock.json", "package.json", "instrumentation.ts"];
+
+/** `next build` only when a source file changed since the last build. */
+export function ensureBuilt() {
+  const files = [
+    ...BUILD_INPUTS.flatMap((dir) => walk(path.join(root, dir))),
+    ...BUILD_FILES.map((f) => path.join(root, f)).filter((f) => fs.existsSync(f)),
+  ];
+  const want = hashFiles(files);
+  const marker = path.join(root, ".next", "radar-build-hash");
+  if (fs.existsSync(path.join(root, ".next", "BUILD_ID")) && fs.existsSync(marker) && fs.readFileSync(marker, "utf8") === want) {
+    return false;
+  }
+  log("building the dashboard (about 20–40 s)");
+  run(path.join(root, "node_modules", ".bin", "next"), ["build"], {
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+  });
+  fs.writeFileSync(marker, want);
+  return true;
+}
+
+export function prepare() {
+  ensureInstalled();
+  ensureGenerated();
+  ensureBuilt();
+}

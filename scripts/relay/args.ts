@@ -1,0 +1,200 @@
+/** `retry-radar relay <mode> [options] [-- agent args…]` → a validated RelayConfig. */
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { NATIVE_FORMATS, type NativeFormat } from "./lines";
+import type { RelayMode } from "./directives";
+
+export const MODES: readonly RelayMode[] = ["codex-app-server", "codex-exec", "claude", "pipe"];
+
+export interface RelayConfig {
+  mode: RelayMode;
+  server: string;
+  token: string;
+  /** A shell command to run instead of the default agent command. */
+  command: string | null;
+  /** Arguments after `--`, appended to the agent command. */
+  agentArgs: string[];
+  prompt: string | null;
+  cwd: string | null;
+  model: string | null;
+  approvalPolicy: string;
+  sandbox: string | null;
+  /** app-server with --prompt: keep running after the supervised turn ends. */
+  stay: boolean;
+  format: NativeFormat;
+  pipeDirectives: "print" | "none";
+  killGraceMs: number;
+  flushTimeoutMs: number;
+  flushIntervalMs: number;
+  batchLines: number;
+  memoryLimitBytes: number;
+  spoolDir: string;
+  pollWaitSeconds: number;
+  quiet: boolean;
+  verbose: boolean;
+}
+
+export class UsageError extends Error {}
+
+export const USAGE = `Usage: retry-radar relay <mode> [options] [-- agent arguments]
+       npm run relay -- <mode> [options] [-- agent arguments]
+
+Runs an AI coding agent (or reads its output), forwards everything it emits to Retry Radar,
+and carries out the radar's directives (Stop retrying → interrupt, capacity recovery → continue).
+
+Modes:
+  codex-app-server   start \`codex app-server\` (or --command) and speak its JSON-RPC; with
+                     --prompt it starts a thread and a turn and exits when the turn ends
+  codex-exec         run \`codex exec --json <args after -->\`
+  claude             run \`claude -p --output-format stream-json --verbose <args after -->\`
+  pipe               forward lines from stdin (--format codex|codex-exec|claude)
+
+Options:
+  --server URL            Retry Radar server (default: $RADAR_URL)
+  --token TOKEN           the source's ingest token (default: $RADAR_TOKEN)
+  --command "CMD"         run this shell command instead of the default agent command
+  --prompt "TEXT"         codex-app-server: start a thread and a turn with this prompt
+  --cwd DIR               codex-app-server: working directory of the new thread
+  --model NAME            codex-app-server: model for the new thread
+  --approval-policy P     codex-app-server: never | on-request | untrusted (default never;
+                          approval requests are declined since no one can answer them here)
+  --sandbox MODE          codex-app-server: read-only | workspace-write | danger-full-access
+  --stay                  codex-app-server: keep running after the prompted turn ends
+  --format F              pipe: codex | codex-exec | claude
+  --directives print|none pipe: print directives to stdout as JSON lines (default) or ignore them
+  --kill-grace DURATION   time between SIGINT and SIGTERM (and SIGTERM and SIGKILL) when
+                          ending an agent process (default 5s)
+  --flush-timeout DUR     how long to keep trying to deliver buffered events at exit (default 10s)
+  --flush-interval DUR    batching delay (default 200ms)
+  --batch-lines N         lines per request at most (default 100)
+  --memory-limit BYTES    buffered bytes kept in memory before spilling to disk (default 8mb)
+  --spool DIR             where to spill buffered events (default: $TMPDIR/retry-radar-relay-<pid>)
+  --quiet / --verbose     less / more on stderr
+  -h, --help              this text
+
+Durations: 500ms, 5s, 2m (a bare number is milliseconds).
+
+Example — supervise one Codex task:
+  RADAR_URL=http://127.0.0.1:3000 RADAR_TOKEN=rr_… npm run relay -- codex-app-server --prompt "fix the failing test" --cwd .
+`;
+
+export function parseDuration(text: string, name: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/i.exec(text.trim());
+  if (!m) throw new UsageError(`${name}: expected a duration such as 500ms, 5s or 2m, got "${text}"`);
+  const n = Number(m[1]);
+  const unit = (m[2] ?? "ms").toLowerCase();
+  return Math.round(n * (unit === "h" ? 3_600_000 : unit === "m" ? 60_000 : unit === "s" ? 1000 : 1));
+}
+
+export function parseBytes(text: string, name: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*(b|kb|k|mb|m|gb|g)?$/i.exec(text.trim());
+  if (!m) throw new UsageError(`${name}: expected a size such as 512kb or 8mb, got "${text}"`);
+  const unit = (m[2] ?? "b").toLowerCase()[0];
+  return Math.round(Number(m[1]) * (unit === "g" ? 1024 ** 3 : unit === "m" ? 1024 ** 2 : unit === "k" ? 1024 : 1));
+}
+
+function positiveInt(text: string, name: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name}: expected a positive integer, got "${text}"`);
+  return n;
+}
+
+export function parseRelayArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): RelayConfig | "help" {
+  const dash = argv.indexOf("--");
+  const own = dash >= 0 ? argv.slice(0, dash) : argv;
+  const agentArgs = dash >= 0 ? argv.slice(dash + 1) : [];
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: own,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        server: { type: "string" },
+        token: { type: "string" },
+        command: { type: "string" },
+        prompt: { type: "string" },
+        cwd: { type: "string" },
+        model: { type: "string" },
+        "approval-policy": { type: "string" },
+        sandbox: { type: "string" },
+        stay: { type: "boolean" },
+        format: { type: "string" },
+        directives: { type: "string" },
+        "kill-grace": { type: "string" },
+        "flush-timeout": { type: "string" },
+        "flush-interval": { type: "string" },
+        "batch-lines": { type: "string" },
+        "memory-limit": { type: "string" },
+        spool: { type: "string" },
+        "poll-wait": { type: "string" },
+        quiet: { type: "boolean" },
+        verbose: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const v = parsed.values;
+  if (v.help) return "help";
+  const [mode, ...extra] = parsed.positionals;
+  if (!mode) throw new UsageError(`missing mode: one of ${MODES.join(", ")}`);
+  if (!MODES.includes(mode as RelayMode)) throw new UsageError(`unknown mode "${mode}": use one of ${MODES.join(", ")}`);
+  if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}" (agent arguments go after --)`);
+
+  const server = v.server ?? env.RADAR_URL ?? "";
+  const token = v.token ?? env.RADAR_TOKEN ?? "";
+  if (!server) throw new UsageError("no server: pass --server URL or set RADAR_URL (e.g. http://127.0.0.1:3000)");
+  try {
+    const u = new URL(server);
+    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error("not http(s)");
+  } catch {
+    throw new UsageError(`--server: "${server}" is not an http(s) URL`);
+  }
+  if (!token) throw new UsageError("no token: pass --token TOKEN or set RADAR_TOKEN (the source's ingest token)");
+
+  let format: NativeFormat;
+  if (mode === "pipe") {
+    if (!v.format) throw new UsageError(`pipe mode needs --format ${NATIVE_FORMATS.join("|")}`);
+    if (!NATIVE_FORMATS.includes(v.format as NativeFormat)) throw new UsageError(`--format: use one of ${NATIVE_FORMATS.join(", ")}`);
+    format = v.format as NativeFormat;
+  } else {
+    format = mode === "codex-app-server" ? "codex" : mode === "codex-exec" ? "codex-exec" : "claude";
+    if (v.format && v.format !== format) throw new UsageError(`--format is only for pipe mode (${mode} sends ${format})`);
+  }
+  if (v.prompt !== undefined && mode !== "codex-app-server") throw new UsageError(`--prompt is for codex-app-server mode; pass the prompt after -- in ${mode} mode`);
+  const directives = v.directives ?? "print";
+  if (directives !== "print" && directives !== "none") throw new UsageError(`--directives: use print or none`);
+  const approvalPolicy = v["approval-policy"] ?? "never";
+  if (!["never", "on-request", "untrusted", "on-failure"].includes(approvalPolicy)) throw new UsageError(`--approval-policy: use never, on-request or untrusted`);
+  if (v.sandbox && !["read-only", "workspace-write", "danger-full-access"].includes(v.sandbox)) {
+    throw new UsageError(`--sandbox: use read-only, workspace-write or danger-full-access`);
+  }
+
+  return {
+    mode: mode as RelayMode,
+    server: server.replace(/\/+$/, ""),
+    token,
+    command: v.command ?? null,
+    agentArgs,
+    prompt: v.prompt ?? null,
+    cwd: v.cwd ? path.resolve(v.cwd) : null,
+    model: v.model ?? null,
+    approvalPolicy,
+    sandbox: v.sandbox ?? null,
+    stay: v.stay ?? false,
+    format,
+    pipeDirectives: directives,
+    killGraceMs: v["kill-grace"] ? parseDuration(v["kill-grace"], "--kill-grace") : 5_000,
+    flushTimeoutMs: v["flush-timeout"] ? parseDuration(v["flush-timeout"], "--flush-timeout") : 10_000,
+    flushIntervalMs: v["flush-interval"] ? parseDuration(v["flush-interval"], "--flush-interval") : 200,
+    batchLines: v["batch-lines"] ? positiveInt(v["batch-lines"], "--batch-lines") : 100,
+    memoryLimitBytes: v["memory-limit"] ? parseBytes(v["memory-limit"], "--memory-limit") : 8 * 1024 * 1024,
+    spoolDir: v.spool ? path.resolve(v.spool) : path.join(os.tmpdir(), `retry-radar-relay-${process.pid}`),
+    pollWaitSeconds: v["poll-wait"] ? Math.min(30, Math.max(1, Math.round(parseDuration(v["poll-wait"], "--poll-wait") / 1000))) : 25,
+    quiet: v.quiet ?? false,
+    verbose: v.verbose ?? false,
+  };
+}

@@ -1,0 +1,16 @@
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+const root = path.resolve(import.meta.dirname, "..");
+
+export default defineConfig({
+  root,
+  resolve: { alias: { "@": root } },
+  test: {
+    environment: "node",
+    // Unit suites live beside their code; e2e/api holds integration suites against a real server.
+    include: ["lib/**/*.test.ts", "scripts/**/*.test.ts", "e2e/api/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
