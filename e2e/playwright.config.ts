@@ -1,12 +1,12 @@
 import os from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
+import { E2E_TOKEN } from "./support/e2e-env";
 
 // `npm test` passes a free port, a temporary data folder and the Chromium it found.
 const root = path.resolve(import.meta.dirname, "..");
 const port = Number(process.env.RADAR_E2E_PORT ?? 3917);
 const dataDir = process.env.RADAR_E2E_DATA ?? path.join(os.tmpdir(), `radar-e2e-${port}`);
-export const E2E_TOKEN = "rr_e2e_token_for_tests";
 const chromium = process.env.RADAR_CHROMIUM;
 
 export default defineConfig({
@@ -37,6 +37,7 @@ export default defineConfig({
     },
   },
   webServer: {
+    // The built app on its own database and port; `npm test` builds it first.
     command: `${path.join(root, "node_modules", ".bin", "next")} start -H 127.0.0.1 -p ${port}`,
     cwd: root,
     url: `http://127.0.0.1:${port}/api/health`,

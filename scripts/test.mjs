@@ -28,6 +28,14 @@ try {
 
 const chromium = ensureChromium();
 
+// 0. The whole tree type-checks (the build skips it; this is where it is enforced).
+const typecheck = spawnSync(path.join(root, "node_modules", ".bin", "tsc"), ["--noEmit", "-p", "."], { cwd: root, stdio: "inherit" });
+if (typecheck.status === 0) passed += 1;
+else {
+  log("type check failed (tsc --noEmit)");
+  failed += 1;
+}
+
 // 1. vitest: unit suites and the API integration suites (e2e/api) that start the built server.
 const vitestJson = path.join(reports, "vitest.json");
 const vitest = spawnSync(
@@ -58,7 +66,7 @@ const playwright = spawnSync(
 );
 countPlaywright(playwrightJson, playwright.status);
 
-finish(failed > 0 || vitest.status !== 0 || playwright.status !== 0 ? 1 : 0);
+finish(failed > 0 || typecheck.status !== 0 || vitest.status !== 0 || playwright.status !== 0 ? 1 : 0);
 
 function countVitest(file, status) {
   try {

@@ -14,8 +14,22 @@ const STOPPABLE = new Set(["running", "retrying", "stalled", "waiting_reset", "r
 export function ThreadsTable({ threads }: { threads: ThreadView[] }) {
   return (
     <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
-      <table className="min-w-full text-left text-sm" data-testid="threads-table">
+      <table className="w-full min-w-[1280px] table-fixed text-left text-sm" data-testid="threads-table">
         <caption className="sr-only">Threads, those needing attention first</caption>
+        {/* Fixed widths keep the Stop button on screen at 1440 px; long text wraps inside its cell. */}
+        <colgroup>
+          <col className="w-[8.5rem]" />
+          <col className="w-[12rem]" />
+          <col className="w-[7rem]" />
+          <col className="w-[6.5rem]" />
+          <col className="w-[6.5rem]" />
+          <col className="w-[9.5rem]" />
+          <col className="w-[7rem]" />
+          <col className="w-[9rem]" />
+          <col className="w-[6rem]" />
+          <col />
+          <col className="w-[8.5rem]" />
+        </colgroup>
         <thead className="bg-slate-100 text-xs uppercase tracking-wide text-slate-600">
           <tr>
             <th scope="col" className="px-3 py-2">Status</th>
@@ -49,7 +63,7 @@ function ThreadRow({ thread }: { thread: ThreadView }) {
       <td className="px-3 py-2">
         <StatusBadge status={thread.status} />
       </td>
-      <td className="max-w-[16rem] px-3 py-2">
+      <td className="break-words px-3 py-2">
         <Link href={threadHref(thread)} className="font-medium text-sky-800 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-sky-600">
           {thread.title || thread.id}
         </Link>
@@ -65,20 +79,20 @@ function ThreadRow({ thread }: { thread: ThreadView }) {
       <td className="whitespace-nowrap px-3 py-2">
         {retrying && retry?.deadlineAt ? <Timestamp iso={retry.deadlineAt} withDate={false} /> : <span className="text-slate-400">—</span>}
       </td>
-      <td className="px-3 py-2">
+      <td className="px-3 py-2 text-xs">
         <ResetTime at={thread.resetAt} />
       </td>
       <td className="whitespace-nowrap px-3 py-2" data-testid="thread-kind">
         {kindLabel(retry?.kind ?? thread.lastError?.kind)}
       </td>
-      <td className="px-3 py-2 text-slate-700">
+      <td className="break-words px-3 py-2 text-slate-700">
         <div>{thread.agent ?? "—"}</div>
         <div className="text-xs text-slate-500">
           {thread.provider ?? "—"} · {thread.model ?? "—"}
         </div>
       </td>
-      <td className="px-3 py-2 text-slate-700">{thread.source}</td>
-      <td className="max-w-[22rem] px-3 py-2">
+      <td className="break-words px-3 py-2 text-slate-700">{thread.source}</td>
+      <td className="break-words px-3 py-2">
         <LastError error={thread.lastError} />
       </td>
       <td className="px-3 py-2">

@@ -80,13 +80,14 @@ export function ThreadPage({ threadKey, initial }: { threadKey: number; initial:
           <Field label="Deadline">{retrying && thread.retry?.deadlineAt ? <Timestamp iso={thread.retry.deadlineAt} withDate={false} /> : "—"}</Field>
           <Field label="Reset"><ResetTime at={thread.resetAt} /></Field>
           <Field label="Kind">{kindLabel(thread.retry?.kind ?? thread.lastError?.kind)}</Field>
-          <Field label="Policy">{thread.retry?.policy ?? "—"}</Field>
+          <Field label="Policy">{thread.retry?.policy ?? detail.episodes.at(-1)?.policy ?? "—"}</Field>
           <Field label="Agent">{thread.agent ?? "—"}</Field>
           <Field label="Provider · model">{`${thread.provider ?? "—"} · ${thread.model ?? "—"}`}</Field>
           <Field label="Source">{thread.source}</Field>
         </dl>
         {thread.lastError?.message && (
           <p className="rounded bg-red-50 p-3 text-sm text-red-900" data-testid="thread-last-error">
+            <span className="mr-1 text-xs font-semibold uppercase tracking-wide">Last error</span>
             <span className="font-mono font-semibold">{[thread.lastError.httpStatus, thread.lastError.code].filter(Boolean).join(" ")}</span> {thread.lastError.message}
           </p>
         )}
@@ -174,7 +175,7 @@ function Episodes({ detail }: { detail: Detail }) {
                   {episode.attempts.map((attempt) => (
                     <li key={attempt.n} data-testid="attempt" className="whitespace-nowrap text-xs">
                       <span className="font-semibold">{attemptLabel(attempt.n, episode.maxAttempts).replace("Retrying ", "")}</span>{" "}
-                      advised {attempt.advisedDelayMs == null ? "—" : `${attempt.estimated ? "~" : ""}${humanDuration(attempt.advisedDelayMs)}`}
+                      advised {attempt.advisedDelayMs == null ? "none" : humanDuration(attempt.advisedDelayMs)}
                       {" · "}actual {attempt.actualGapMs == null ? "not seen" : humanDuration(attempt.actualGapMs)}
                       {attempt.earlyByMs != null && attempt.earlyByMs > 0 && (
                         <span data-testid="early-retry" className="ml-2 rounded bg-orange-100 px-1.5 py-0.5 font-semibold text-orange-900">

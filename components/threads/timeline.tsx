@@ -43,7 +43,7 @@ export function Timeline({ detail }: { detail: Detail }) {
                   <td className="whitespace-nowrap px-3 py-2 align-top">{event.attempt != null ? `${event.attempt}${event.maxAttempts ? `/${event.maxAttempts}` : ""}` : ""}</td>
                   <td className="whitespace-nowrap px-3 py-2 align-top">{event.kind ? kindLabel(event.kind) : ""}</td>
                   <td className="whitespace-nowrap px-3 py-2 align-top text-xs">
-                    {event.type === "retry" && attempt?.advisedDelayMs != null && <>advised {attempt.estimated ? "~" : ""}{humanDuration(attempt.advisedDelayMs)}</>}
+                    {event.type === "retry" && attempt?.advisedDelayMs != null && <>advised {humanDuration(attempt.advisedDelayMs)}</>}
                     {event.type === "attempt" && attempt?.actualGapMs != null && (
                       <>
                         actual {humanDuration(attempt.actualGapMs)}

@@ -33,7 +33,7 @@ export function ResetTime({ at }: { at: string | null }) {
   const now = useServerNow(15_000);
   if (!at) return <span className="text-slate-400">—</span>;
   return (
-    <span data-testid="reset-time" className="whitespace-nowrap">
+    <span data-testid="reset-time">
       resets <Timestamp iso={at} withDate={false} />
       {now !== null && <span className="text-slate-600">, {relativeTime(Date.parse(at), now)}</span>}
     </span>

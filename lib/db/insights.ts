@@ -197,16 +197,15 @@ export function insights(query: InsightsQuery, now: number, sql: Sql = db().sql)
     )
     .all(...waitParams) as InsightsData["timeLost"];
 
-  const bin = (expression: string) => gapBinSql(expression);
   const actualBins = sql
     .prepare(
-      `${waits} SELECT ${bin("(startedAt - noticeAt)")} AS bin, count(*) AS actual, sum(coalesce(earlyByMs, 0) > 0) AS early
+      `${waits} SELECT ${gapBinSql("(startedAt - noticeAt)")} AS bin, count(*) AS actual, sum(coalesce(earlyByMs, 0) > 0) AS early
        FROM w WHERE startedAt IS NOT NULL GROUP BY bin`,
     )
     .all(...waitParams) as { bin: number; actual: number; early: number }[];
   const advisedBins = sql
     .prepare(
-      `${waits} SELECT ${bin("advisedDelayMs")} AS bin, count(*) AS advised
+      `${waits} SELECT ${gapBinSql("advisedDelayMs")} AS bin, count(*) AS advised
        FROM w WHERE startedAt IS NOT NULL AND advisedDelayMs IS NOT NULL GROUP BY bin`,
     )
     .all(...waitParams) as { bin: number; advised: number }[];

@@ -214,10 +214,11 @@ export class Forwarder {
         this.o.random,
       );
       const what = outcome.status === 429 || outcome.status === 503 ? `radar busy (${outcome.message})` : `radar unreachable (${outcome.message})`;
+      const wait = this.closing ? Math.min(decision.delayMs, 1_000) : decision.delayMs;
       const advice = decision.source === "retry-after" ? ` as the server asked${decision.capped ? " (capped)" : ""}` : "";
       const onDisk = this.spool.onDisk ? ` (${this.spool.onDisk} on disk in ${this.spool.file})` : "";
-      this.o.log.warn(`${what}, ${this.spool.length} events buffered${onDisk}, retrying in ${formatDuration(decision.delayMs)}${advice}`);
-      await this.sleep(this.closing ? Math.min(decision.delayMs, 1_000) : decision.delayMs);
+      this.o.log.warn(`${what}, ${this.spool.length} events buffered${onDisk}, retrying in ${formatDuration(wait)}${advice}`);
+      await this.sleep(wait);
     }
   }
 

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { GAP_BOUNDS_MS } from "./gaps";
+import { createMetricsRegistry, type MetricsSnapshot } from "./metrics";
+
+const bins = (entries: Record<number, number>) => Array.from({ length: GAP_BOUNDS_MS.length + 1 }, (_, i) => entries[i] ?? 0);
+
+const snapshot: MetricsSnapshot = {
+  notices: [{ kind: "rate_limit", provider: "openai", model: "gpt-5", agent: "codex", value: 3 }],
+  episodes: [{ outcome: "recovered", kind: "rate_limit", provider: "openai", model: "gpt-5", value: 1 }],
+  directives: [{ kind: "interrupt", result: "acknowledged", value: 2 }],
+  threads: [{ status: "retrying", value: 4 }],
+  earlyAttempts: [{ kind: "rate_limit", provider: "openai", agent: "codex", value: 1 }],
+  waitMs: [{ kind: "rate_limit", provider: "openai", model: "gpt-5", value: 2_230 }],
+  // 230 ms (bin ≤ 250 ms) and 2 s (bin ≤ 2 s), and one above an hour.
+  advisedDelay: [{ labels: { kind: "rate_limit", provider: "openai" }, bins: bins({ 4: 2 }), sumMs: 4_000, count: 2 }],
+  actualGap: [{ labels: { kind: "rate_limit", provider: "openai" }, bins: bins({ 1: 1, 4: 1, 14: 1 }), sumMs: 3_602_230, count: 3 }],
+};
+
+describe("metrics registry", () => {
+  it("renders the snapshot through prom-client, reading it once per scrape", async () => {
+    let reads = 0;
+    const metrics = createMetricsRegistry(() => {
+      reads++;
+      return snapshot;
+    });
+    const text = await metrics.scrape();
+    expect(reads).toBe(1);
+    const lines = text.split("\n");
+    for (const line of [
+      "# TYPE radar_retry_notices_total counter",
+      'radar_retry_notices_total{kind="rate_limit",provider="openai",model="gpt-5",agent="codex"} 3',
+      'radar_episodes_total{outcome="recovered",kind="rate_limit",provider="openai",model="gpt-5"} 1',
+      'radar_directives_total{kind="interrupt",result="acknowledged"} 2',
+      'radar_retry_early_attempts_total{kind="rate_limit",provider="openai",agent="codex"} 1',
+      'radar_retry_wait_seconds_total{kind="rate_limit",provider="openai",model="gpt-5"} 2.23',
+      "# TYPE radar_threads gauge",
+      'radar_threads{status="retrying"} 4',
+      'radar_threads{status="stalled"} 0',
+      "# TYPE radar_retry_actual_gap_seconds histogram",
+      'radar_retry_actual_gap_seconds_bucket{le="0.1",kind="rate_limit",provider="openai"} 0',
+      'radar_retry_actual_gap_seconds_bucket{le="0.25",kind="rate_limit",provider="openai"} 1',
+      'radar_retry_actual_gap_seconds_bucket{le="2",kind="rate_limit",provider="openai"} 2',
+      'radar_retry_actual_gap_seconds_bucket{le="3600",kind="rate_limit",provider="openai"} 2',
+      'radar_retry_actual_gap_seconds_bucket{le="+Inf",kind="rate_limit",provider="openai"} 3',
+      'radar_retry_actual_gap_seconds_sum{kind="rate_limit",provider="openai"} 3602.23',
+      'radar_retry_actual_gap_seconds_count{kind="rate_limit",provider="openai"} 3',
+      'radar_retry_advised_delay_seconds_bucket{le="+Inf",kind="rate_limit",provider="openai"} 2',
+    ]) {
+      expect(lines).toContain(line);
+    }
+  });
+
+  it("reloads from the database on every scrape instead of accumulating", async () => {
+    let current = snapshot;
+    const metrics = createMetricsRegistry(() => current);
+    await metrics.scrape();
+    current = { ...snapshot, notices: [{ ...snapshot.notices[0], value: 5 }], actualGap: [] };
+    const text = await metrics.scrape();
+    expect(text).toContain('radar_retry_notices_total{kind="rate_limit",provider="openai",model="gpt-5",agent="codex"} 5\n');
+    expect(text).not.toContain("radar_retry_actual_gap_seconds_bucket");
+  });
+});
