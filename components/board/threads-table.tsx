@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import type { ThreadView } from "@/lib/db/threads";
+import { isStoppable } from "@/lib/threads/statuses";
 import { attemptLabel, kindLabel } from "@/lib/ui/format";
 import { Countdown, ResetTime } from "@/components/time/countdown";
 import { Timestamp } from "@/components/time/timestamp";
@@ -9,7 +10,6 @@ import { StatusBadge } from "@/components/threads/status-badge";
 import { StopButton } from "@/components/threads/stop-button";
 import { threadHref } from "@/components/threads/links";
 
-const STOPPABLE = new Set(["running", "retrying", "stalled", "waiting_reset", "recovery_scheduled", "recovered"]);
 
 export function ThreadsTable({ threads }: { threads: ThreadView[] }) {
   return (
@@ -96,7 +96,7 @@ function ThreadRow({ thread }: { thread: ThreadView }) {
         <LastError error={thread.lastError} />
       </td>
       <td className="px-3 py-2">
-        {STOPPABLE.has(thread.status) && <StopButton threadKey={thread.key} threadId={thread.id} />}
+        {isStoppable(thread.status) && <StopButton threadKey={thread.key} threadId={thread.id} />}
       </td>
     </tr>
   );

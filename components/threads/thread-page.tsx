@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect } from "react";
 import type { ThreadDetail } from "@/lib/db/threads";
+import { isStoppable } from "@/lib/threads/statuses";
 import { attemptLabel, humanDuration, kindLabel } from "@/lib/ui/format";
 import { usePollInterval } from "@/components/live/live-updates";
 import { LiveIndicator } from "@/components/live/live-indicator";
@@ -18,7 +19,6 @@ import { StopButton } from "./stop-button";
 import { Timeline } from "./timeline";
 
 type Detail = ThreadDetail & { serverTime: string };
-const STOPPABLE = new Set(["running", "retrying", "stalled", "waiting_reset", "recovery_scheduled", "recovered"]);
 
 export function ThreadPage({ threadKey, initial }: { threadKey: number; initial: ThreadDetail }) {
   const { observe } = useServerClock();
@@ -69,7 +69,7 @@ export function ThreadPage({ threadKey, initial }: { threadKey: number; initial:
               {attemptLabel(thread.retry.attempt, thread.retry.maxAttempts)}
             </span>
           )}
-          {STOPPABLE.has(thread.status) && (
+          {isStoppable(thread.status) && (
             <div className="ml-auto">
               <StopButton threadKey={thread.key} threadId={thread.id} />
             </div>

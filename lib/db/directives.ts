@@ -58,15 +58,8 @@ export function takePendingDirectives(sourceId: string, now: number): DirectiveV
   })();
 }
 
-export function hasPendingDirectives(sourceId: string): boolean {
-  return (
-    db().sql.prepare(`SELECT 1 FROM "Directive" WHERE sourceId = ? AND state = 'pending' LIMIT 1`).get(sourceId) !==
-    undefined
-  );
-}
-
 export type AckOutcome =
-  | { ok: true; threadId: number; turnId: string | null; kind: string; repeated: boolean }
+  | { ok: true; threadId: number; turnId: string | null; kind: string; key: string; repeated: boolean }
   | { ok: false; status: 404 | 409; error: string };
 
 /** Records a source's acknowledgement; a second, different answer for the same directive is refused. */
@@ -78,12 +71,12 @@ export function recordAck(
   now: number,
 ): AckOutcome {
   const { sql } = db();
-  const row = sql.prepare(`SELECT threadId, turnId, kind, state, result FROM "Directive" WHERE id = ? AND sourceId = ?`).get(id, sourceId) as
-    | { threadId: number; turnId: string | null; kind: string; state: string; result: string | null }
-    | undefined;
+  const row = sql
+    .prepare(`SELECT threadId, turnId, kind, state, result, dedupeKey AS key FROM "Directive" WHERE id = ? AND sourceId = ?`)
+    .get(id, sourceId) as { threadId: number; turnId: string | null; kind: string; state: string; result: string | null; key: string } | undefined
   if (!row) return { ok: false, status: 404, error: `No directive ${id} for this source.` };
   if (row.state === "acknowledged" || row.state === "failed") {
-    if (row.result === result) return { ok: true, threadId: row.threadId, turnId: row.turnId, kind: row.kind, repeated: true };
+    if (row.result === result) return { ok: true, threadId: row.threadId, turnId: row.turnId, kind: row.kind, key: row.key, repeated: true };
     return { ok: false, status: 409, error: `Directive ${id} was already answered "${row.result}".` };
   }
   sql
@@ -91,7 +84,7 @@ export function recordAck(
       `UPDATE "Directive" SET state = ?, result = ?, detail = ?, acknowledgedAt = ?, deliveredAt = coalesce(deliveredAt, ?) WHERE id = ?`,
     )
     .run(result, result, detail, now, now, id);
-  return { ok: true, threadId: row.threadId, turnId: row.turnId, kind: row.kind, repeated: false };
+  return { ok: true, threadId: row.threadId, turnId: row.turnId, kind: row.kind, key: row.key, repeated: false };
 }
 
 /** Directives the engine emitted for moments long past (e.g. while importing an old capture) are never sent. */

@@ -1,4 +1,5 @@
 import type { Prisma } from "./generated/client";
+import { ATTENTION_STATUSES, STOPPABLE_STATUSES } from "@/lib/threads/statuses";
 import { db } from "./client";
 
 /**
@@ -7,15 +8,6 @@ import { db } from "./client";
  * read time (a retry whose deadline has passed but the watchdog has not ended yet).
  */
 
-export const ATTENTION_STATUSES = [
-  "retrying",
-  "stalled",
-  "stopping",
-  "waiting_reset",
-  "recovery_scheduled",
-  "exhausted",
-  "broken",
-] as const;
 
 export interface ThreadFilter {
   status?: string[];
@@ -223,9 +215,6 @@ export async function threadsByExternalId(externalId: string, sourceId?: string 
     orderBy: { updatedAt: "desc" },
   });
 }
-
-/** Statuses in which a thread has something Stop retrying can end. */
-export const STOPPABLE_STATUSES = ["running", "retrying", "stalled", "waiting_reset", "recovery_scheduled", "recovered"];
 
 /** The filter narrowed to stoppable threads, or null when it cannot match any. */
 function stoppableWhere(filter: ThreadFilter, now: number): Prisma.ThreadWhereInput | null {

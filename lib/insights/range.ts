@@ -1,6 +1,5 @@
 import { z } from "zod";
-import type { ThreadFilter } from "@/lib/db/threads";
-import { parseThreadQuery, threadQueryString } from "@/lib/threads/filter";
+import { parseThreadQuery, threadQueryString, type ThreadQuery } from "@/lib/threads/filter";
 import { BUCKET_MS, chooseBucket, type BucketUnit } from "./buckets";
 
 /**
@@ -29,7 +28,8 @@ export interface TimeRange {
   bucketMs: number;
 }
 
-export type FactFilter = Omit<ThreadFilter, "from" | "to">;
+/** The board filter without its time and paging (a ThreadFilter). */
+export type FactFilter = Omit<ThreadQuery, "from" | "to" | "page" | "pageSize">;
 
 export interface InsightsQuery {
   filter: FactFilter;
@@ -65,7 +65,8 @@ function parseCommon(params: Params, now: number, defaultPreset: RangePreset | n
     const issue = parsed.error.issues[0];
     return { ok: false, error: `${issue.path.join(".")}: ${issue.message}` };
   }
-  const { from, to, page: _page, pageSize: _pageSize, ...filter } = base.query;
+  const { status, kind, provider, model, source, q, from, to } = base.query;
+  const filter: FactFilter = { status, kind, provider, model, source, q };
   let range: TimeRange | null = null;
   if (from !== undefined || to !== undefined) {
     const end = to ?? now;

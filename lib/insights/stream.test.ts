@@ -26,10 +26,10 @@ describe("streamed exports", () => {
     ["json", '[\n{"id":1,"note":"=cmd"},\n{"id":2,"note":null}\n]\n'],
     ["ndjson", '{"id":1,"note":"=cmd"}\n{"id":2,"note":null}\n'],
     ["csv", "id,note\r\n1,'=cmd\r\n2,\r\n"],
-  ] as const)("%s: stable columns in order, one chunk per batch", async (format, expected) => {
+  ] as const)("%s: stable columns in order, a chunk per non-empty batch", async (format, expected) => {
     const { text, chunks } = await read(exportStream(format, columns, batches(...rows)));
     expect(text).toBe(expected);
-    expect(chunks).toBeGreaterThanOrEqual(3);
+    expect(chunks).toBeGreaterThanOrEqual(2);
     if (format === "json") expect(JSON.parse(text)).toHaveLength(2);
   });
 

@@ -55,15 +55,22 @@ export function exportStream(
         if (format === "json") text += options.jsonOpen ?? "[";
         if (format === "ndjson" && options.ndjsonFirst) text += `${JSON.stringify(options.ndjsonFirst)}\n`;
       }
-      const next = batches.next();
-      if (!next.done) {
+      // A pull that enqueues nothing is never followed by another: skip empty batches here.
+      for (;;) {
+        const next = batches.next();
+        if (next.done) {
+          if (format === "json") text += `${wroteRow ? "\n" : ""}${options.jsonClose ?? "]"}\n`;
+          if (text) controller.enqueue(encoder.encode(text));
+          controller.close();
+          return;
+        }
         text += encodeBatch(format, columns, next.value, !wroteRow);
         if (next.value.length) wroteRow = true;
-      } else if (format === "json") {
-        text += `${wroteRow ? "\n" : ""}${options.jsonClose ?? "]"}\n`;
+        if (text) {
+          controller.enqueue(encoder.encode(text));
+          return;
+        }
       }
-      if (text) controller.enqueue(encoder.encode(text));
-      if (next.done) controller.close();
     },
     cancel() {
       batches.return?.();

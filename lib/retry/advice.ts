@@ -24,6 +24,7 @@ const PART = `\\d+(?:\\.\\d+)?\\s*${UNITS}`;
 const DURATION_PART = new RegExp(`(\\d+(?:\\.\\d+)?)\\s*(${UNITS})`, "gi");
 const DURATION_ONLY = new RegExp(`^(?:\\s*${PART})+\\s*$`, "i");
 const TRY_AGAIN_IN = new RegExp(`try again in\\s+((?:${PART}\\s*)+)`, "gi");
+const TRY_AGAIN = /try again/i;
 const TRY_AGAIN_AT = /try again at\s+(\d{1,2}):(\d{2})(?:\s*([ap])\.?m\.?\b)?/gi;
 const ANTHROPIC_RESET = /^anthropic-ratelimit-.+-reset$/;
 
@@ -107,7 +108,7 @@ function addHeaderHints(advice: Advice, headers: Record<string, string>, noticeA
 }
 
 function addTextHints(advice: Advice, text: string, noticeAt: number) {
-  if (!text) return;
+  if (!TRY_AGAIN.test(text)) return;
   for (const match of text.matchAll(TRY_AGAIN_IN)) {
     const delayMs = parseDuration(match[1]);
     if (delayMs !== null) addDelay(advice, "message", match[0].trim(), delayMs);

@@ -218,16 +218,15 @@ export interface AdviceInput {
  */
 export function expectedWindow(policy: PolicyDefinition | null, n: number, advice: AdviceInput | null): ExpectedWindow | null {
   const grace = policy ? policy.graceMs : DEFAULT_GRACE_MS;
-  const withGrace = (latestMs: number) => (grace === null ? null : latestMs + grace);
-  if (advice?.exact) return { earliestMs: advice.delayMs, latestMs: advice.delayMs, deadlineMs: withGrace(advice.delayMs), estimated: false };
-  if (!policy) {
-    return advice ? { earliestMs: advice.delayMs, latestMs: advice.delayMs, deadlineMs: withGrace(advice.delayMs), estimated: true } : null;
-  }
-  if (advice && !policy.scheduleMs) return { earliestMs: advice.delayMs, latestMs: advice.delayMs, deadlineMs: withGrace(advice.delayMs), estimated: true };
+  if (advice?.exact) return window(advice.delayMs, advice.delayMs, grace, false);
+  if (!policy) return advice ? window(advice.delayMs, advice.delayMs, grace, true) : null;
+  if (advice && !policy.scheduleMs) return window(advice.delayMs, advice.delayMs, grace, true);
   const [low, high] = jitterRange(policy, n);
-  const earliestMs = advice ? Math.max(advice.delayMs, low) : low;
-  const latestMs = advice ? Math.max(advice.delayMs, high) : high;
-  return { earliestMs, latestMs, deadlineMs: withGrace(latestMs), estimated: true };
+  return advice ? window(Math.max(advice.delayMs, low), Math.max(advice.delayMs, high), grace, true) : window(low, high, grace, true);
+}
+
+function window(earliestMs: number, latestMs: number, graceMs: number | null, estimated: boolean): ExpectedWindow {
+  return { earliestMs, latestMs, deadlineMs: graceMs === null ? null : latestMs + graceMs, estimated };
 }
 
 /** A delay drawn in [low, high) of the policy's jitter range, for waits we schedule ourselves (recovery). */

@@ -5,6 +5,7 @@ import { defaultPolicyFor, drawDelayMs, expectedWindow, isOverCap, preset, resol
 import { seededRandom } from "./random";
 import type {
   AdviceHint,
+  AppliedStep,
   AttemptRecord,
   DirectiveIntent,
   EpisodeOutcome,
@@ -74,7 +75,7 @@ export function reduce(state: ThreadState, event: RadarEvent, now: number, rando
 /** Fires every timer due by `now`: missed deadlines, reset times, stop grace, recovery waits. */
 export function tick(state: ThreadState, now: number): ThreadState {
   if (state.wakeAt === null || state.wakeAt > now) {
-    return state.directives.length === 0 && state.applied === null ? state : { ...state, directives: [], applied: null };
+    return state.directives.length === 0 && state.applied === null ? state : { ...state, directives: NO_DIRECTIVES, applied: null };
   }
   const step = begin(state);
   runTimers(step, now);
@@ -112,40 +113,78 @@ export function replay(events: RadarEvent[], now: number, randomFor?: (event: Ra
 interface Step {
   s: ThreadState;
   directives: DirectiveIntent[];
-  notes: string[];
+  notes: string | null;
   late: boolean;
   earlyByMs: number | null;
 }
 
+/** Shared by every quiet step (most of them), so reducing allocates as little as it can. */
+const NO_DIRECTIVES: DirectiveIntent[] = Object.freeze([]) as unknown as DirectiveIntent[];
+const APPLIED_QUIETLY: AppliedStep = Object.freeze({ late: false, earlyByMs: null, note: null });
+
 type Handler = (step: Step, event: RadarEvent, random: (() => number) | undefined) => void;
 
 function begin(state: ThreadState): Step {
-  return { s: { ...state }, directives: [], notes: [], late: false, earlyByMs: null };
+  return { s: copy(state), directives: NO_DIRECTIVES, notes: null, late: false, earlyByMs: null };
+}
+
+/** A shallow copy spelled out: V8 builds it far faster than a spread, and the type keeps it complete. */
+function copy(s: ThreadState): ThreadState {
+  return {
+    threadId: s.threadId,
+    parentThreadId: s.parentThreadId,
+    agent: s.agent,
+    provider: s.provider,
+    model: s.model,
+    title: s.title,
+    settings: s.settings,
+    status: s.status,
+    turnId: s.turnId,
+    turnOpen: s.turnOpen,
+    retry: s.retry,
+    lastError: s.lastError,
+    episode: s.episode,
+    episodeCount: s.episodeCount,
+    recovery: s.recovery,
+    interrupt: s.interrupt,
+    wakeAt: s.wakeAt,
+    lastEventAt: s.lastEventAt,
+    lastSeq: s.lastSeq,
+    lastProgressAt: s.lastProgressAt,
+    progressCount: s.progressCount,
+    directives: s.directives,
+    applied: s.applied,
+  };
 }
 
 function finish(step: Step, fromEvent: boolean): ThreadState {
   const s = step.s;
-  const note = step.notes.length > 0 ? step.notes.join("; ") : null;
+  const { notes: note, late, earlyByMs } = step;
   s.directives = step.directives;
-  s.applied = fromEvent || note !== null ? { late: step.late, earlyByMs: step.earlyByMs, note } : null;
+  if (note === null && !late && earlyByMs === null) s.applied = fromEvent ? APPLIED_QUIETLY : null;
+  else s.applied = { late, earlyByMs, note };
   s.wakeAt = wakeAtOf(s);
   return s;
 }
 
 function note(step: Step, text: string) {
-  step.notes.push(text);
+  step.notes = step.notes === null ? text : `${step.notes}; ${text}`;
+}
+
+function direct(step: Step, directive: DirectiveIntent) {
+  step.directives = step.directives === NO_DIRECTIVES ? [directive] : [...step.directives, directive];
 }
 
 function wakeAtOf(s: ThreadState): number | null {
-  let wake: number | null = null;
-  const consider = (at: number | null | undefined) => {
-    if (at != null && (wake === null || at < wake)) wake = at;
-  };
-  if (episodeOpen(s)) consider(s.retry?.deadlineAt);
-  if (s.status === "waiting_reset") consider(s.retry?.resetAt);
-  if (s.interrupt?.result === "pending") consider(s.interrupt.graceEndsAt);
-  if (s.recovery?.state === "scheduled") consider(s.recovery.dueAt);
+  let wake = episodeOpen(s) ? (s.retry?.deadlineAt ?? null) : null;
+  if (s.status === "waiting_reset") wake = earlier(wake, s.retry?.resetAt ?? null);
+  if (s.interrupt?.result === "pending") wake = earlier(wake, s.interrupt.graceEndsAt);
+  if (s.recovery?.state === "scheduled") wake = earlier(wake, s.recovery.dueAt);
   return wake;
+}
+
+function earlier(a: number | null, b: number | null): number | null {
+  return a === null || (b !== null && b < a) ? b : a;
 }
 
 /** Each timer, once fired, is cleared or moved past its time, so this loop always ends. */
@@ -270,7 +309,7 @@ function onRetry(step: Step, e: RadarEvent, random: (() => number) | undefined) 
   const shownMax = sourceMax ?? bound;
 
   const advice = parseAdvice(e.error, e.at, e.delayMs);
-  const exact = advice.hints.find((h) => h.source === "delayMs") ?? null;
+  const exact = advice.hints[0]?.source === "delayMs" ? advice.hints[0] : null;
   const authoritative = advice.authoritative;
   const window = expectedWindow(policy, n, exact ? { delayMs: exact.delayMs, exact: true } : authoritative);
   const resetAt = latestReset(advice.hints);
@@ -344,7 +383,7 @@ function onAttempt(step: Step, e: RadarEvent) {
   const s = step.s;
   const episode = episodeOpen(s) ? s.episode! : null;
   const n = positiveInt(e.attempt) ?? episode?.attempts.at(-1)?.n ?? null;
-  const index = episode && n !== null ? episode.attempts.findLastIndex((a) => a.n === n) : -1;
+  const index = episode && n !== null ? lastIndexOfAttempt(episode.attempts, n) : -1;
   if (!episode || index < 0 || episode.attempts[index].startedAt !== null) {
     note(step, "no retry notice is waiting for this attempt");
     return;
@@ -436,7 +475,7 @@ function onSettingsChanged(step: Step, e: RadarEvent) {
   const s = step.s;
   if (e.settings) s.settings = { ...s.settings, ...e.settings };
   if (recoveryPending(s) && !recoveryPolicy(s.settings)) cancelRecovery(step, "capacity recovery was turned off", "failed");
-  else note(step, "settings changed: they apply from the next notice");
+  else note(step, "settings changed: they apply from the next notice or stop");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -538,7 +577,7 @@ function exhaust(step: Step, at: number, reason: string, resetAt: number | null)
 function interrupt(step: Step, at: number, key: string, origin: "operator" | "policy", actor: string | null, reason: string, thenIdle: boolean, send: boolean) {
   const s = step.s;
   s.interrupt = { key, turnId: s.turnId, origin, actor, reason, requestedAt: at, graceEndsAt: at + stopGraceMs(s.settings), result: "pending", thenIdle };
-  if (send) step.directives.push({ key, kind: "interrupt", turnId: s.turnId, reason, origin, cascade: true, at });
+  if (send) direct(step, { key, kind: "interrupt", turnId: s.turnId, reason, origin, cascade: true, at });
 }
 
 /**
@@ -629,7 +668,7 @@ function fireRecovery(step: Step, at: number) {
   const s = step.s;
   const r = s.recovery!;
   s.recovery = { ...r, state: "fired" };
-  step.directives.push({
+  direct(step, {
     key: continueKey(s, r),
     kind: "continue",
     turnId: r.failedTurnId,
@@ -677,9 +716,15 @@ function choosePolicy(step: Step, e: RadarEvent, kind: TroubleKind): { policy: P
     if (ref == null) continue;
     const policy = resolvePolicy(ref);
     if (!policy) note(step, `policy ${typeof ref === "string" ? ref : ref.name} is unknown or invalid: using the default`);
-    else if (!policy.continuation && policy.kinds.includes(kind)) return { policy, explicit: true };
+    else if (!policy.continuation && policy.kinds.includes(kind)) return { policy: withGrace(policy, step.s.settings), explicit: true };
   }
-  return { policy: defaultPolicyFor(kind), explicit: false };
+  return { policy: withGrace(defaultPolicyFor(kind), step.s.settings), explicit: false };
+}
+
+/** A deployment-wide grace override (settings.graceMs) replaces every policy's deadline grace. */
+function withGrace(policy: PolicyDefinition | null, settings: ThreadSettings): PolicyDefinition | null {
+  if (!policy || settings.graceMs == null || policy.graceMs == null) return policy;
+  return { ...policy, graceMs: settings.graceMs };
 }
 
 function newEpisode(s: ThreadState, at: number, kind: TroubleKind): EpisodeRecord {
@@ -733,6 +778,11 @@ function latestReset(hints: AdviceHint[]): number | null {
   let latest: number | null = null;
   for (const hint of hints) if (hint.resetAt !== undefined && (latest === null || hint.resetAt > latest)) latest = hint.resetAt;
   return latest;
+}
+
+function lastIndexOfAttempt(attempts: AttemptRecord[], n: number): number {
+  for (let i = attempts.length - 1; i >= 0; i--) if (attempts[i].n === n) return i;
+  return -1;
 }
 
 function minBound(a: number | null, b: number | null): number | null {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { reduce, tick } from "./reducer";
+import { initialThreadState, reduce, tick } from "./reducer";
 import { MIN, SEC, T0, eventsOn, feed } from "./testing";
 import type { ErrorReport, RadarEvent } from "./types";
 
@@ -54,6 +54,11 @@ describe("Codex app-server: 429 with Retry-After 3600 — one notice, then an ho
     const s = feed(events, 1000 + 65 * SEC);
     expect(s).toMatchObject({ status: "exhausted", episode: { outcome: "exhausted", outcomeCode: "rateLimitRetryExhausted", endedAt: T0 + 1000 + 65 * SEC } });
     expect(s.directives).toEqual([expect.objectContaining({ kind: "interrupt", turnId: "turn-h", origin: "policy", cascade: true, key: "codex-hang:turn-h:ep1:interrupt" })]);
+  });
+  it("a deployment grace override (settings.graceMs) moves that deadline to notice + 5 s + the override", () => {
+    const start = { ...initialThreadState("codex-hang"), settings: { graceMs: 2 * SEC } };
+    expect(feed(events, 1000 + 7 * SEC - 1, start).status).toBe("retrying");
+    expect(feed(events, 1000 + 7 * SEC, start)).toMatchObject({ status: "exhausted", episode: { outcomeCode: "rateLimitRetryExhausted" } });
   });
   it("Codex answers the interrupt within milliseconds with turn/completed interrupted: still exhausted, interrupt acknowledged", () => {
     const exhausted = feed(events, 1000 + 65 * SEC);

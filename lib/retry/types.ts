@@ -156,6 +156,8 @@ export interface ThreadSettings {
   capacityRecovery?: boolean;
   /** How long a stop may stay unacknowledged before the thread is `broken` (default STOP_GRACE_MS). */
   stopGraceMs?: number;
+  /** Replaces every policy's deadline grace (the "+ 60 s"), e.g. for short end-to-end tests. */
+  graceMs?: number;
 }
 
 /** Where a piece of retry advice came from (SPEC §4). */

@@ -40,7 +40,8 @@ export function acknowledgeDirective(
   const state = applyInternalEvent(outcome.threadId, {
     type: "directive.acked",
     turnId: outcome.turnId,
-    directiveId: id,
+    // The engine knows directives by its own deterministic key, not by the database id.
+    directiveId: outcome.key,
     ackResult: result,
     reason: detail,
   }, now);

@@ -34,9 +34,10 @@ import { publish } from "./bus";
 /** Directives for moments further in the past than this are recorded as expired, not sent. */
 const DIRECTIVE_MAX_AGE_MS = 5 * 60_000;
 
-export function stopGraceMs(): number | undefined {
-  const value = Number(process.env.RADAR_STOP_GRACE_MS);
-  return Number.isFinite(value) && value > 0 ? value : undefined;
+/** Deployment overrides of the engine's graces, from the environment (README "Configuration"). */
+function envMs(name: string): number | undefined {
+  const value = Number(process.env[name]);
+  return process.env[name] && Number.isFinite(value) && value > 0 ? value : undefined;
 }
 
 interface WorkingThread extends StoredThread {
@@ -230,7 +231,8 @@ function newThreadState(externalId: string, source: SourceRecord): ThreadState {
       ...base.settings,
       policy: source.policy ?? base.settings?.policy ?? null,
       capacityRecovery: source.capacityRecovery,
-      ...(stopGraceMs() ? { stopGraceMs: stopGraceMs() } : {}),
+      stopGraceMs: envMs("RADAR_STOP_GRACE_MS"),
+      graceMs: envMs("RADAR_POLICY_GRACE_MS"),
     },
   };
 }

@@ -1,0 +1,16 @@
+import { metricsSnapshot } from "@/lib/db/insights";
+import { createMetricsRegistry } from "@/lib/insights/metrics";
+
+export const dynamic = "force-dynamic";
+
+// One registry per process (kept on globalThis across dev reloads). It holds no counts of its
+// own: every scrape reads a fresh snapshot from the database (see lib/insights/metrics.ts), so
+// the numbers survive restarts and agree across instances sharing the database.
+const globalForMetrics = globalThis as unknown as { __radarMetrics?: ReturnType<typeof createMetricsRegistry> };
+
+/** Prometheus text exposition: retry notices, episodes, directives, threads, advised delays and gaps. */
+export async function GET() {
+  globalForMetrics.__radarMetrics ??= createMetricsRegistry(() => metricsSnapshot(Date.now()));
+  const metrics = globalForMetrics.__radarMetrics;
+  return new Response(await metrics.scrape(), { headers: { "content-type": metrics.contentType, "cache-control": "no-store" } });
+}

@@ -1,0 +1,16 @@
+import { insights } from "@/lib/db/insights";
+import { parseInsightsQuery } from "@/lib/insights/range";
+import { problem } from "@/lib/server/http";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * Every insights chart's numbers: ?range=1h|24h|7d or ?from=&to= (ISO or epoch ms), ?split=kind|provider|model,
+ * plus the board filter (status, kind, provider, model, source, q). Fields: lib/insights/types.ts.
+ */
+export async function GET(request: Request) {
+  const now = Date.now();
+  const parsed = parseInsightsQuery(new URL(request.url).searchParams, now);
+  if (!parsed.ok) return problem(400, "Bad insights query", parsed.error);
+  return Response.json({ ...insights(parsed.query, now), serverTime: new Date(now).toISOString() });
+}

@@ -1,0 +1,137 @@
+/**
+ * The relay with the REAL Codex CLI (`codex app-server`, @openai/codex 0.171.0) against the built
+ * app and a mock model provider. A 429 with `Retry-After: 3600` makes Codex announce
+ * "Reconnecting... 1/5" and then sleep for an hour in silence (protocols.md); the radar must show
+ * it, end it at its stall deadline (or on Stop), and the interrupt must reach Codex through the
+ * relay, which acknowledges it.
+ *
+ * The stall deadline is the policy's expected delay (5 s, an estimate: Codex does not say) plus
+ * the grace; the server runs with RADAR_POLICY_GRACE_MS=2000 so this takes seconds. (Should the
+ * server not honour that override, the test still passes, waiting for the deadline the radar
+ * itself reports — about a minute.)
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startMockProvider, rateLimited, type MockProvider } from "../support/mock-provider";
+import { codexEnv, startRelay, waitFor, withTimeout, type RelayProcess } from "../support/relay-helpers";
+import { summary, threadDetail, type ThreadDetailView } from "../support/relay-radar";
+import { post, startServer, type RunningServer } from "../support/server";
+
+let server: RunningServer;
+let mock: MockProvider;
+let relay: RelayProcess | null = null;
+
+beforeAll(async () => {
+  [server, mock] = await Promise.all([startServer({ RADAR_POLICY_GRACE_MS: "2000", RADAR_STOP_GRACE_MS: "20000" }), startMockProvider()]);
+});
+
+afterEach(async () => {
+  if (relay && relay.child.exitCode === null) {
+    relay.kill("SIGKILL");
+    await relay.exited;
+  }
+  relay = null;
+});
+
+afterAll(async () => {
+  await Promise.all([server?.stop(), mock?.close()]);
+});
+
+/** Starts a supervised Codex task whose first model call gets a 429 with Retry-After: 3600. */
+async function startLongWait(): Promise<{ threadId: string; view: ThreadDetailView }> {
+  mock.enqueue("openai", rateLimited(3600));
+  const before = mock.calls("openai").length;
+  const codex = codexEnv(mock);
+  relay = startRelay(["codex-app-server", "--server", server.url, "--token", server.token, "--prompt", "say hi", "--cwd", codex.cwd, "--poll-wait", "5s"], {
+    env: codex.env,
+  });
+  const r = relay;
+  const threadId = await waitFor(() => /supervising Codex thread (\S+),/.exec(r.stderr())?.[1], 30_000, () => r.stderr());
+  await mock.waitForCalls("openai", before + 1, 20_000);
+  // The board: the real Codex thread is Retrying 1/5.
+  const view = await waitFor(
+    async () => {
+      const v = await threadDetail(server, threadId);
+      return v?.thread.status === "retrying" ? v : null;
+    },
+    15_000,
+    () => r.stderr(),
+  );
+  return { threadId, view };
+}
+
+describe("relay codex-app-server with the real Codex CLI", () => {
+  it("shows Retrying 1/5, turns exhausted at the stall deadline, interrupts Codex through the relay and acknowledges", async () => {
+    const { threadId, view } = await startLongWait();
+    expect(view.thread.agent).toBe("codex");
+    expect(view.thread.retry).toMatchObject({ kind: "rate_limit", attempt: 1, maxAttempts: 5, policy: "codex-429-stall-bound", nextAttemptEstimated: true });
+    expect(view.thread.lastError).toMatchObject({ httpStatus: 429 });
+    const deadline = Date.parse(view.thread.retry!.deadlineAt!);
+    expect(deadline).toBeGreaterThan(Date.now() - 1_000);
+
+    // Nothing happens on the wire (Codex sleeps for an hour); the radar's watchdog ends it.
+    const exhausted = await waitFor(
+      async () => {
+        const v = await threadDetail(server, threadId);
+        return v && v.thread.status === "exhausted" && v.directives.some((d) => d.kind === "interrupt" && d.state === "acknowledged") ? v : null;
+      },
+      Math.max(0, deadline - Date.now()) + 20_000,
+      () => relay!.stderr(),
+    );
+    expect(Date.now()).toBeGreaterThanOrEqual(deadline);
+    const interrupt = exhausted.directives.find((d) => d.kind === "interrupt")!;
+    expect(interrupt).toMatchObject({ state: "acknowledged", result: "acknowledged", origin: "policy" });
+    expect(interrupt.detail).toMatch(/Codex accepted turn\/interrupt/);
+    expect(exhausted.episodes.at(-1)).toMatchObject({ outcome: "exhausted", kind: "rate_limit" });
+
+    // Codex itself ended the turn: its own turn/completed with status interrupted is on the record.
+    const done = await waitFor(
+      async () => {
+        const v = await threadDetail(server, threadId);
+        return v?.events.some((e) => e.type === "turn.interrupted" && e.nativeType === "turn/completed") ? v : null;
+      },
+      10_000,
+      async () => summary(await threadDetail(server, threadId)),
+    );
+    expect(done.events.find((e) => e.type === "turn.interrupted")!.raw).toMatchObject({ message: { params: { turn: { status: "interrupted" } } } });
+    expect(done.events.some((e) => e.type === "interrupt.requested")).toBe(true);
+
+    // The relay exits once the supervised turn has ended, and Codex made no further provider call.
+    const exit = await withTimeout(relay!.exited, 15_000, "relay exit");
+    expect(exit.code, relay!.stderr()).toBe(0);
+    expect(relay!.stderr()).toMatch(/ended interrupted/);
+    expect(mock.calls("openai")).toHaveLength(1);
+  }, 150_000);
+
+  it("Stop retrying through the API during the long wait reaches Codex within seconds and is acknowledged", async () => {
+    const { threadId } = await startLongWait();
+    const calls = mock.calls("openai").length;
+    const stoppedAt = Date.now();
+    const stop = await post(server, `/api/v1/threads/${threadId}/stop`, { reason: "relay e2e: stop during a 1 h wait" });
+    expect(stop.status).toBe(202);
+    expect(stop.body).toMatchObject({ result: "stopping" });
+
+    const view = await waitFor(
+      async () => {
+        const v = await threadDetail(server, threadId);
+        return v && v.directives.some((d) => d.kind === "interrupt" && d.state === "acknowledged") && v.events.some((e) => e.type === "turn.interrupted") ? v : null;
+      },
+      15_000,
+      () => relay!.stderr(),
+    );
+    const directive = view.directives.find((d) => d.kind === "interrupt")!;
+    expect(directive).toMatchObject({ origin: "operator", result: "acknowledged" });
+    expect(Date.parse(directive.acknowledgedAt!) - stoppedAt).toBeLessThan(10_000);
+    const final = await waitFor(
+      async () => {
+        const v = await threadDetail(server, threadId);
+        return v?.thread.status === "stopped" ? v : null;
+      },
+      10_000,
+      async () => summary(await threadDetail(server, threadId)),
+    );
+    expect(final.thread.retry).toBeNull();
+    const exit = await withTimeout(relay!.exited, 15_000, "relay exit");
+    expect(exit.code, relay!.stderr()).toBe(0);
+    expect(mock.calls("openai")).toHaveLength(calls);
+  }, 90_000);
+});

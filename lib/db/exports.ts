@@ -1,0 +1,175 @@
+import type Database from "better-sqlite3";
+import type { ExportQuery } from "@/lib/insights/range";
+import type { ExportRow } from "@/lib/insights/stream";
+import { db } from "./client";
+import { factFilterSql, threadFilterSql, waitMsSql } from "./insights";
+
+/**
+ * Exports read in keyset pages (`WHERE id > last ORDER BY id LIMIT n`): each page is one short
+ * query, nothing stays open between pages (the shared better-sqlite3 connection stays free for
+ * ingestion), and memory holds one page whatever the export's size. A page is produced only
+ * when the response stream asks for it. Rows arriving during an export may or may not appear.
+ *
+ * Column names are a documented contract (README "Exports"): add columns at the end, never
+ * rename. Times are ISO-8601 UTC, durations integer milliseconds, empty values null.
+ */
+
+type Sql = Database.Database;
+export const EXPORT_KINDS = ["threads", "episodes", "attempts"] as const;
+export type ExportKind = (typeof EXPORT_KINDS)[number];
+export const PAGE_SIZE = 500;
+
+export const EXPORT_COLUMNS = {
+  threads: [
+    "threadId", "sourceId", "source", "title", "agent", "provider", "model", "parentThreadId", "status", "turnId",
+    "retryKind", "retryAttempt", "retryMaxAttempts", "nextAttemptAt", "nextAttemptEstimated", "deadlineAt", "resetAt",
+    "advisedDelayMs", "policy", "lastErrorKind", "lastErrorHttpStatus", "lastErrorCode", "lastErrorMessage",
+    "createdAt", "updatedAt", "lastEventAt",
+  ],
+  episodes: [
+    "threadId", "sourceId", "agent", "provider", "model", "episodeSeq", "turnId", "kind", "policy", "maxAttempts",
+    "attempts", "startedAt", "endedAt", "outcome", "outcomeCode", "outcomeReason", "resetAt", "timeLostMs",
+  ],
+  attempts: [
+    "threadId", "sourceId", "agent", "provider", "model", "episodeSeq", "kind", "policy", "n", "noticeAt",
+    "advisedDelayMs", "expectedAt", "estimated", "deadlineAt", "startedAt", "actualGapMs", "earlyByMs", "waitMs",
+    "httpStatus", "code", "message",
+  ],
+} as const satisfies Record<ExportKind, readonly string[]>;
+
+export const TIMELINE_COLUMNS = [
+  "record", "at", "endAt", "episodeSeq", "eventSeq", "type", "nativeType", "format", "kind", "policy", "n",
+  "maxAttempts", "delayMs", "advisedDelayMs", "expectedAt", "estimated", "actualGapMs", "earlyByMs", "outcome",
+  "outcomeCode", "httpStatus", "code", "message", "count", "late", "receivedAt", "raw",
+] as const;
+
+const TIME_COLUMNS = new Set([
+  "nextAttemptAt", "deadlineAt", "resetAt", "createdAt", "updatedAt", "lastEventAt", "startedAt", "endedAt",
+  "noticeAt", "expectedAt", "at", "endAt", "receivedAt",
+]);
+const BOOLEAN_COLUMNS = new Set(["nextAttemptEstimated", "estimated", "late"]);
+
+/** SQLite integers → ISO times and booleans; `raw` payloads back to JSON; internal keys dropped. */
+function present(row: Record<string, unknown>): ExportRow {
+  const out: ExportRow = {};
+  for (const [column, value] of Object.entries(row)) {
+    if (column.startsWith("_")) continue;
+    if (value === null || value === undefined) out[column] = null;
+    else if (TIME_COLUMNS.has(column)) out[column] = new Date(value as number).toISOString();
+    else if (BOOLEAN_COLUMNS.has(column)) out[column] = value === 1 || value === true;
+    else if (column === "raw") out[column] = JSON.parse(value as string) as unknown;
+    else out[column] = value;
+  }
+  return out;
+}
+
+const derivedStatus = "CASE WHEN t.status = 'retrying' AND t.deadlineAt < ? THEN 'stalled' ELSE t.status END";
+
+const THREAD_SELECT = `SELECT t.id AS _key, t.externalId AS threadId, t.sourceId, s.name AS source, t.title, t.agent,
+    t.provider, t.model, t.parentExternalId AS parentThreadId, ${derivedStatus} AS status, t.turnId, t.retryKind,
+    t.retryAttempt, t.retryMaxAttempts, t.nextAttemptAt, t.nextAttemptEstimated, t.deadlineAt, t.resetAt,
+    t.advisedDelayMs, t.policy, t.lastErrorKind, t.lastErrorHttpStatus, t.lastErrorCode, t.lastErrorMessage,
+    t.createdAt, t.updatedAt, t.lastEventAt
+  FROM "Thread" t JOIN "Source" s ON s.id = t.sourceId`;
+
+interface PagedQuery {
+  text: string;
+  /** Parameters before and after the keyset parameter. */
+  before: unknown[];
+  after: unknown[];
+}
+
+/**
+ * Which rows a kind exports. Threads: the board's filter as it is (its time range is the
+ * threads' last update). Episodes: those overlapping the range. Attempts: those noticed in it.
+ * For episodes and attempts `kind` is their own kind (see factFilterSql).
+ */
+function pagedQuery(kind: ExportKind, query: ExportQuery, now: number): PagedQuery {
+  const { range, filter } = query;
+  if (kind === "threads") {
+    const where = threadFilterSql({ ...filter, from: range?.from, to: range?.to }, now);
+    return { text: `${THREAD_SELECT} WHERE t.id > ? AND ${where.sql} ORDER BY t.id LIMIT ?`, before: [now], after: where.params };
+  }
+  const where = factFilterSql(filter, "ep.kind", now);
+  const horizon = Math.min(range?.to ?? now, now);
+  if (kind === "episodes") {
+    const inRange = range ? "ep.startedAt < ? AND (ep.endedAt IS NULL OR ep.endedAt >= ?) AND" : "";
+    return {
+      text: `SELECT ep.id AS _key, t.externalId AS threadId, t.sourceId, t.agent, t.provider, t.model, ep.seq AS episodeSeq,
+          ep.turnId, ep.kind, ep.policy, ep.maxAttempts,
+          (SELECT count(*) FROM "Attempt" a WHERE a.episodeId = ep.id) AS attempts,
+          ep.startedAt, ep.endedAt, ep.outcome, ep.outcomeCode, ep.outcomeReason, ep.resetAt,
+          (SELECT coalesce(sum(${waitMsSql("?")}), 0) FROM "Attempt" a WHERE a.episodeId = ep.id) AS timeLostMs
+        FROM "Episode" ep JOIN "Thread" t ON t.id = ep.threadId
+        WHERE ep.id > ? AND ${inRange} ${where.sql} ORDER BY ep.id LIMIT ?`,
+      before: [horizon, horizon],
+      after: [...(range ? [range.to, range.from] : []), ...where.params],
+    };
+  }
+  const inRange = range ? "a.noticeAt >= ? AND a.noticeAt < ? AND" : "";
+  return {
+    text: `SELECT a.id AS _key, t.externalId AS threadId, t.sourceId, t.agent, t.provider, t.model, ep.seq AS episodeSeq,
+        ep.kind, ep.policy, a.n, a.noticeAt, a.advisedDelayMs, a.expectedAt, a.estimated, a.deadlineAt, a.startedAt,
+        a.startedAt - a.noticeAt AS actualGapMs, a.earlyByMs, ${waitMsSql("?")} AS waitMs, a.httpStatus, a.code, a.message
+      FROM "Attempt" a JOIN "Episode" ep ON ep.id = a.episodeId JOIN "Thread" t ON t.id = ep.threadId
+      WHERE a.id > ? AND ${inRange} ${where.sql} ORDER BY a.id LIMIT ?`,
+    before: [horizon, horizon],
+    after: [...(range ? [range.from, range.to] : []), ...where.params],
+  };
+}
+
+/** Pages of export rows; each `next()` runs one query. */
+export function* exportPages(kind: ExportKind, query: ExportQuery, now: number, sql: Sql = db().sql, pageSize = PAGE_SIZE): Generator<ExportRow[]> {
+  const { text, before, after } = pagedQuery(kind, query, now);
+  const statement = sql.prepare(text);
+  let last = 0;
+  for (;;) {
+    const rows = statement.all(...before, last, ...after, pageSize) as Record<string, unknown>[];
+    if (rows.length === 0) return;
+    last = rows[rows.length - 1]._key as number;
+    yield rows.map(present);
+    if (rows.length < pageSize) return;
+  }
+}
+
+/** One thread as the first line / envelope of its timeline export. */
+export function threadExportRow(key: number, now: number, sql: Sql = db().sql): ExportRow | null {
+  const row = sql.prepare(`${THREAD_SELECT} WHERE t.id = ?`).get(now, key) as Record<string, unknown> | undefined;
+  return row ? present(row) : null;
+}
+
+/**
+ * A thread's timeline: its episodes, attempts and events in one time order (episode before its
+ * first attempt before the event that announced it), paged on (at, rank, key).
+ */
+const TIMELINE = `SELECT * FROM (
+    SELECT ep.startedAt AS at, 0 AS _rank, ep.id AS _key, 'episode' AS record, ep.endedAt AS endAt, ep.seq AS episodeSeq,
+      NULL AS eventSeq, NULL AS type, NULL AS nativeType, NULL AS format, ep.kind, ep.policy, NULL AS n, ep.maxAttempts,
+      NULL AS delayMs, NULL AS advisedDelayMs, NULL AS expectedAt, NULL AS estimated, NULL AS actualGapMs, NULL AS earlyByMs,
+      ep.outcome, ep.outcomeCode, NULL AS httpStatus, NULL AS code, ep.outcomeReason AS message, NULL AS count, NULL AS late,
+      NULL AS receivedAt, NULL AS raw
+    FROM "Episode" ep WHERE ep.threadId = ?
+    UNION ALL
+    SELECT a.noticeAt, 1, a.id, 'attempt', a.startedAt, ep.seq, NULL, NULL, NULL, NULL, ep.kind, ep.policy, a.n, NULL,
+      NULL, a.advisedDelayMs, a.expectedAt, a.estimated, a.startedAt - a.noticeAt, a.earlyByMs, NULL, NULL, a.httpStatus,
+      a.code, a.message, NULL, NULL, NULL, NULL
+    FROM "Attempt" a JOIN "Episode" ep ON ep.id = a.episodeId WHERE ep.threadId = ?
+    UNION ALL
+    SELECT e.at, 2, e.id, 'event', e.lastAt, NULL, e.id, e.type, e.nativeType, e.format, e.kind, NULL, e.attempt,
+      e.maxAttempts, e.delayMs, NULL, NULL, NULL, NULL, NULL, NULL, NULL, e.httpStatus, e.code, e.message, e.count, e.late,
+      e.receivedAt, e.raw
+    FROM "Event" e WHERE e.threadId = ?
+  ) WHERE (at, _rank, _key) > (?, ?, ?) ORDER BY at, _rank, _key LIMIT ?`;
+
+export function* timelinePages(key: number, sql: Sql = db().sql, pageSize = PAGE_SIZE): Generator<ExportRow[]> {
+  const statement = sql.prepare(TIMELINE);
+  let cursor: [number, number, number] = [Number.MIN_SAFE_INTEGER, 0, 0];
+  for (;;) {
+    const rows = statement.all(key, key, key, ...cursor, pageSize) as Record<string, unknown>[];
+    if (rows.length === 0) return;
+    const last = rows[rows.length - 1];
+    cursor = [last.at as number, last._rank as number, last._key as number];
+    yield rows.map(present);
+    if (rows.length < pageSize) return;
+  }
+}

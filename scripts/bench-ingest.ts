@@ -1,0 +1,140 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import Database from "better-sqlite3";
+import { migrate } from "../lib/db/migrate";
+import { startServer, type RunningServer } from "../e2e/support/server";
+
+/**
+ * Ingestion over HTTP against the built app, next to raw better-sqlite3 inserts of the same
+ * event rows on the same machine. Batches of 500 canonical events, then single-event POSTs from
+ * a few concurrent clients. Needs a build (`npm test` or `npm start` makes one).
+ */
+const BATCH = 500;
+const BATCHES = 100;
+const SINGLES = 6_000;
+const SINGLE_CLIENTS = 8;
+const THREADS = 1_000;
+
+function event(i: number, base: number) {
+  const thread = i % THREADS;
+  const step = Math.floor(i / THREADS);
+  const types = ["turn.started", "retry", "attempt", "progress", "retry", "attempt", "progress", "turn.completed"] as const;
+  const type = types[step % types.length];
+  return {
+    id: `bench-${base}-${i}`,
+    threadId: `bench-thread-${base}-${thread}`,
+    turnId: `turn-${Math.floor(step / types.length)}`,
+    type,
+    at: base + i,
+    agent: "codex",
+    provider: "openai",
+    model: "gpt-5.5",
+    ...(type === "retry" ? { attempt: step % 8 === 1 ? 1 : 2, maxAttempts: 5, error: { httpStatus: 429, code: "rate_limit_exceeded", message: "Please try again in 2s." } } : {}),
+    ...(type === "attempt" ? { attempt: step % 8 === 2 ? 1 : 2 } : {}),
+  };
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+async function postJson(server: RunningServer, body: unknown): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(`${server.url}/api/v1/events`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const result = (await response.json()) as { accepted: number };
+  if (!response.ok || result.accepted === 0) throw new Error(`ingest failed: ${response.status} ${JSON.stringify(result)}`);
+  return performance.now() - started;
+}
+
+/** The same rows, inserted the fastest way SQLite allows: prepared statements in one transaction. */
+function rawInsertRate(rows: ReturnType<typeof event>[]): number {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-bench-raw-"));
+  const db = new Database(path.join(dir, "raw.db"));
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  migrate(db);
+  db.prepare(`INSERT INTO "Source" (id, name, createdAt) VALUES ('s', 's', 0)`).run();
+  const insert = db.prepare(
+    `INSERT INTO "Event" (sourceId, idempotencyKey, format, type, at, receivedAt, turnId, attempt, httpStatus, code, message, raw, normalized)
+     VALUES ('s', ?, 'canonical', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const started = performance.now();
+  for (let i = 0; i < rows.length; i += BATCH) {
+    db.transaction(() => {
+      for (const row of rows.slice(i, i + BATCH)) {
+        const json = JSON.stringify(row);
+        const error = (row as { error?: { httpStatus: number; code: string; message: string } }).error;
+        insert.run(row.id, row.type, row.at, row.at, row.turnId, (row as { attempt?: number }).attempt ?? null, error?.httpStatus ?? null, error?.code ?? null, error?.message ?? null, json, json);
+      }
+    })();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+  return rows.length / seconds;
+}
+
+export interface IngestBench {
+  batch: { events: number; eventsPerSecond: number; p50Ms: number; p99Ms: number };
+  raw: { rowsPerSecond: number };
+  ratio: number;
+  single: { requests: number; clients: number; requestsPerSecond: number; p50Ms: number; p99Ms: number };
+}
+
+export async function benchIngest(): Promise<IngestBench> {
+  const server = await startServer();
+  try {
+    const base = Date.now() - 86_400_000;
+    const rows = Array.from({ length: BATCH * BATCHES }, (_, i) => event(i, base));
+    const batchLatencies: number[] = [];
+    const started = performance.now();
+    for (let i = 0; i < rows.length; i += BATCH) batchLatencies.push(await postJson(server, rows.slice(i, i + BATCH)));
+    const batchSeconds = (performance.now() - started) / 1000;
+    batchLatencies.sort((a, b) => a - b);
+
+    const singleBase = base + 10_000_000;
+    const singleLatencies: number[] = [];
+    let next = 0;
+    const singleStarted = performance.now();
+    await Promise.all(
+      Array.from({ length: SINGLE_CLIENTS }, async () => {
+        while (next < SINGLES) singleLatencies.push(await postJson(server, event(next++, singleBase)));
+      }),
+    );
+    const singleSeconds = (performance.now() - singleStarted) / 1000;
+    singleLatencies.sort((a, b) => a - b);
+
+    const rawRate = rawInsertRate(rows);
+    const batchRate = rows.length / batchSeconds;
+    return {
+      batch: { events: rows.length, eventsPerSecond: Math.round(batchRate), p50Ms: +percentile(batchLatencies, 50).toFixed(1), p99Ms: +percentile(batchLatencies, 99).toFixed(1) },
+      raw: { rowsPerSecond: Math.round(rawRate) },
+      ratio: +(batchRate / rawRate).toFixed(3),
+      single: {
+        requests: SINGLES,
+        clients: SINGLE_CLIENTS,
+        requestsPerSecond: Math.round(SINGLES / singleSeconds),
+        p50Ms: +percentile(singleLatencies, 50).toFixed(1),
+        p99Ms: +percentile(singleLatencies, 99).toFixed(1),
+      },
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+export function formatIngestBench(result: IngestBench): string {
+  return [
+    `ingest, batches of ${BATCH} over HTTP: ${result.batch.events.toLocaleString("en")} events at ${result.batch.eventsPerSecond.toLocaleString("en")} events/s (p50 ${result.batch.p50Ms} ms, p99 ${result.batch.p99Ms} ms per batch)`,
+    `raw better-sqlite3 inserts of the same rows: ${result.raw.rowsPerSecond.toLocaleString("en")} rows/s → HTTP ingestion reaches ${(result.ratio * 100).toFixed(1)} % of raw (target ≥ 25 %)`,
+    `ingest, single-event POSTs from ${result.single.clients} clients: ${result.single.requestsPerSecond.toLocaleString("en")} requests/s (p50 ${result.single.p50Ms} ms, p99 ${result.single.p99Ms} ms; target ≥ 2,000/s, p99 < 50 ms)`,
+  ].join("\n");
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  benchIngest().then((result) => console.log(formatIngestBench(result)));
+}
