@@ -9,7 +9,10 @@ import { startServer, type RunningServer } from "../e2e/support/server";
 /**
  * Ingestion over HTTP against the built app, next to raw better-sqlite3 inserts of the same
  * event rows on the same machine. Batches of 500 canonical events, then single-event POSTs from
- * a few concurrent clients. Needs a build (`npm test` or `npm start` makes one).
+ * a few concurrent clients. Needs a build (`npm test` or `npm start` makes one). A batch holds
+ * what one source sends in a moment: runs of events from a few threads (25 per batch), as a relay
+ * does; the cost per batch grows with the number of distinct threads it touches (one projection
+ * write each).
  */
 const BATCH = 500;
 const BATCHES = 100;
@@ -17,9 +20,12 @@ const SINGLES = 6_000;
 const SINGLE_CLIENTS = 8;
 const THREADS = 1_000;
 
+/** Events a source reports: runs of 20 consecutive events per thread, so a batch of 500 spans 25 threads. */
+const RUN = 20;
+
 function event(i: number, base: number) {
-  const thread = i % THREADS;
-  const step = Math.floor(i / THREADS);
+  const thread = Math.floor(i / RUN) % THREADS;
+  const step = (i % RUN) + RUN * Math.floor(i / (RUN * THREADS));
   const types = ["turn.started", "retry", "attempt", "progress", "retry", "attempt", "progress", "turn.completed"] as const;
   const type = types[step % types.length];
   return {

@@ -46,7 +46,8 @@ interface Built {
   now: number;
 }
 
-function build(now: number): Built {
+/** The benchmark database, in a temporary folder the caller removes. */
+export function buildBenchDatabase(now: number): Built {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-bench-insights-"));
   const file = path.join(dir, "radar.db");
   const sql = new Database(file);
@@ -55,7 +56,8 @@ function build(now: number): Built {
   migrate(sql);
   const started = performance.now();
   const from = now - 7 * DAY;
-  const threadSpan = 7 * DAY - TURNS * 3_600_000;
+  // Turns interleave evenly over the 7 days (each thread's in order), so every hour holds 1/168 of the data.
+  const turnStart = (t: number, turn: number) => from + Math.floor(((turn * THREADS + t) / (THREADS * TURNS)) * (7 * DAY - 120_000));
 
   const insertSource = sql.prepare(`INSERT INTO "Source" (id, name, createdAt) VALUES (?, ?, ?)`);
   const insertThread = sql.prepare(
@@ -85,8 +87,8 @@ function build(now: number): Built {
       const agentIndex = t % AGENTS.length;
       const sourceId = `src-${agentIndex}`;
       const threadKey = t + 1;
-      const start = from + Math.floor((t / THREADS) * threadSpan);
-      const end = start + TURNS * 3_600_000;
+      const start = turnStart(t, 0);
+      const end = turnStart(t, TURNS - 1) + 90_000;
       insertThread.run(threadKey, sourceId, `thread-${t}`, `bench thread ${t}`, AGENTS[agentIndex], provider, model, t % 7 === 0 ? "exhausted" : "completed", "capacity", start, end, end);
       let seq = 0;
       const event = (type: string, at: number, turnId: string, extra: { attempt?: number; delayMs?: number; kind?: string; httpStatus?: number; code?: string; message?: string } = {}) => {
@@ -97,7 +99,7 @@ function build(now: number): Built {
       };
       for (let turn = 0; turn < TURNS; turn++) {
         const turnId = `turn-${turn}`;
-        const at = start + turn * 3_600_000;
+        const at = turnStart(t, turn);
         const r = random(t * TURNS + turn);
         event("turn.started", at, turnId);
         // A 429 episode: two notices advising 2 s, the first retry sometimes early; recovered by progress.
@@ -131,14 +133,12 @@ function build(now: number): Built {
 /** Wraps a connection so every statement's run time is recorded with a short label. */
 function timed(sql: Database.Database, log: { label: string; ms: number }[]): Database.Database {
   const label = (text: string) =>
-    text.includes("e.type = 'retry'") ? "notices per bucket"
-    : text.includes("ep.outcome AS series") ? "outcomes per bucket"
+    text.includes("e.type = 'retry'") ? "notices"
+    : text.includes("ep.outcome AS series") ? "outcomes"
     : text.includes("ep.endedAt IS NULL OR") ? "open episodes"
-    : text.includes("top AS") ? "top threads"
-    : text.includes("GROUP BY provider, model") ? "time lost by provider/model"
-    : text.includes("AS actual") ? "actual gap bins"
-    : text.includes("AS advised") ? "advised delay bins"
-    : text.includes("GROUP BY agent") ? "early share by agent"
+    : text.includes("AS actualBin") ? "gap bins"
+    : text.includes("per AS MATERIALIZED") ? "waits per thread"
+    : text.includes("json_each") ? "top thread details"
     : "other";
   return new Proxy(sql, {
     get(target, property, receiver) {
@@ -176,7 +176,7 @@ export interface InsightsBench {
 
 export function benchInsights(): InsightsBench {
   const now = Date.now();
-  const built = build(now);
+  const built = buildBenchDatabase(now);
   const sql = new Database(built.file, { readonly: true });
   try {
     const views = ["range=1h", "range=24h", "range=7d", "range=24h&split=model", "range=7d&provider=anthropic&kind=capacity", "range=24h&q=thread-99"].map((view) => {

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // `npm start`: install what is missing, prepare the database, build if stale, serve.
 // Configuration (all optional): HOST, PORT, DATABASE_URL, RADAR_INGEST_TOKEN. See README.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import crypto from "node:crypto";
 import path from "node:path";
-import { ensureBuilt, ensureGenerated, ensureInstalled, log, root, run } from "./lib/prepare.mjs";
+import { ensureBuilt, ensureGenerated, ensureInstalled, log, root } from "./lib/prepare.mjs";
 
 const host = process.env.HOST || "127.0.0.1";
 const port = process.env.PORT || "3000";
@@ -12,19 +13,54 @@ const started = Date.now();
 try {
   ensureInstalled();
   ensureGenerated();
-  // Fails fast, before a build, on a bad DATABASE_URL or an unwritable data folder.
-  run(path.join(root, "node_modules", ".bin", "tsx"), [path.join(root, "scripts", "preflight.ts")]);
+  // Fails fast, before a build, on a bad DATABASE_URL or an unwritable data folder; it prints its own one-line reason.
+  const preflight = spawnSync(path.join(root, "node_modules", ".bin", "tsx"), [path.join(root, "scripts", "preflight.ts")], { cwd: root, stdio: "inherit" });
+  if (preflight.status !== 0) process.exit(1);
   ensureBuilt();
 } catch (error) {
   log(`could not start: ${error.message}`);
   process.exit(1);
 }
 
+// `npm start -- --demo`: the simulated fleet drives this server through its public API. It needs
+// a valid ingest token: the configured one, or a fresh one the server adds to its first source.
+const demo = process.argv.slice(2).includes("--demo");
+const token = process.env.RADAR_INGEST_TOKEN || (demo ? `rr_demo_${crypto.randomBytes(18).toString("base64url")}` : "");
+
 log(`ready to serve after ${((Date.now() - started) / 1000).toFixed(1)} s of preparation`);
+const children = [];
 const server = spawn(path.join(root, "node_modules", ".bin", "next"), ["start", "-H", host, "-p", port], {
   cwd: root,
   stdio: "inherit",
-  env: { ...process.env, HOST: host, PORT: port, NEXT_TELEMETRY_DISABLED: "1" },
+  env: { ...process.env, HOST: host, PORT: port, NEXT_TELEMETRY_DISABLED: "1", ...(token ? { RADAR_INGEST_TOKEN: token } : {}) },
 });
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
-server.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+children.push(server);
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => children.forEach((child) => child.kill(signal)));
+server.on("exit", (code, signal) => {
+  children.forEach((child) => child.kill("SIGTERM"));
+  process.exit(code ?? (signal ? 1 : 0));
+});
+
+if (demo) {
+  const url = `http://${host}:${port}`;
+  await waitForHealth(url);
+  log(`demo: a simulated fleet now reports to ${url} — open it in a browser`);
+  children.push(
+    spawn(path.join(root, "node_modules", ".bin", "tsx"), [path.join(root, "scripts", "demo", "cli.ts"), "--server", url, "--token", token], {
+      cwd: root,
+      stdio: "inherit",
+    }),
+  );
+}
+
+async function waitForHealth(url) {
+  for (let i = 0; i < 600; i++) {
+    try {
+      if ((await fetch(`${url}/api/health`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  log("demo: the server did not become healthy in 60 s; not starting the simulator");
+}

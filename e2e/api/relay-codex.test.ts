@@ -11,8 +11,8 @@
  * itself reports — about a minute.)
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startMockProvider, rateLimited, type MockProvider } from "../support/mock-provider";
-import { codexEnv, startRelay, waitFor, withTimeout, type RelayProcess } from "../support/relay-helpers";
+import { overloaded503, rateLimited, startMockProvider, type MockProvider } from "../support/mock-provider";
+import { codexEnv, removeTempDirs, startRelay, waitFor, withTimeout, type RelayProcess } from "../support/relay-helpers";
 import { summary, threadDetail, type ThreadDetailView } from "../support/relay-radar";
 import { post, startServer, type RunningServer } from "../support/server";
 
@@ -34,6 +34,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   await Promise.all([server?.stop(), mock?.close()]);
+  removeTempDirs();
 });
 
 /** Starts a supervised Codex task whose first model call gets a 429 with Retry-After: 3600. */
@@ -134,4 +135,50 @@ describe("relay codex-app-server with the real Codex CLI", () => {
     expect(exit.code, relay!.stderr()).toBe(0);
     expect(mock.calls("openai")).toHaveLength(calls);
   }, 90_000);
+
+  it("503 server_is_overloaded: Codex retries silently, then fails with serverOverloaded; the relay forwards it and exits 1", async () => {
+    // Codex makes 5 calls in all for a 503 without Retry-After (0.2, 0.4, 0.8, 1.6 s apart; protocols.md).
+    mock.enqueue("openai", ...Array.from({ length: 5 }, () => overloaded503()));
+    const before = mock.calls("openai").length;
+    const codex = codexEnv(mock);
+    relay = startRelay(["codex-app-server", "--server", server.url, "--token", server.token, "--prompt", "say hi", "--cwd", codex.cwd], { env: codex.env });
+    const r = relay;
+    const threadId = await waitFor(() => /supervising Codex thread (\S+),/.exec(r.stderr())?.[1], 30_000, () => r.stderr());
+    const exit = await withTimeout(r.exited, 30_000, "relay exit");
+    expect(exit.code, r.stderr()).toBe(1);
+    expect(r.stderr()).toMatch(/ended failed/);
+    expect(mock.calls("openai").length - before).toBe(5);
+    const view = await waitFor(async () => {
+      const v = await threadDetail(server, threadId);
+      return v?.thread.status === "failed" ? v : null;
+    }, 10_000, async () => summary(await threadDetail(server, threadId)));
+    expect(view.thread.lastError).toMatchObject({ kind: "capacity", code: "serverOverloaded" });
+  }, 60_000);
+});
+
+describe("relay codex-exec with the real Codex CLI", () => {
+  it("Stop retrying ends `codex exec --json` (SIGINT) during a 1 h wait and is acknowledged", async () => {
+    mock.enqueue("openai", rateLimited(3600));
+    const codex = codexEnv(mock);
+    relay = startRelay(
+      ["codex-exec", "--server", server.url, "--token", server.token, "--kill-grace", "3s", "--poll-wait", "5s", "--", "--skip-git-repo-check", "say hi"],
+      { env: codex.env, cwd: codex.cwd },
+    );
+    const r = relay;
+    const threadId = await waitFor(() => /"thread_id":"([^"]+)"/.exec(r.stdout())?.[1], 30_000, () => r.stderr());
+    const retrying = await waitFor(async () => {
+      const v = await threadDetail(server, threadId);
+      return v?.thread.status === "retrying" ? v : null;
+    }, 20_000, async () => summary(await threadDetail(server, threadId)));
+    expect(retrying.thread).toMatchObject({ agent: "codex-exec", retry: { attempt: 1, maxAttempts: 5, kind: "rate_limit" } });
+    const stop = await post(server, `/api/v1/threads/${threadId}/stop`, { reason: "relay e2e: stop codex exec" });
+    expect(stop.status).toBe(202);
+    await withTimeout(r.exited, 15_000, "relay exit");
+    expect(r.stderr()).toMatch(/codex exec exited \(code \d+\) — ended by a radar directive/);
+    const view = await waitFor(async () => {
+      const v = await threadDetail(server, threadId);
+      return v?.thread.status === "stopped" ? v : null;
+    }, 10_000, async () => summary(await threadDetail(server, threadId)));
+    expect(view.directives.find((d) => d.kind === "interrupt")).toMatchObject({ result: "acknowledged", detail: expect.stringMatching(/codex exec exited .* after SIGINT/) });
+  }, 60_000);
 });

@@ -19,6 +19,11 @@ process.on("exit", () => {
   for (const dir of temps) fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** Removes the temporary dirs made so far (call from afterAll; also done at process exit). */
+export function removeTempDirs(): void {
+  for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+}
+
 export function tempDir(prefix: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   temps.push(dir);
@@ -107,7 +112,7 @@ export function startRelay(args: string[], options: { env?: Record<string, strin
 }
 
 /** Polls `probe` until it returns a truthy value; throws with `describe()` on timeout. */
-export async function waitFor<T>(probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs: number, describe: () => string = () => "", intervalMs = 150): Promise<T> {
+export async function waitFor<T>(probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs: number, describe: () => string | Promise<string> = () => "", intervalMs = 150): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -118,7 +123,7 @@ export async function waitFor<T>(probe: () => Promise<T | null | undefined | fal
       last = error;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting${last ? ` (last error: ${(last as Error).message})` : ""}\n${describe()}`);
+      throw new Error(`timed out after ${timeoutMs} ms waiting${last ? ` (last error: ${(last as Error).message})` : ""}\n${await describe()}`);
     }
     await new Promise((r) => setTimeout(r, intervalMs));
   }

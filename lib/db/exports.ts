@@ -1,11 +1,11 @@
 import type Database from "better-sqlite3";
 import type { ExportQuery } from "@/lib/insights/range";
-import type { ExportRow } from "@/lib/insights/stream";
+import type { ExportKind, ExportRow } from "@/lib/insights/stream";
 import { db } from "./client";
-import { factFilterSql, threadFilterSql, waitMsSql } from "./insights";
+import { factFilterSql, RETRIED_AT_SQL, threadFilterSql, waitMsSql } from "./insights";
 
 /**
- * Exports read in keyset pages (`WHERE id > last ORDER BY id LIMIT n`): each page is one short
+ * Exports read in keyset pages (`WHERE (time, id) > last ORDER BY time, id LIMIT n`): each page is one short
  * query, nothing stays open between pages (the shared better-sqlite3 connection stays free for
  * ingestion), and memory holds one page whatever the export's size. A page is produced only
  * when the response stream asks for it. Rows arriving during an export may or may not appear.
@@ -15,9 +15,7 @@ import { factFilterSql, threadFilterSql, waitMsSql } from "./insights";
  */
 
 type Sql = Database.Database;
-export const EXPORT_KINDS = ["threads", "episodes", "attempts"] as const;
-export type ExportKind = (typeof EXPORT_KINDS)[number];
-export const PAGE_SIZE = 500;
+const PAGE_SIZE = 500;
 
 export const EXPORT_COLUMNS = {
   threads: [
@@ -32,8 +30,8 @@ export const EXPORT_COLUMNS = {
   ],
   attempts: [
     "threadId", "sourceId", "agent", "provider", "model", "episodeSeq", "kind", "policy", "n", "noticeAt",
-    "advisedDelayMs", "expectedAt", "estimated", "deadlineAt", "startedAt", "actualGapMs", "earlyByMs", "waitMs",
-    "httpStatus", "code", "message",
+    "advisedDelayMs", "expectedAt", "estimated", "deadlineAt", "startedAt", "retriedAt", "actualGapMs", "earlyByMs",
+    "waitMs", "httpStatus", "code", "message",
   ],
 } as const satisfies Record<ExportKind, readonly string[]>;
 
@@ -45,7 +43,7 @@ export const TIMELINE_COLUMNS = [
 
 const TIME_COLUMNS = new Set([
   "nextAttemptAt", "deadlineAt", "resetAt", "createdAt", "updatedAt", "lastEventAt", "startedAt", "endedAt",
-  "noticeAt", "expectedAt", "at", "endAt", "receivedAt",
+  "noticeAt", "expectedAt", "retriedAt", "at", "endAt", "receivedAt",
 ]);
 const BOOLEAN_COLUMNS = new Set(["nextAttemptEstimated", "estimated", "late"]);
 
@@ -65,7 +63,7 @@ function present(row: Record<string, unknown>): ExportRow {
 
 const derivedStatus = "CASE WHEN t.status = 'retrying' AND t.deadlineAt < ? THEN 'stalled' ELSE t.status END";
 
-const THREAD_SELECT = `SELECT t.id AS _key, t.externalId AS threadId, t.sourceId, s.name AS source, t.title, t.agent,
+const THREAD_SELECT = `SELECT t.id AS _sort, t.id AS _key, t.externalId AS threadId, t.sourceId, s.name AS source, t.title, t.agent,
     t.provider, t.model, t.parentExternalId AS parentThreadId, ${derivedStatus} AS status, t.turnId, t.retryKind,
     t.retryAttempt, t.retryMaxAttempts, t.nextAttemptAt, t.nextAttemptEstimated, t.deadlineAt, t.resetAt,
     t.advisedDelayMs, t.policy, t.lastErrorKind, t.lastErrorHttpStatus, t.lastErrorCode, t.lastErrorMessage,
@@ -74,45 +72,56 @@ const THREAD_SELECT = `SELECT t.id AS _key, t.externalId AS threadId, t.sourceId
 
 interface PagedQuery {
   text: string;
-  /** Parameters before and after the keyset parameter. */
+  /** Parameters before and after the keyset pair (_sort, _key). */
   before: unknown[];
   after: unknown[];
 }
 
 /**
- * Which rows a kind exports. Threads: the board's filter as it is (its time range is the
- * threads' last update). Episodes: those overlapping the range. Attempts: those noticed in it.
+ * Which rows a kind exports, all within [from, to) when a range is given, and in which order
+ * (the keyset, so each page starts where the last ended, through an index):
+ * - threads: the board's filter, and some event in the range (active then, whenever their row
+ *   was last updated); in creation order;
+ * - episodes: those overlapping the range, by start time;
+ * - attempts: those noticed in the range, by notice time.
  * For episodes and attempts `kind` is their own kind (see factFilterSql).
  */
 function pagedQuery(kind: ExportKind, query: ExportQuery, now: number): PagedQuery {
   const { range, filter } = query;
   if (kind === "threads") {
-    const where = threadFilterSql({ ...filter, from: range?.from, to: range?.to }, now);
-    return { text: `${THREAD_SELECT} WHERE t.id > ? AND ${where.sql} ORDER BY t.id LIMIT ?`, before: [now], after: where.params };
+    const where = threadFilterSql(filter, now);
+    const active = range ? `EXISTS (SELECT 1 FROM "Event" e WHERE e.threadId = t.id AND e.at >= ? AND e.at < ?) AND` : "";
+    return {
+      text: `${THREAD_SELECT} WHERE (t.id, t.id) > (?, ?) AND ${active} ${where.sql} ORDER BY t.id LIMIT ?`,
+      before: [now],
+      after: [...(range ? [range.from, range.to] : []), ...where.params],
+    };
   }
-  const where = factFilterSql(filter, "ep.kind", now);
+  const fact = factFilterSql(filter, "ep.kind", now);
+  const where = { sql: `${fact.kind.sql} AND ${fact.thread.sql}`, params: [...fact.kind.params, ...fact.thread.params] };
   const horizon = Math.min(range?.to ?? now, now);
   if (kind === "episodes") {
     const inRange = range ? "ep.startedAt < ? AND (ep.endedAt IS NULL OR ep.endedAt >= ?) AND" : "";
     return {
-      text: `SELECT ep.id AS _key, t.externalId AS threadId, t.sourceId, t.agent, t.provider, t.model, ep.seq AS episodeSeq,
-          ep.turnId, ep.kind, ep.policy, ep.maxAttempts,
+      text: `SELECT ep.startedAt AS _sort, ep.id AS _key, t.externalId AS threadId, t.sourceId, t.agent, t.provider, t.model,
+          ep.seq AS episodeSeq, ep.turnId, ep.kind, ep.policy, ep.maxAttempts,
           (SELECT count(*) FROM "Attempt" a WHERE a.episodeId = ep.id) AS attempts,
           ep.startedAt, ep.endedAt, ep.outcome, ep.outcomeCode, ep.outcomeReason, ep.resetAt,
           (SELECT coalesce(sum(${waitMsSql("?")}), 0) FROM "Attempt" a WHERE a.episodeId = ep.id) AS timeLostMs
         FROM "Episode" ep JOIN "Thread" t ON t.id = ep.threadId
-        WHERE ep.id > ? AND ${inRange} ${where.sql} ORDER BY ep.id LIMIT ?`,
+        WHERE (ep.startedAt, ep.id) > (?, ?) AND ${inRange} ${where.sql} ORDER BY ep.startedAt, ep.id LIMIT ?`,
       before: [horizon, horizon],
       after: [...(range ? [range.to, range.from] : []), ...where.params],
     };
   }
   const inRange = range ? "a.noticeAt >= ? AND a.noticeAt < ? AND" : "";
   return {
-    text: `SELECT a.id AS _key, t.externalId AS threadId, t.sourceId, t.agent, t.provider, t.model, ep.seq AS episodeSeq,
-        ep.kind, ep.policy, a.n, a.noticeAt, a.advisedDelayMs, a.expectedAt, a.estimated, a.deadlineAt, a.startedAt,
-        a.startedAt - a.noticeAt AS actualGapMs, a.earlyByMs, ${waitMsSql("?")} AS waitMs, a.httpStatus, a.code, a.message
+    text: `SELECT a.noticeAt AS _sort, a.id AS _key, t.externalId AS threadId, t.sourceId, t.agent, t.provider, t.model,
+        ep.seq AS episodeSeq, ep.kind, ep.policy, a.n, a.noticeAt, a.advisedDelayMs, a.expectedAt, a.estimated, a.deadlineAt,
+        a.startedAt, ${RETRIED_AT_SQL} AS retriedAt, ${RETRIED_AT_SQL} - a.noticeAt AS actualGapMs, a.earlyByMs,
+        ${waitMsSql("?")} AS waitMs, a.httpStatus, a.code, a.message
       FROM "Attempt" a JOIN "Episode" ep ON ep.id = a.episodeId JOIN "Thread" t ON t.id = ep.threadId
-      WHERE a.id > ? AND ${inRange} ${where.sql} ORDER BY a.id LIMIT ?`,
+      WHERE (a.noticeAt, a.id) > (?, ?) AND ${inRange} ${where.sql} ORDER BY a.noticeAt, a.id LIMIT ?`,
     before: [horizon, horizon],
     after: [...(range ? [range.from, range.to] : []), ...where.params],
   };
@@ -122,11 +131,12 @@ function pagedQuery(kind: ExportKind, query: ExportQuery, now: number): PagedQue
 export function* exportPages(kind: ExportKind, query: ExportQuery, now: number, sql: Sql = db().sql, pageSize = PAGE_SIZE): Generator<ExportRow[]> {
   const { text, before, after } = pagedQuery(kind, query, now);
   const statement = sql.prepare(text);
-  let last = 0;
+  let cursor: [number, number] = [Number.MIN_SAFE_INTEGER, 0];
   for (;;) {
-    const rows = statement.all(...before, last, ...after, pageSize) as Record<string, unknown>[];
+    const rows = statement.all(...before, ...cursor, ...after, pageSize) as Record<string, unknown>[];
     if (rows.length === 0) return;
-    last = rows[rows.length - 1]._key as number;
+    const last = rows[rows.length - 1];
+    cursor = [last._sort as number, last._key as number];
     yield rows.map(present);
     if (rows.length < pageSize) return;
   }
@@ -151,7 +161,7 @@ const TIMELINE = `SELECT * FROM (
     FROM "Episode" ep WHERE ep.threadId = ?
     UNION ALL
     SELECT a.noticeAt, 1, a.id, 'attempt', a.startedAt, ep.seq, NULL, NULL, NULL, NULL, ep.kind, ep.policy, a.n, NULL,
-      NULL, a.advisedDelayMs, a.expectedAt, a.estimated, a.startedAt - a.noticeAt, a.earlyByMs, NULL, NULL, a.httpStatus,
+      NULL, a.advisedDelayMs, a.expectedAt, a.estimated, ${RETRIED_AT_SQL} - a.noticeAt, a.earlyByMs, NULL, NULL, a.httpStatus,
       a.code, a.message, NULL, NULL, NULL, NULL
     FROM "Attempt" a JOIN "Episode" ep ON ep.id = a.episodeId WHERE ep.threadId = ?
     UNION ALL

@@ -2,11 +2,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GAP_BOUNDS_MS } from "@/lib/insights/gaps";
 import { parseExportQuery, parseInsightsQuery } from "@/lib/insights/range";
-import type { ExportRow } from "@/lib/insights/stream";
+import type { ExportKind, ExportRow } from "@/lib/insights/stream";
 import { openDatabase, type DatabaseHandles } from "./client";
-import { EXPORT_COLUMNS, exportPages, threadExportRow, timelinePages, type ExportKind } from "./exports";
-import { insights, metricsSnapshot, threadFilterSql } from "./insights";
+import { EXPORT_COLUMNS, exportPages, threadExportRow, timelinePages } from "./exports";
+import { gapBinSql, insights, metricsSnapshot, threadFilterSql } from "./insights";
 import { threadWhere, type ThreadFilter } from "./threads";
 
 /**
@@ -183,13 +184,16 @@ describe("time lost waiting", () => {
 });
 
 describe("advised vs actual gap", () => {
-  it("bins advised delays and actual gaps of started attempts, early ones apart", () => {
+  it("bins advised delays and actual gaps of retries that happened, early ones apart", () => {
     const bins = run(RANGE).gaps.bins.filter((b) => b.advised || b.actual);
     expect(bins).toEqual([
       { label: "≤ 250 ms", upToMs: 250, advised: 0, actual: 1, early: 1 },
       { label: "≤ 500 ms", upToMs: 500, advised: 0, actual: 1, early: 1 },
       { label: "≤ 1 s", upToMs: 1_000, advised: 1, actual: 0, early: 0 },
       { label: "≤ 2 s", upToMs: 2_000, advised: 2, actual: 1, early: 0 },
+      { label: "≤ 30 s", upToMs: 30_000, advised: 1, actual: 0, early: 0 },
+      // th-2's first retry never reported its start: its next notice, 9 min later, shows it happened.
+      { label: "≤ 10 min", upToMs: 600_000, advised: 0, actual: 1, early: 0 },
     ]);
   });
 
@@ -197,9 +201,9 @@ describe("advised vs actual gap", () => {
     const data = run(RANGE);
     expect(data.earlyByAgent).toEqual([
       { agent: "claude", attempts: 1, early: 1, share: 1, avgEarlyByMs: 600 },
-      { agent: "codex", attempts: 2, early: 1, share: 0.5, avgEarlyByMs: 1_770 },
+      { agent: "codex", attempts: 3, early: 1, share: 1 / 3, avgEarlyByMs: 1_770 },
     ]);
-    expect(data.totals).toMatchObject({ attemptsJudged: 3, attemptsEarly: 2, earlyShare: 2 / 3 });
+    expect(data.totals).toMatchObject({ attemptsJudged: 4, attemptsEarly: 2, earlyShare: 0.5 });
   });
 });
 
@@ -217,8 +221,22 @@ describe("an incident permalink", () => {
   });
 });
 
+describe("gap bins in SQL", () => {
+  it.each([
+    [0, 0],
+    [100, 0],
+    [101, 1],
+    [230, 1],
+    [2_000, 4],
+    [3_600_000, GAP_BOUNDS_MS.length - 1],
+    [3_600_001, GAP_BOUNDS_MS.length],
+  ])("%i ms falls in bin %i (upper bounds inclusive)", (ms, bin) => {
+    expect(handles.sql.prepare(`SELECT ${gapBinSql("v")} FROM (SELECT ? AS v)`).pluck().get(ms)).toBe(bin);
+  });
+});
+
 describe("the SQL thread filter selects what the board's Prisma filter selects", () => {
-  const cases: [string, ThreadFilter][] = [
+  const cases: [string, Omit<ThreadFilter, "from" | "to">][] = [
     ["nothing", {}],
     ["stalled", { status: ["stalled"] }],
     ["retrying (not stalled)", { status: ["retrying"] }],
@@ -231,7 +249,6 @@ describe("the SQL thread filter selects what the board's Prisma filter selects",
     ["text, any case", { q: "DOCS" }],
     ["text in an error", { q: "too many" }],
     ["text with a LIKE wildcard", { q: "a_b" }],
-    ["updated between", { from: T0 + 5 * M, to: T0 + 10 * M }],
     ["combined", { provider: ["openai"], status: ["stalled", "recovered"], q: "th-" }],
   ];
   it.each(cases)("%s", async (_name, filter) => {
@@ -258,7 +275,7 @@ describe("metrics snapshot", () => {
     // Only finished waits: 230 + 2000 + 9 min + 400 + 90 s (the open one is left out).
     expect(sum(s.waitMs)).toBe(230 + 2_000 + 9 * M + 400 + 90_000);
     const actual = s.actualGap.reduce((acc, row) => acc + row.count, 0);
-    expect(actual).toBe(3);
+    expect(actual).toBe(4);
     expect(s.advisedDelay.find((r) => r.labels.kind === "capacity")?.bins[7]).toBe(1); // 30 s
   });
 });
@@ -272,13 +289,14 @@ describe("exports", () => {
 
   it.each([
     ["threads", "", ["th-1", "th-2", "th-3", "th-4"]],
+    ["threads", RANGE, ["th-1", "th-2", "th-3"]],
     ["threads", "provider=openai", ["th-1", "th-2"]],
     ["threads", "status=stalled", ["th-2"]],
-    ["threads", `from=${new Date(T0 + 5 * M).toISOString()}&to=${new Date(T0 + 10 * M).toISOString()}`, ["th-2", "th-3"]],
+    ["threads", `from=${new Date(T0 + 5 * M).toISOString()}&to=${new Date(T0 + 11 * M).toISOString()}`, ["th-2", "th-3"]],
     ["episodes", "", ["th-1#1", "th-2#1", "th-3#1", "th-1#2"]],
     ["episodes", "kind=capacity", ["th-2#1", "th-1#2"]],
     ["episodes", `from=${new Date(T0 + 4 * M).toISOString()}&to=${new Date(T0 + 16 * M).toISOString()}`, ["th-2#1", "th-3#1", "th-1#2"]],
-    ["attempts", RANGE, ["th-1#1.1", "th-1#1.2", "th-2#1.1", "th-2#1.2", "th-3#1.1", "th-3#1.2"]],
+    ["attempts", RANGE, ["th-1#1.1", "th-2#1.1", "th-1#1.2", "th-3#1.1", "th-3#1.2", "th-2#1.2"]],
     ["attempts", "source=claude@ci", ["th-3#1.1", "th-3#1.2"]],
   ] as const)("%s ?%s, across pages", (kind, search, ids) => {
     const id = (row: ExportRow) => `${row.threadId}${row.episodeSeq ? `#${row.episodeSeq}` : ""}${row.n ? `.${row.n}` : ""}`;
@@ -294,12 +312,14 @@ describe("exports", () => {
     expect(first).toMatchObject({
       noticeAt: new Date(T0 + M).toISOString(),
       startedAt: new Date(T0 + M + 230).toISOString(),
+      retriedAt: new Date(T0 + M + 230).toISOString(),
       estimated: false,
       advisedDelayMs: 2_000,
       actualGapMs: 230,
       earlyByMs: 1_770,
       waitMs: 230,
     });
+    expect(rows("attempts", RANGE)[1]).toMatchObject({ startedAt: null, retriedAt: new Date(T0 + 10 * M).toISOString(), actualGapMs: 9 * M, waitMs: 9 * M });
     const episodes = rows("episodes", RANGE);
     expect(episodes.map((e) => e.timeLostMs)).toEqual([2_230, 59 * M, 90_400, 0]);
     expect(episodes.map((e) => e.attempts)).toEqual([2, 2, 2, 0]);

@@ -17,7 +17,8 @@
  *   give-up notice: retry willRetry:false, error {message: text, code: the line's `error`}.
  *   Other synthetic messages → unknown.
  * - result: is_error (or an error_* subtype) → turn.failed {httpStatus: api_error_status,
- *   message: result}; otherwise turn.completed.
+ *   message: result}, or turn.interrupted when terminal_reason says the run was aborted
+ *   (SIGINT); otherwise turn.completed.
  * - user (tool results / user input) and anything else → unknown.
  * agent "claude-code", provider "anthropic".
  */
@@ -130,6 +131,8 @@ export const claudeAdapter: NativeAdapter<ClaudeState> = {
       case "result": {
         const failed = msg.is_error === true || (subtype !== null && subtype.startsWith("error"));
         if (!failed) return { event: base("turn.completed"), nativeType };
+        // SIGINT (the relay carrying out an interrupt) ends the run this way: an interruption, not a failure.
+        if (str(msg.terminal_reason)?.startsWith("aborted")) return { event: base("turn.interrupted"), nativeType };
         const e = base("turn.failed");
         const errors = Array.isArray(msg.errors) ? msg.errors.filter((x) => typeof x === "string").join("; ") : "";
         e.error = {

@@ -246,6 +246,13 @@ describe("claude", () => {
     expect(r.lines[1].event!.type).toBe("turn.completed");
   });
 
+  it("result: a run ended by SIGINT (terminal_reason aborted_*) is an interruption, not a failure", () => {
+    const r = run("claude", [
+      { type: "result", subtype: "error_during_execution", is_error: true, terminal_reason: "aborted_streaming", session_id: S },
+    ]);
+    expect(r.lines[0].event!.type).toBe("turn.interrupted");
+  });
+
   it("init starts a turn whose id is the init uuid, carried per session", () => {
     const r = run("claude", [
       { type: "system", subtype: "init", model: "m", session_id: S, uuid: "u-1" },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { BUCKET_MS, bucketStart, bucketStarts, chooseBucket, fillBuckets, pickSeries } from "./buckets";
-import { GAP_BOUNDS_MS, gapBin, gapBinLabels } from "./gaps";
+import { GAP_BOUNDS_MS, gapBinLabels } from "./gaps";
 
 const H = 3_600_000;
 
@@ -67,16 +67,6 @@ describe("series selection", () => {
 });
 
 describe("gap bins", () => {
-  it.each([
-    [0, 0],
-    [100, 0],
-    [101, 1],
-    [230, 1],
-    [2_000, 4],
-    [3_600_000, GAP_BOUNDS_MS.length - 1],
-    [3_600_001, GAP_BOUNDS_MS.length],
-  ])("%i ms falls in bin %i", (ms, bin) => expect(gapBin(ms)).toBe(bin));
-
   it("labels every bin, the open one last", () => {
     const labels = gapBinLabels();
     expect(labels).toHaveLength(GAP_BOUNDS_MS.length + 1);

@@ -18,9 +18,3 @@ function short(ms: number): string {
 export function gapBinLabels(): string[] {
   return [...GAP_BOUNDS_MS.map((ms) => `≤ ${short(ms)}`), `> ${short(GAP_BOUNDS_MS[GAP_BOUNDS_MS.length - 1])}`];
 }
-
-/** Index of the bin a value falls in (the SQL does the same with a CASE; see lib/db/insights.ts). */
-export function gapBin(ms: number): number {
-  const i = GAP_BOUNDS_MS.findIndex((bound) => ms <= bound);
-  return i === -1 ? GAP_BOUNDS_MS.length : i;
-}

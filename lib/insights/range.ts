@@ -13,11 +13,11 @@ import { BUCKET_MS, chooseBucket, type BucketUnit } from "./buckets";
  */
 export const RANGE_PRESETS = { "1h": 3_600_000, "24h": 86_400_000, "7d": 7 * 86_400_000 } as const;
 export type RangePreset = keyof typeof RANGE_PRESETS;
-export const DEFAULT_PRESET: RangePreset = "24h";
+const DEFAULT_PRESET: RangePreset = "24h";
 export const SPLITS = ["kind", "provider", "model"] as const;
 export type Split = (typeof SPLITS)[number];
 /** A year of day buckets is the widest chart that still reads. */
-export const MAX_SPAN_MS = 366 * 86_400_000;
+const MAX_SPAN_MS = 366 * 86_400_000;
 
 export interface TimeRange {
   preset: RangePreset | "custom";

@@ -7,8 +7,10 @@ import { csvLine } from "./csv";
  */
 export const EXPORT_FORMATS = ["json", "ndjson", "csv"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export const EXPORT_KINDS = ["threads", "episodes", "attempts"] as const;
+export type ExportKind = (typeof EXPORT_KINDS)[number];
 
-export const CONTENT_TYPES: Record<ExportFormat, string> = {
+const CONTENT_TYPES: Record<ExportFormat, string> = {
   json: "application/json; charset=utf-8",
   ndjson: "application/x-ndjson; charset=utf-8",
   csv: "text/csv; charset=utf-8",
@@ -31,7 +33,7 @@ function ordered(row: ExportRow, columns: readonly string[]): ExportRow {
   return out;
 }
 
-export function encodeBatch(format: ExportFormat, columns: readonly string[], rows: readonly ExportRow[], first: boolean): string {
+function encodeBatch(format: ExportFormat, columns: readonly string[], rows: readonly ExportRow[], first: boolean): string {
   if (format === "csv") return rows.map((row) => csvLine(columns.map((c) => row[c]))).join("");
   if (format === "ndjson") return rows.map((row) => `${JSON.stringify(ordered(row, columns))}\n`).join("");
   return rows.map((row, i) => `${first && i === 0 ? "\n" : ",\n"}${JSON.stringify(ordered(row, columns))}`).join("");

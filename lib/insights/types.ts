@@ -50,8 +50,8 @@ export interface InsightsData {
 /** Episode outcomes in the order the chart stacks them (good at the bottom). */
 export const OUTCOMES = ["recovered", "completed", "exhausted", "failed", "stopped", "interrupted", "superseded"] as const;
 /** Outcomes that count as success and as failure in the recovery ratio (the rest are decisions, not results). */
-export const RECOVERED_OUTCOMES = ["recovered", "completed"] as const;
-export const FAILED_OUTCOMES = ["exhausted", "failed"] as const;
+const RECOVERED_OUTCOMES = ["recovered", "completed"] as const;
+const FAILED_OUTCOMES = ["exhausted", "failed"] as const;
 
 export function recoveryRatio(counts: Readonly<Record<string, number>>): number | null {
   const ok = RECOVERED_OUTCOMES.reduce((sum, o) => sum + (counts[o] ?? 0), 0);

@@ -63,6 +63,8 @@ export function ensureInstalled() {
   log(hasModules ? "dependencies changed: npm install" : "installing dependencies (about 2–3 minutes the first time)");
   run("npm", [hasModules || !lock ? "install" : "ci", "--no-audit", "--no-fund"], { env });
   writeStamp("install", hashFiles(inputs));
+  // npm's postinstall just ran `prisma generate`.
+  writeStamp("generate", hashFiles([path.join(root, "prisma", "schema.prisma")]));
   return true;
 }
 

@@ -100,7 +100,7 @@ function positiveInt(text: string, name: string): number {
   return n;
 }
 
-export function parseRelayArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): RelayConfig | "help" {
+export function parseRelayArgs(argv: string[], env: Record<string, string | undefined> = process.env): RelayConfig | "help" {
   const dash = argv.indexOf("--");
   const own = dash >= 0 ? argv.slice(0, dash) : argv;
   const agentArgs = dash >= 0 ? argv.slice(dash + 1) : [];

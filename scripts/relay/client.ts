@@ -138,6 +138,6 @@ export function networkMessage(error: unknown): string {
   const e = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   if (e?.name === "TimeoutError") return "request timed out";
   if (e?.name === "AbortError") return "request aborted";
-  if (e?.cause?.code) return `${e.cause.code}${e.cause.message ? ` (${e.cause.message})` : ""}`;
+  if (e?.cause?.code) return e.cause.message?.includes(e.cause.code) ? e.cause.message : e.cause.code;
   return e?.cause?.message ?? e?.message ?? String(error);
 }

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { RadarClient } from "./client";
 import { Forwarder } from "./forwarder";
 import type { Logger } from "./log";
@@ -35,7 +35,15 @@ function logger() {
 }
 
 const fastBackoff = { baseMs: 10, maxMs: 40, factor: 2, jitter: 0, maxRetryAfterMs: 1_000 };
-const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), "relay-fwd-test-"));
+const dirs: string[] = [];
+const tmp = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "relay-fwd-test-"));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
 
 describe("relay forwarder", () => {
   it("batches lines, retries through outages with byte-identical bodies, and says so", async () => {

@@ -72,3 +72,21 @@ describe("relay spool", () => {
     expect(new Spool({ dir: tmp(), name: "x" }).dumpUndelivered("x")).toBeNull();
   });
 });
+
+describe("relay spool memory bound", () => {
+  it("reads back from disk only as much as memory allows", () => {
+    const spool = new Spool({ dir: tmp(), name: "codex", memoryLimitBytes: 100 });
+    for (let i = 0; i < 40; i++) spool.push(`{"n":${i},"p":"${"z".repeat(20)}"}`);
+    const first = spool.peek(100);
+    expect(first.length).toBeLessThan(10);
+    expect(spool.onDisk).toBeGreaterThan(30);
+    let total = 0;
+    while (spool.length) {
+      const b = spool.peek(100);
+      total += b.length;
+      spool.drop(b.length);
+    }
+    expect(total).toBe(40);
+    spool.dispose();
+  });
+});

@@ -58,7 +58,8 @@ export class Spool {
 
   /** Up to `maxLines` lines (and about `maxBytes`, at least one line) from the head, not removed. */
   peek(maxLines: number, maxBytes = Infinity): string[] {
-    if (this.mem.length < maxLines && this.diskLines > 0) this.refill();
+    // Refill from disk when memory runs low (not on every peek: a full memory stays full).
+    if (this.diskLines > 0 && this.mem.length < maxLines && (this.mem.length === 0 || this.memBytes < this.memoryLimit / 2)) this.refill();
     const out: string[] = [];
     let bytes = 0;
     for (const line of this.mem) {
@@ -128,26 +129,34 @@ export class Spool {
 
   private refill(): void {
     if (this.fd === null || this.diskLines === 0) return;
-    let want = this.readChunk;
+    // Read back no more than memory has room for (but always at least one line).
+    const budget = Math.max(0, this.memoryLimit - this.memBytes);
+    let want = Math.min(this.readChunk, Math.max(budget, 4096));
     for (;;) {
       const available = this.writeOffset - this.readOffset;
       const size = Math.min(want, available);
       const buffer = Buffer.alloc(size);
       const read = fs.readSync(this.fd, buffer, 0, size, this.readOffset);
-      const lastNewline = buffer.lastIndexOf(0x0a, read - 1);
-      if (lastNewline < 0) {
+      let consumed = 0;
+      let taken = 0;
+      while (consumed < read) {
+        const end = buffer.indexOf(0x0a, consumed);
+        if (end < 0 || end >= read) break;
+        const lineBytes = end + 1 - consumed;
+        if (taken > 0 && this.memBytes + lineBytes > this.memoryLimit) break;
+        const line = buffer.subarray(consumed, end).toString("utf8");
+        this.mem.push(line);
+        this.memBytes += lineBytes;
+        consumed = end + 1;
+        taken += 1;
+      }
+      if (taken === 0) {
         if (size >= available) throw new Error(`spool file ${this.file} is corrupt (no line end)`);
-        want *= 2; // one line longer than the chunk
+        want *= 2; // one line longer than what we read
         continue;
       }
-      const text = buffer.subarray(0, lastNewline).toString("utf8");
-      const lines = text.split("\n");
-      for (const line of lines) {
-        this.mem.push(line);
-        this.memBytes += Buffer.byteLength(line) + 1;
-      }
-      this.diskLines -= lines.length;
-      this.readOffset += lastNewline + 1;
+      this.diskLines -= taken;
+      this.readOffset += consumed;
       break;
     }
     if (this.diskLines === 0) {

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { EXPORT_COLUMNS, EXPORT_KINDS, exportPages } from "@/lib/db/exports";
+import { EXPORT_COLUMNS, exportPages } from "@/lib/db/exports";
 import { parseExportQuery } from "@/lib/insights/range";
-import { EXPORT_FORMATS, exportFilename, exportHeaders, exportStream } from "@/lib/insights/stream";
+import { EXPORT_FORMATS, EXPORT_KINDS, exportFilename, exportHeaders, exportStream } from "@/lib/insights/stream";
 import { problem } from "@/lib/server/http";
 
 export const dynamic = "force-dynamic";

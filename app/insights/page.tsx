@@ -1,0 +1,33 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { InsightsView } from "@/components/insights/insights-view";
+import { insights } from "@/lib/db/insights";
+import { filterOptions } from "@/lib/db/threads";
+import { parseInsightsQuery } from "@/lib/insights/range";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Insights" };
+
+/**
+ * Capacity insights over a time range (?range=1h|24h|7d or ?from=&to=, the incident permalink)
+ * and the board's filters. Numbers are computed here, in SQL, on every request; the charts
+ * only draw them.
+ */
+export default async function InsightsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const now = Date.now();
+  const parsed = parseInsightsQuery(await searchParams, now);
+  if (!parsed.ok) {
+    return (
+      <p role="alert" className="rounded-md bg-red-50 p-4 text-red-900">
+        This insights link has a bad parameter — {parsed.error}.{" "}
+        <Link href="/insights" className="underline">
+          Show the last 24 hours
+        </Link>
+        .
+      </p>
+    );
+  }
+  const data = insights(parsed.query, now);
+  const options = await filterOptions();
+  return <InsightsView data={data} query={parsed.query} options={options} />;
+}

@@ -1,0 +1,64 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { expect, it } from "vitest";
+
+/** `npm start` itself: first start prints the token once, a warm restart redoes nothing, bad config fails fast. */
+const root = path.resolve(import.meta.dirname, "../..");
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Runs scripts/start.mjs until /api/health answers (or it exits); returns its output and how long that took. */
+async function start(env: Record<string, string>): Promise<{ output: string; ms: number; code: number | null }> {
+  const started = Date.now();
+  const child = spawn(process.execPath, [path.join(root, "scripts/start.mjs")], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout.on("data", (chunk) => (output += chunk));
+  child.stderr.on("data", (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline && child.exitCode === null) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${env.PORT}/api/health`)).ok) break;
+    } catch {
+      // not yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const ms = Date.now() - started;
+  if (child.exitCode === null) child.kill("SIGTERM");
+  const code = await exited;
+  return { output, ms, code };
+}
+
+it("first start prints the URL and a token once; a warm restart neither rebuilds nor prints it again", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-start-"));
+  const env = { PORT: String(await freePort()), DATABASE_URL: `file:${path.join(dir, "radar.db")}`, RADAR_INGEST_TOKEN: "" };
+  const first = await start(env);
+  expect(first.output).toMatch(/Ingest token: rr_[A-Za-z0-9_-]{20,}/);
+  expect(first.output).toContain(`Dashboard:    http://127.0.0.1:${env.PORT}`);
+  const second = await start(env);
+  expect(second.output).not.toContain("Ingest token");
+  expect(second.output).not.toMatch(/building the dashboard|installing dependencies|generating the Prisma client/);
+  expect(second.ms).toBeLessThan(30_000);
+}, 240_000);
+
+it.each([
+  ["a non-SQLite DATABASE_URL", "postgres://db.example/radar", /\[radar\] DATABASE_URL must be a SQLite file URL/],
+  // A folder inside a regular file can never be created, even by root.
+  ["a data folder that cannot be created", `file:${path.join(root, "package.json")}/data/radar.db`, /\[radar\] Cannot create the data folder/],
+])("%s stops npm start at once with one clear line", async (_name, url, message) => {
+  const result = await start({ PORT: String(await freePort()), DATABASE_URL: url });
+  expect(result.code).toBe(1);
+  expect(result.output).toMatch(message);
+  expect(result.output).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
+}, 60_000);

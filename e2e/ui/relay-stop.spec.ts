@@ -1,0 +1,58 @@
+import { expect, test } from "@playwright/test";
+import { E2E_TOKEN } from "../support/e2e-env";
+import { rateLimited, startMockProvider, type MockProvider } from "../support/mock-provider";
+import { codexEnv, removeTempDirs, startRelay, waitFor, withTimeout, type RelayProcess } from "../support/relay-helpers";
+
+/**
+ * Stop retrying, clicked in the browser, reaches a REAL Codex through the relay: Codex sleeps in
+ * a 1-hour `Retry-After` backoff (codex app-server + mock provider), the operator clicks the
+ * row's button, the relay sends `turn/interrupt`, Codex ends the turn `interrupted`, the relay
+ * acknowledges and the row turns `stopped`.
+ */
+const auth = { authorization: `Bearer ${E2E_TOKEN}` };
+let mock: MockProvider;
+let relay: RelayProcess | null = null;
+
+test.beforeAll(async () => {
+  mock = await startMockProvider();
+});
+
+test.afterAll(async () => {
+  if (relay && relay.child.exitCode === null) relay.kill("SIGKILL");
+  await mock?.close();
+  removeTempDirs();
+});
+
+test("clicking Stop retrying during a long wait interrupts the real Codex turn through the relay", async ({ page, request, baseURL }) => {
+  test.setTimeout(90_000);
+  mock.enqueue("openai", rateLimited(3600));
+  const codex = codexEnv(mock);
+  relay = startRelay(["codex-app-server", "--server", baseURL!, "--token", E2E_TOKEN, "--prompt", "say hi", "--cwd", codex.cwd, "--poll-wait", "5s"], {
+    env: codex.env,
+  });
+  const r = relay;
+  const threadId = await waitFor(() => /supervising Codex thread (\S+),/.exec(r.stderr())?.[1], 30_000, () => r.stderr());
+  await mock.waitForCalls("openai", 1, 20_000);
+
+  await page.goto("/");
+  const row = page.locator(`[data-testid="thread-row"][data-thread-id="${threadId}"]`);
+  await expect(row).toBeVisible({ timeout: 10_000 });
+  await expect(row.getByTestId("thread-status")).toHaveText("retrying", { timeout: 10_000 });
+  await expect(row).toContainText("1/5");
+
+  await row.getByRole("button", { name: /Stop retrying/ }).click();
+  await expect(row.getByTestId("thread-status")).toHaveText("stopped", { timeout: 15_000 });
+
+  // The relay carried it out: Codex answered turn/interrupt, ended the turn interrupted, and the relay exited.
+  const exit = await withTimeout(r.exited, 15_000, "relay exit");
+  expect(exit.code, r.stderr()).toBe(0);
+  expect(r.stderr()).toMatch(/ended interrupted/);
+  const detail = await (await request.get(`/api/v1/threads/${threadId}`, { headers: auth })).json();
+  expect(detail.directives.find((d: { kind: string }) => d.kind === "interrupt")).toMatchObject({
+    origin: "operator",
+    state: "acknowledged",
+    result: "acknowledged",
+  });
+  expect(detail.events.some((e: { type: string; nativeType: string }) => e.type === "turn.interrupted" && e.nativeType === "turn/completed")).toBe(true);
+  expect(mock.calls("openai")).toHaveLength(1);
+});

@@ -1,0 +1,15 @@
+// `npm run bench`: the speed and memory targets, measured on this machine in one run.
+// Never part of `npm test` (timing is not a pass/fail matter for unit tests).
+import { prepare } from "./lib/prepare.mjs";
+import { benchIngest, formatIngestBench } from "./bench-ingest";
+import { benchReducer } from "./bench-reducer";
+
+prepare();
+
+const reducer = await benchReducer();
+console.log(
+  `reducer: ${reducer.events.toLocaleString("en")} events over ${reducer.threads.toLocaleString("en")} threads in ${reducer.ms} ms = ` +
+    `${reducer.eventsPerSecond.toLocaleString("en")} events/s (target well above 200,000)`,
+);
+console.log(formatIngestBench(await benchIngest()));
+console.log(`peak RSS of the bench process: ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
