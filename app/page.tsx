@@ -1,4 +1,3 @@
-import { Suspense } from "react";
 import { Board } from "@/components/board/board";
 import { filterOptions, threadBoard } from "@/lib/db/threads";
 import { parseThreadQuery, threadQueryString } from "@/lib/threads/filter";
@@ -17,9 +16,5 @@ export default async function BoardPage({ searchParams }: { searchParams: Promis
   const { page, pageSize, ...filter } = parsed.query;
   const [board, options] = await Promise.all([threadBoard(filter, { page, pageSize, attentionFirst: true }), filterOptions()]);
   const anyFilter = Object.values(filter).some((v) => v !== undefined && (!Array.isArray(v) || v.length > 0));
-  return (
-    <Suspense>
-      <Board initial={board} queryString={threadQueryString(parsed.query).replace(/^\?/, "")} options={options} filtered={anyFilter} />
-    </Suspense>
-  );
+  return <Board initial={board} queryString={threadQueryString(parsed.query).replace(/^\?/, "")} options={options} filtered={anyFilter} />;
 }

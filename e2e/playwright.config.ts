@@ -47,7 +47,7 @@ export default defineConfig({
     env: {
       DATABASE_URL: `file:${path.join(dataDir, "radar.db")}`,
       RADAR_INGEST_TOKEN: E2E_TOKEN,
-      RADAR_STOP_GRACE_MS: "4000",
+      RADAR_STOP_GRACE_MS: "15000",
       NEXT_TELEMETRY_DISABLED: "1",
       HOST: "127.0.0.1",
       PORT: String(port),

@@ -2,6 +2,7 @@
 // Never part of `npm test` (timing is not a pass/fail matter for unit tests).
 import { prepare } from "./lib/prepare.mjs";
 import { benchIngest, formatIngestBench } from "./bench-ingest";
+import { benchInsights, formatInsightsBench } from "./bench-insights";
 import { benchReducer } from "./bench-reducer";
 
 prepare();
@@ -12,4 +13,5 @@ console.log(
     `${reducer.eventsPerSecond.toLocaleString("en")} events/s (target well above 200,000)`,
 );
 console.log(formatIngestBench(await benchIngest()));
+console.log(formatInsightsBench(await benchInsights()));
 console.log(`peak RSS of the bench process: ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);

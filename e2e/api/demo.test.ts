@@ -46,9 +46,11 @@ describe("demo simulator", () => {
     }, 8_000);
     const stop = await post(server, `/api/v1/threads/${target.id}/stop`, { reason: "demo test" });
     expect(stop.status).toBe(202);
+    // The simulated agent reports turn.interrupted, then acknowledges: wait for both.
     const stopped = await waitFor(async () => {
       const v = await threadDetail(server, target.id);
-      return v?.thread.status === "stopped" ? v : null;
+      const acked = v?.directives.some((d) => d.kind === "interrupt" && d.state === "acknowledged");
+      return v?.thread.status === "stopped" && acked ? v : null;
     }, 8_000);
     expect(stopped.events.some((e) => e.type === "turn.interrupted")).toBe(true);
     expect(stopped.directives.find((d) => d.kind === "interrupt")).toMatchObject({ state: "acknowledged", result: "acknowledged" });

@@ -205,14 +205,21 @@ describe("Stop retrying reaches the source and comes back acknowledged", () => {
       { threadId: "t-stop", type: "turn.started", turnId: "u1", at: now },
       { threadId: "t-stop", type: "retry", turnId: "u1", at: now, attempt: 1, maxAttempts: 5, error: { httpStatus: 429, retryAfter: "120" } },
     ]);
-    const poll = get(server, "/api/v1/directives?wait=10");
+    // The source long-polls the way the relay does: every pending directive of the source comes
+    // back (earlier tests left some), so it keeps polling until its thread's stop arrives.
+    const received = (async () => {
+      for (;;) {
+        const delivered = await get(server, "/api/v1/directives?wait=10");
+        expect(delivered.status).toBe(200);
+        const found = delivered.body.directives.find((d: { threadId: string }) => d.threadId === "t-stop");
+        if (found) return found;
+      }
+    })();
     await new Promise((resolve) => setTimeout(resolve, 300));
     const stop = await fetch(`${server.url}/api/v1/threads/t-stop/stop`, { method: "POST", body: JSON.stringify({ reason: "test" }) });
     expect(stop.status).toBe(202);
     expect((await thread("t-stop")).thread.status).toBe("stopping");
-    const delivered = await poll;
-    expect(delivered.status).toBe(200);
-    const directive = delivered.body.directives.find((d: { threadId: string }) => d.threadId === "t-stop");
+    const directive = await received;
     expect(directive).toMatchObject({ kind: "interrupt", turnId: "u1" });
     const ack = await post(server, `/api/v1/directives/${directive.id}/ack`, { result: "acknowledged", detail: "turn interrupted" });
     expect(ack.status).toBe(200);

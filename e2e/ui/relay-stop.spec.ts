@@ -34,14 +34,17 @@ test("clicking Stop retrying during a long wait interrupts the real Codex turn t
   const threadId = await waitFor(() => /supervising Codex thread (\S+),/.exec(r.stderr())?.[1], 30_000, () => r.stderr());
   await mock.waitForCalls("openai", 1, 20_000);
 
-  await page.goto("/");
+  // Filtered to this thread: other specs share the server and fill the board.
+  await page.goto(`/?q=${threadId}`);
   const row = page.locator(`[data-testid="thread-row"][data-thread-id="${threadId}"]`);
   await expect(row).toBeVisible({ timeout: 10_000 });
   await expect(row.getByTestId("thread-status")).toHaveText("retrying", { timeout: 10_000 });
   await expect(row).toContainText("1/5");
 
   await row.getByRole("button", { name: /Stop retrying/ }).click();
-  await expect(row.getByTestId("thread-status")).toHaveText("stopped", { timeout: 15_000 });
+  await expect(row.getByTestId("thread-status")).toHaveText("stopped", { timeout: 15_000 }).catch((error: Error) => {
+    throw new Error(`${error.message}\nrelay stderr:\n${r.stderr()}`);
+  });
 
   // The relay carried it out: Codex answered turn/interrupt, ended the turn interrupted, and the relay exited.
   const exit = await withTimeout(r.exited, 15_000, "relay exit");

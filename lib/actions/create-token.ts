@@ -2,6 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
+import { describeZodError } from "@/lib/validation";
 import { recordAudit } from "@/lib/db/audit";
 import { createSource, createToken, generateToken, getSource } from "@/lib/db/sources";
 import { authorizeOperator } from "@/lib/server/auth";
@@ -18,7 +19,7 @@ export type CreateTokenState = { ok: true; token: string; sourceName: string } |
 /** Issues an ingest token, shown once (only its hash is stored); optionally for a new source. */
 export async function createIngestToken(raw: z.input<typeof input>): Promise<CreateTokenState> {
   const parsed = input.safeParse(raw);
-  if (!parsed.success) return { ok: false, error: `${parsed.error.issues[0].path.join(".")}: ${parsed.error.issues[0].message}` };
+  if (!parsed.success) return { ok: false, error: describeZodError(parsed.error) };
   const operator = await authorizeOperator("create-token");
   let sourceName: string;
   let token: string;

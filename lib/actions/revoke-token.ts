@@ -2,6 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
+import { describeZodError } from "@/lib/validation";
 import { recordAudit } from "@/lib/db/audit";
 import { revokeToken } from "@/lib/db/sources";
 import { authorizeOperator } from "@/lib/server/auth";
@@ -12,7 +13,7 @@ export type RevokeTokenState = { ok: true } | { ok: false; error: string };
 
 export async function revokeIngestToken(raw: z.input<typeof input>): Promise<RevokeTokenState> {
   const parsed = input.safeParse(raw);
-  if (!parsed.success) return { ok: false, error: `${parsed.error.issues[0].path.join(".")}: ${parsed.error.issues[0].message}` };
+  if (!parsed.success) return { ok: false, error: describeZodError(parsed.error) };
   const operator = await authorizeOperator("revoke-token");
   const revoked = revokeToken(parsed.data.tokenId);
   recordAudit({

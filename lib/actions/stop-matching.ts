@@ -1,6 +1,7 @@
 "use server";
 
 import { z } from "zod";
+import { describeZodError } from "@/lib/validation";
 import { stoppableThreadKeys } from "@/lib/db/threads";
 import { authorizeOperator } from "@/lib/server/auth";
 import { stopThreads } from "@/lib/server/stop";
@@ -21,7 +22,7 @@ export type StopMatchingState =
 /** "Stop all N matching": stops exactly the threads of the current filter that are still active. */
 export async function stopMatching(raw: z.input<typeof input>): Promise<StopMatchingState> {
   const parsed = input.safeParse(raw);
-  if (!parsed.success) return { ok: false, error: `${parsed.error.issues[0].path.join(".")}: ${parsed.error.issues[0].message}` };
+  if (!parsed.success) return { ok: false, error: describeZodError(parsed.error) };
   const query = parseThreadQuery(new URLSearchParams(parsed.data.query));
   if (!query.ok) return { ok: false, error: query.error };
   const operator = await authorizeOperator("stop-all");

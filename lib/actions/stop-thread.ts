@@ -1,6 +1,7 @@
 "use server";
 
 import { z } from "zod";
+import { describeZodError } from "@/lib/validation";
 import { authorizeOperator } from "@/lib/server/auth";
 import { stopThreads, type StopResult } from "@/lib/server/stop";
 
@@ -14,7 +15,7 @@ export type StopThreadState = { ok: true; result: StopResult } | { ok: false; er
 /** The board's and the thread page's Stop retrying button. */
 export async function stopThread(raw: z.input<typeof input>): Promise<StopThreadState> {
   const parsed = input.safeParse(raw);
-  if (!parsed.success) return { ok: false, error: `${parsed.error.issues[0].path.join(".")}: ${parsed.error.issues[0].message}` };
+  if (!parsed.success) return { ok: false, error: describeZodError(parsed.error) };
   const operator = await authorizeOperator("stop");
   const [result] = stopThreads([parsed.data.key], operator, parsed.data.reason || "Stop retrying (dashboard)");
   return { ok: true, result };

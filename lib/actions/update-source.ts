@@ -2,6 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
+import { describeZodError } from "@/lib/validation";
 import { recordAudit } from "@/lib/db/audit";
 import { getSource, updateSourceSettings } from "@/lib/db/sources";
 import { PRESET_NAMES } from "@/lib/retry";
@@ -19,7 +20,7 @@ export type UpdateSourceState = { ok: true } | { ok: false; error: string };
 /** A source's policy preset and capacity-recovery opt-in (off by default). */
 export async function updateSource(raw: z.input<typeof input>): Promise<UpdateSourceState> {
   const parsed = input.safeParse(raw);
-  if (!parsed.success) return { ok: false, error: `${parsed.error.issues[0].path.join(".")}: ${parsed.error.issues[0].message}` };
+  if (!parsed.success) return { ok: false, error: describeZodError(parsed.error) };
   const operator = await authorizeOperator("update-source");
   const before = getSource(parsed.data.sourceId);
   if (!before) return { ok: false, error: "No such source." };

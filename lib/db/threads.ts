@@ -57,7 +57,8 @@ type ThreadRow = Prisma.ThreadGetPayload<{ include: typeof threadInclude }>;
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 export function toThreadView(row: ThreadRow, now: number): ThreadView {
-  const stalled = row.status === "retrying" && row.deadlineAt !== null && row.deadlineAt.getTime() < now;
+  // The same rule as the engine's viewStatus(): a wait whose deadline passed before the watchdog ticked.
+  const stalled = WAITING.includes(row.status) && row.deadlineAt !== null && row.deadlineAt.getTime() <= now;
   return {
     id: row.externalId,
     key: row.id,
@@ -93,9 +94,12 @@ export function toThreadView(row: ThreadRow, now: number): ThreadView {
   };
 }
 
+/** Stored statuses that show as `stalled` once their deadline has passed. */
+const WAITING = ["retrying", "waiting_reset"];
+
 function statusCondition(status: string, now: Date): Prisma.ThreadWhereInput {
-  if (status === "stalled") return { status: "retrying", deadlineAt: { lt: now } };
-  if (status === "retrying") return { status: "retrying", OR: [{ deadlineAt: null }, { deadlineAt: { gte: now } }] };
+  if (status === "stalled") return { status: { in: WAITING }, deadlineAt: { lte: now } };
+  if (WAITING.includes(status)) return { status, OR: [{ deadlineAt: null }, { deadlineAt: { gt: now } }] };
   return { status };
 }
 
@@ -187,7 +191,12 @@ export async function statusCounts(filter: Omit<ThreadFilter, "status">, now = D
   for (const group of groups) counts[group.status] = group._count._all;
   if (stalled) {
     counts.stalled = stalled;
-    counts.retrying = (counts.retrying ?? 0) - stalled;
+    for (const status of WAITING) {
+      if (!counts[status]) continue;
+      const overdue = await prisma.thread.count({ where: { AND: [where, { status, deadlineAt: { lte: new Date(now) } }] } });
+      counts[status] -= overdue;
+      if (counts[status] === 0) delete counts[status];
+    }
   }
   return counts;
 }

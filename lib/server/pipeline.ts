@@ -118,7 +118,11 @@ class Batch {
     this.step(thread, { ...event, seq }, seq);
   }
 
-  /** Deadlines that passed before `event.at` are applied first, then the event itself. */
+  /**
+   * Deadlines that passed before `event.at` are applied first, then the event itself. reduce()
+   * would fire them too, but ticking separately lets every episode a timer ends be saved before
+   * the event may start the next one.
+   */
   private step(thread: WorkingThread, event: RadarEvent, eventId: number | null) {
     this.advance(thread, event.at);
     const before = thread.state;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { THREAD_STATUSES } from "@/lib/retry/types";
+import { describeZodError } from "@/lib/validation";
 
 /**
  * The thread filter lives in the URL (board permalinks, the threads API, exports): one parser
@@ -58,8 +59,7 @@ export type ParsedThreadQuery = { ok: true; query: ThreadQuery } | { ok: false; 
 export function parseThreadQuery(params: Params): ParsedThreadQuery {
   const parsed = schema.safeParse(toArrays(params));
   if (parsed.success) return { ok: true, query: parsed.data };
-  const issue = parsed.error.issues[0];
-  return { ok: false, error: `${issue.path.filter((p) => typeof p === "string").join(".")}: ${issue.message}` };
+  return { ok: false, error: describeZodError(parsed.error) };
 }
 
 /** The URL search string for a filter (page omitted when 1), stable in key order. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Directive } from "./client";
-import { planDirective, type DirectiveContext } from "./directives";
+import type { Directive, RadarClient } from "./client";
+import { DirectiveRunner, planDirective, type DirectiveContext } from "./directives";
+import { silentLogger } from "./log";
 
 const d = (over: Partial<Directive> = {}): Directive => ({
   id: "dir_1",
@@ -54,5 +55,26 @@ describe("directive → action", () => {
     expect(planDirective(d({ kind: "reboot" }), appServer())).toMatchObject({ type: "fail", detail: 'unknown directive kind "reboot"' });
     expect(planDirective(d({ threadId: "any" }), { mode: "pipe", knownThreads: known, pipeDirectives: "print" })).toEqual({ type: "print" });
     expect(planDirective(d(), { mode: "pipe", knownThreads: known, pipeDirectives: "none" })).toMatchObject({ type: "skip" });
+  });
+});
+
+describe("the directive runner", () => {
+  it("still carries out its own directive after one it only skipped (a skip finishes synchronously)", async () => {
+    const executed: string[] = [];
+    const runner = new DirectiveRunner({
+      client: { ack: async () => ({ done: true, status: 200, message: "ok" }) } as unknown as RadarClient,
+      log: silentLogger,
+      plan: (directive) => planDirective(directive, appServer({ th: "tu" })),
+      execute: async (directive) => {
+        executed.push(directive.id);
+        return { result: "acknowledged", detail: "done" };
+      },
+    });
+    runner.offer([d({ id: "foreign", threadId: "other" })]);
+    await runner.idle();
+    runner.offer([d({ id: "ours" })]);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await runner.idle();
+    expect(executed).toEqual(["ours"]);
   });
 });

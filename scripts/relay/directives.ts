@@ -96,7 +96,20 @@ export class DirectiveRunner {
       this.seen.add(d.id);
       this.queue.push(d);
     }
-    if (!this.working && this.queue.length) this.working = this.work();
+    this.kick();
+  }
+
+  /**
+   * Starts the worker unless it runs. The worker may finish synchronously (a directive that is
+   * only skipped awaits nothing), so "not running" is recorded when its promise settles, and
+   * anything queued meanwhile starts a new round.
+   */
+  private kick(): void {
+    if (this.working || this.queue.length === 0) return;
+    this.working = this.work().finally(() => {
+      this.working = null;
+      this.kick();
+    });
   }
 
   startPolling(): void {
@@ -145,7 +158,6 @@ export class DirectiveRunner {
         void ack.finally(() => this.acks.delete(ack));
       }
     }
-    this.working = null;
   }
 
   private async ack(d: Directive, outcome: DirectiveOutcome): Promise<void> {

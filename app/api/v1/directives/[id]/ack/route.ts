@@ -2,6 +2,7 @@ import { z } from "zod";
 import { withIngestSource } from "@/lib/server/auth";
 import { acknowledgeDirective } from "@/lib/server/directives";
 import { problem } from "@/lib/server/http";
+import { describeZodError } from "@/lib/validation";
 
 export const dynamic = "force-dynamic";
 
@@ -20,10 +21,7 @@ export const POST = withIngestSource<{ id: string }>(async (request, source, { p
     return problem(400, "Unparseable body", "Expected a JSON object such as {\"result\": \"acknowledged\"}.");
   }
   const parsed = body.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return problem(400, "Invalid acknowledgement", `${issue.path.join(".") || "body"}: ${issue.message}`);
-  }
+  if (!parsed.success) return problem(400, "Invalid acknowledgement", describeZodError(parsed.error));
   const outcome = acknowledgeDirective(source.id, id, parsed.data.result, parsed.data.detail ?? null);
   if (!outcome.ok) return problem(outcome.status, outcome.status === 404 ? "Not found" : "Conflict", outcome.error);
   return Response.json({ id, result: parsed.data.result, threadStatus: outcome.threadStatus });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { authorizeOperator } from "@/lib/server/auth";
 import { problem } from "@/lib/server/http";
+import { describeZodError } from "@/lib/validation";
 import { resolveThread } from "@/lib/server/resolve-thread";
 import { stopThreads } from "@/lib/server/stop";
 
@@ -20,7 +21,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ id:
     return problem(400, "Unparseable body", "Expected an empty body or a JSON object such as {\"reason\": \"…\"}.");
   }
   const parsed = body.safeParse(json);
-  if (!parsed.success) return problem(400, "Invalid stop request", `reason: ${parsed.error.issues[0].message}`);
+  if (!parsed.success) return problem(400, "Invalid stop request", describeZodError(parsed.error));
   const resolved = await resolveThread(id, new URL(request.url).searchParams.get("source"));
   if (!resolved.ok) return problem(resolved.status, resolved.status === 404 ? "Not found" : "Ambiguous thread id", resolved.error, { candidates: resolved.candidates });
   const [result] = stopThreads([resolved.key], operator, parsed.data.reason || "Stop retrying (API)");

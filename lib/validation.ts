@@ -1,0 +1,9 @@
+import type { z } from "zod";
+
+/** One line naming where input was wrong and why: "reason: Too big: expected string to have <=500 characters". */
+export function describeZodError(error: z.ZodError): string {
+  const issue = error.issues[0];
+  // Field names only: an array index (a repeated URL parameter) says nothing to a person.
+  const where = issue.path.filter((p) => typeof p === "string").join(".");
+  return where ? `${where}: ${issue.message}` : issue.message;
+}
