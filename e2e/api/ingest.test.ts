@@ -165,6 +165,21 @@ describe("native captures of real agents give the statuses an operator expects",
   });
 });
 
+describe("episodes are stored as the engine ends them", () => {
+  it("a notice of a new kind ends the open episode as superseded and starts another", async () => {
+    await post(server, "/api/v1/events", [
+      { threadId: "t-kinds", type: "turn.started", turnId: "u1" },
+      { threadId: "t-kinds", type: "retry", turnId: "u1", attempt: 1, error: { httpStatus: 429 } },
+      { threadId: "t-kinds", type: "retry", turnId: "u1", attempt: 1, error: { httpStatus: 503, code: "server_is_overloaded" } },
+    ]);
+    const detail = await thread("t-kinds");
+    expect(detail.episodes.map((e: { kind: string; outcome: string | null }) => [e.kind, e.outcome])).toEqual([
+      ["rate_limit", "superseded"],
+      ["capacity", null],
+    ]);
+  });
+});
+
 describe("the watchdog ends silent waits by itself", () => {
   it("turns a 429 whose retry never comes exhausted, with an interrupt directive pending", async () => {
     const now = Date.now();

@@ -135,6 +135,8 @@ describe("retry notices: attempt n of m, expected next attempt, deadline", () =>
   it("a notice of a new kind starts a new episode; the old one is superseded", () => {
     const s = feed(running((e) => [retry429(e, 0, 1), e("retry", SEC, { turnId: "u1", error: OVERLOADED, attempt: 1, maxAttempts: 3 })]));
     expect(s).toMatchObject({ episodeCount: 2, episode: { seq: 2, kind: "capacity", policy: "codex-capacity" }, retry: { attempt: 1, maxAttempts: 3 } });
+    // The replaced episode's final form comes out of the same step, so the server can store it.
+    expect(s.endedEpisode).toMatchObject({ seq: 1, kind: "rate_limit", outcome: "superseded", endedAt: T0 + SEC });
   });
   it("a retry count that starts over starts a new episode", () => {
     const s = feed(running((e) => [retry429(e, 0, 1), retry429(e, SEC, 2), retry429(e, 2 * SEC, 1)]));

@@ -50,6 +50,7 @@ export function initialThreadState(threadId: string): ThreadState {
     progressCount: 0,
     directives: [],
     applied: null,
+    endedEpisode: null,
   };
 }
 
@@ -154,6 +155,7 @@ function copy(s: ThreadState): ThreadState {
     progressCount: s.progressCount,
     directives: s.directives,
     applied: s.applied,
+    endedEpisode: null,
   };
 }
 
@@ -748,6 +750,8 @@ function newEpisode(s: ThreadState, at: number, kind: TroubleKind): EpisodeRecor
 
 function endEpisode(s: ThreadState, at: number, outcome: EpisodeOutcome, code: string | null, reason: string) {
   s.episode = { ...s.episode!, endedAt: at, outcome, outcomeCode: code, outcomeReason: reason };
+  // A new episode may replace it within the same step: keep its final form for the server.
+  s.endedEpisode = s.episode;
 }
 
 function episodeOpen(s: ThreadState): boolean {

@@ -325,4 +325,6 @@ export interface ThreadState {
   /** Per-step outputs: they describe only the last reduce/tick call. */
   directives: DirectiveIntent[];
   applied: AppliedStep | null;
+  /** The episode this step ended, in its final form (it may already be replaced by a new one). */
+  endedEpisode: EpisodeRecord | null;
 }

@@ -149,6 +149,7 @@ class Batch {
 
   private record(thread: WorkingThread, before: ThreadState, after: ThreadState) {
     thread.state = after;
+    if (after.endedEpisode && after.endedEpisode.seq !== after.episode?.seq) saveEpisode(thread.id, after.endedEpisode);
     if (after.episode && after.episode !== before.episode) saveEpisode(thread.id, after.episode);
     for (const intent of after.directives ?? []) this.directive(thread, intent);
   }
