@@ -3,10 +3,11 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { get, startServer, type RunningServer } from "../support/server";
+import { fixturesDir } from "@/lib/ingest/test-fixtures";
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, "../..");
-const fixtures = process.env.RADAR_FIXTURES ?? path.resolve(root, "../shared/fixtures/real-clients");
+const fixtures = fixturesDir();
 let server: RunningServer;
 
 beforeAll(async () => {

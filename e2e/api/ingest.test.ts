@@ -4,12 +4,13 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCapture } from "@/lib/ingest";
 import { get, post, startServer, type RunningServer } from "../support/server";
+import { fixturesDir } from "@/lib/ingest/test-fixtures";
 
 /**
  * The ingestion API against the built app and a real SQLite file: native captures, the
  * watchdog, directives end to end, idempotency and every bad-input answer.
  */
-const fixtures = process.env.RADAR_FIXTURES ?? path.resolve(import.meta.dirname, "../../../shared/fixtures/real-clients");
+const fixtures = fixturesDir();
 const capture = (name: string) => parseCapture(fs.readFileSync(path.join(fixtures, name), "utf8"));
 
 /** A short custom stall bound so the watchdog's work is seen in seconds, not minutes. */
@@ -29,7 +30,7 @@ const FAST_STALL_POLICY = {
 let server: RunningServer;
 
 beforeAll(async () => {
-  server = await startServer({ RADAR_STOP_GRACE_MS: "1500" });
+  server = await startServer({ RADAR_STOP_GRACE_MS: "1500", RADAR_REDELIVER_MS: "1000" });
 });
 afterAll(async () => {
   await server?.stop();
@@ -263,6 +264,24 @@ describe("Stop retrying reaches the source and comes back acknowledged", () => {
     await fetch(`${server.url}/api/v1/threads/t-piggyback/stop`, { method: "POST" });
     const response = await post(server, "/api/v1/events", { threadId: "t-piggyback", type: "progress", turnId: "u1" });
     expect(response.body.directives).toEqual([expect.objectContaining({ threadId: "t-piggyback", kind: "interrupt" })]);
+  });
+
+  it("delivers a directive again when the source took it but never answered (a lost response)", async () => {
+    const now = Date.now();
+    await post(server, "/api/v1/events", [
+      { threadId: "t-lost", type: "turn.started", turnId: "u1", at: now },
+      { threadId: "t-lost", type: "retry", turnId: "u1", at: now, attempt: 1, error: { httpStatus: 429, retryAfter: "120" } },
+    ]);
+    await fetch(`${server.url}/api/v1/threads/t-lost/stop`, { method: "POST" });
+    const ids = async () => ((await get(server, "/api/v1/directives?wait=0")).body.directives as { id: string; threadId: string }[]).filter((d) => d.threadId === "t-lost").map((d) => d.id);
+    const first = await ids();
+    expect(first).toHaveLength(1);
+    expect(await ids()).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(await ids()).toEqual(first);
+    await post(server, `/api/v1/directives/${first[0]}/ack`, { result: "acknowledged" });
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(await ids()).toEqual([]);
   });
 
   it("rejects an acknowledgement of an unknown directive with 404", async () => {

@@ -1,8 +1,9 @@
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { fixturesDir } from "@/lib/ingest/test-fixtures";
 
 /** Sources and tokens, capture upload, the audit trail, and the UTC/local switch. */
-const fixtures = process.env.RADAR_FIXTURES ?? path.resolve(import.meta.dirname, "../../../shared/fixtures/real-clients");
+const fixtures = fixturesDir();
 
 test("a token is shown once at creation, works for ingestion, and stops working when revoked", async ({ page, request }) => {
   await page.goto("/sources");

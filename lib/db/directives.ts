@@ -45,13 +45,20 @@ export function openDirectivesForThreads(sourceId: string, threadIds: number[]):
   return rows.map(toView);
 }
 
-/** Takes the source's pending directives for delivery: they are marked delivered at `now`. */
-export function takePendingDirectives(sourceId: string, now: number): DirectiveView[] {
+/**
+ * Takes the source's directives for delivery: pending ones, and delivered ones nobody answered
+ * within `redeliverAfterMs` (the response may have been lost). They are marked delivered at `now`.
+ * Delivery is at least once; sources recognise a directive they already carried out by its id.
+ */
+export function takePendingDirectives(sourceId: string, now: number, redeliverAfterMs: number): DirectiveView[] {
   const { sql } = db();
   return sql.transaction(() => {
     const rows = sql
-      .prepare(`${SELECT} WHERE d.sourceId = ? AND d.state = 'pending' ORDER BY d.createdAt, d.id`)
-      .all(sourceId) as DirectiveRow[];
+      .prepare(
+        `${SELECT} WHERE d.sourceId = ? AND (d.state = 'pending' OR (d.state = 'delivered' AND d.deliveredAt <= ?))
+         ORDER BY d.createdAt, d.id`,
+      )
+      .all(sourceId, now - redeliverAfterMs) as DirectiveRow[];
     const mark = sql.prepare(`UPDATE "Directive" SET state = 'delivered', deliveredAt = ? WHERE id = ?`);
     for (const row of rows) mark.run(now, row.id);
     return rows.map(toView);

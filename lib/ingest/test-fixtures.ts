@@ -1,4 +1,4 @@
-/** Test helper: the shared real-client captures (../shared/fixtures/real-clients or $RADAR_FIXTURES). */
+/** Test helper: the real-client captures (lib/ingest/fixtures/real-clients, or $RADAR_FIXTURES). */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { normalizeBatch } from "./batch";
@@ -8,7 +8,7 @@ import type { BatchResult } from "./types";
 export function fixturesDir(): string {
   return process.env.RADAR_FIXTURES
     ? path.resolve(process.env.RADAR_FIXTURES)
-    : path.resolve(process.cwd(), "../shared/fixtures/real-clients");
+    : path.resolve(import.meta.dirname, "fixtures", "real-clients");
 }
 
 export function captureNames(): string[] {

@@ -7,7 +7,7 @@ import { applyInternalEvent } from "./pipeline";
  * otherwise wakes on the first "directives pending" publication, the timeout or disconnect.
  */
 export async function waitForDirectives(sourceId: string, waitMs: number, signal?: AbortSignal): Promise<DirectiveView[]> {
-  const ready = takePendingDirectives(sourceId, Date.now());
+  const ready = takePendingDirectives(sourceId, Date.now(), redeliverAfterMs());
   if (ready.length || waitMs <= 0) return ready;
   await new Promise<void>((resolve) => {
     const done = () => {
@@ -22,7 +22,13 @@ export async function waitForDirectives(sourceId: string, waitMs: number, signal
     });
     signal?.addEventListener("abort", done);
   });
-  return signal?.aborted ? [] : takePendingDirectives(sourceId, Date.now());
+  return signal?.aborted ? [] : takePendingDirectives(sourceId, Date.now(), redeliverAfterMs());
+}
+
+/** A delivered directive nobody acknowledged within this long is delivered again. */
+function redeliverAfterMs(): number {
+  const value = Number(process.env.RADAR_REDELIVER_MS);
+  return Number.isFinite(value) && value > 0 ? value : 15_000;
 }
 
 /** Records the acknowledgement and lets the engine move the thread on (stopping → stopped). */
