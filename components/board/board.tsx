@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import type { ThreadBoard } from "@/lib/db/threads";
 import { statusLabel } from "@/lib/ui/format";
@@ -59,12 +60,40 @@ export function Board({ initial, queryString, options, filtered }: { initial: Th
       ) : (
         <>
           <ThreadsTable threads={board.threads} />
-          <p className="text-sm text-slate-600">
-            Showing {board.threads.length} of {board.total} threads.
-          </p>
+          <BoardPages board={board} queryString={queryString} />
         </>
       )}
     </div>
+  );
+}
+
+/** "Threads 51–100 of 340", with links to the neighbouring pages (the page lives in the URL too). */
+function BoardPages({ board, queryString }: { board: ThreadBoard; queryString: string }) {
+  const first = (board.page - 1) * board.pageSize + 1;
+  const last = first + board.threads.length - 1;
+  const href = (page: number) => {
+    const params = new URLSearchParams(queryString);
+    if (page > 1) params.set("page", String(page));
+    else params.delete("page");
+    const text = params.toString();
+    return text ? `/?${text}` : "/";
+  };
+  return (
+    <nav aria-label="Pages" className="flex items-center gap-4 text-sm text-slate-600" data-testid="board-pages">
+      <span>
+        Threads {first}–{last} of {board.total}
+      </span>
+      {board.page > 1 && (
+        <Link href={href(board.page - 1)} className="text-sky-800 underline">
+          Previous page
+        </Link>
+      )}
+      {last < board.total && (
+        <Link href={href(board.page + 1)} className="text-sky-800 underline">
+          Next page
+        </Link>
+      )}
+    </nav>
   );
 }
 

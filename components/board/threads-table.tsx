@@ -14,21 +14,21 @@ import { threadHref } from "@/components/threads/links";
 export function ThreadsTable({ threads }: { threads: ThreadView[] }) {
   return (
     <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
-      <table className="w-full min-w-[1280px] table-fixed text-left text-sm" data-testid="threads-table">
+      <table className="w-full min-w-[1200px] table-fixed text-left text-sm" data-testid="threads-table">
         <caption className="sr-only">Threads, those needing attention first</caption>
         {/* Fixed widths keep the Stop button on screen at 1440 px; long text wraps inside its cell. */}
         <colgroup>
-          <col className="w-[8.5rem]" />
-          <col className="w-[12rem]" />
-          <col className="w-[7rem]" />
-          <col className="w-[6.5rem]" />
-          <col className="w-[6.5rem]" />
           <col className="w-[9.5rem]" />
+          <col className="w-[9.5rem]" />
+          <col className="w-[6.5rem]" />
+          <col className="w-[5.5rem]" />
           <col className="w-[7rem]" />
-          <col className="w-[9rem]" />
-          <col className="w-[6rem]" />
+          <col className="w-[7.5rem]" />
+          <col className="w-[7rem]" />
+          <col className="w-[8rem]" />
+          <col className="w-[5.5rem]" />
           <col />
-          <col className="w-[8.5rem]" />
+          <col className="w-[8rem]" />
         </colgroup>
         <thead className="bg-slate-100 text-xs uppercase tracking-wide text-slate-600">
           <tr>
@@ -108,7 +108,7 @@ function LastError({ error }: { error: ThreadView["lastError"] }) {
   return (
     <details className="group text-xs" data-testid="last-error">
       <summary className="cursor-pointer list-none text-slate-800 focus-visible:outline-2 focus-visible:outline-sky-600">
-        {head && <span className="mr-1 font-mono font-semibold">{head}</span>}
+        {head && <span className="block font-mono font-semibold [overflow-wrap:anywhere]">{head}</span>}
         <span className="line-clamp-2 group-open:hidden">{error.message}</span>
         <span className="hidden text-sky-800 underline group-open:inline">hide full text</span>
       </summary>

@@ -1,12 +1,7 @@
+import type { DirectiveView } from "../../lib/db/directives";
+
 /** The radar server's ingestion and directive API, as the relay uses it. */
-export interface Directive {
-  id: string;
-  threadId: string;
-  turnId: string | null;
-  kind: string;
-  reason: string;
-  createdAt: string;
-}
+export type Directive = DirectiveView;
 
 export interface IngestResponse {
   accepted: number;
