@@ -27,7 +27,13 @@ function statements(): Statements {
 
 function prepare(sql: ReturnType<typeof db>["sql"]) {
   return {
-    keyExists: sql.prepare(`SELECT 1 FROM "IngestKey" WHERE sourceId = ? AND key = ?`).pluck(),
+    // A key is either an event's own (unique index) or one folded into a progress row (IngestKey).
+    keyExists: sql
+      .prepare(
+        `SELECT 1 FROM "Event" WHERE sourceId = @sourceId AND idempotencyKey = @key
+         UNION ALL SELECT 1 FROM "IngestKey" WHERE sourceId = @sourceId AND key = @key LIMIT 1`,
+      )
+      .pluck(),
     insertKey: sql.prepare(`INSERT INTO "IngestKey" (sourceId, key, eventId) VALUES (?, ?, ?)`),
     findThread: sql.prepare(
       `SELECT id, externalId, state, openProgressEventId FROM "Thread" WHERE sourceId = ? AND externalId = ?`,
@@ -120,7 +126,7 @@ const toStored = (row: ThreadRow): StoredThread => ({
 });
 
 export function isDuplicateKey(sourceId: string, key: string): boolean {
-  return statements().keyExists.get(sourceId, key) !== undefined;
+  return statements().keyExists.get({ sourceId, key }) !== undefined;
 }
 
 export function findThread(sourceId: string, externalId: string): StoredThread | null {
@@ -150,7 +156,7 @@ export interface EventRow {
   raw: unknown;
 }
 
-/** Stores one accepted line and its idempotency key; returns the event id, which is its sequence. */
+/** Stores one accepted line (its key is unique per source); returns the event id, which is its sequence. */
 export function insertEvent(row: EventRow): number {
   const { event } = row;
   const s = statements();
@@ -176,9 +182,7 @@ export function insertEvent(row: EventRow): number {
     raw: JSON.stringify(row.raw ?? null),
     normalized: JSON.stringify(event),
   });
-  const id = Number(info.lastInsertRowid);
-  s.insertKey.run(row.sourceId, row.idempotencyKey, id);
-  return id;
+  return Number(info.lastInsertRowid);
 }
 
 function codeText(code: unknown): string | null {

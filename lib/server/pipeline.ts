@@ -1,5 +1,5 @@
 import { classify, initialThreadState, reduce, tick } from "@/lib/retry";
-import type { DirectiveIntent, RadarEvent, ThreadState } from "@/lib/retry";
+import type { DirectiveIntent, EpisodeRecord, RadarEvent, ThreadState } from "@/lib/retry";
 import type { NormalizedEvent, NormalizedLine } from "@/lib/ingest/types";
 import { expireDirective } from "@/lib/db/directives";
 import type { SourceRecord } from "@/lib/db/sources";
@@ -45,6 +45,8 @@ interface WorkingThread extends StoredThread {
   /** An event older than what the state has seen arrived: rebuild from all events at the end. */
   needsReplay: boolean;
   changed: boolean;
+  /** Episodes changed in this unit of work, by seq: each is written once, when it finishes. */
+  episodes: Map<number, EpisodeRecord>;
 }
 
 export interface BatchOutcome {
@@ -82,7 +84,7 @@ class Batch {
   }
 
   private remember(sourceId: string, stored: StoredThread): WorkingThread {
-    const working: WorkingThread = { ...stored, sourceId, needsReplay: false, changed: false };
+    const working: WorkingThread = { ...stored, sourceId, needsReplay: false, changed: false, episodes: new Map() };
     this.threads.set(working.id, working);
     this.bySourceKey.set(`${sourceId}\0${working.externalId}`, working);
     return working;
@@ -149,8 +151,9 @@ class Batch {
 
   private record(thread: WorkingThread, before: ThreadState, after: ThreadState) {
     thread.state = after;
-    if (after.endedEpisode && after.endedEpisode.seq !== after.episode?.seq) saveEpisode(thread.id, after.endedEpisode);
-    if (after.episode && after.episode !== before.episode) saveEpisode(thread.id, after.episode);
+    thread.changed = true;
+    if (after.endedEpisode) thread.episodes.set(after.endedEpisode.seq, after.endedEpisode);
+    if (after.episode && after.episode !== before.episode) thread.episodes.set(after.episode.seq, after.episode);
     for (const intent of after.directives ?? []) this.directive(thread, intent);
   }
 
@@ -200,13 +203,17 @@ class Batch {
         thread.state = { ...thread.state, wakeAt: null };
         thread.changed = true;
       }
-      if (thread.changed) saveThread(thread, this.now);
+      if (!thread.changed) continue;
+      for (const episode of thread.episodes.values()) saveEpisode(thread.id, episode);
+      thread.episodes.clear();
+      saveThread(thread, this.now);
     }
     return [...this.threads.values()].filter((t) => t.changed).map((t) => t.id);
   }
 
   private replay(thread: WorkingThread) {
     deleteEpisodes(thread.id);
+    thread.episodes.clear();
     const settings = thread.state.settings;
     thread.state = { ...initialThreadState(thread.externalId), settings };
     thread.needsReplay = false;
