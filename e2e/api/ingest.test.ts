@@ -284,6 +284,15 @@ describe("Stop retrying reaches the source and comes back acknowledged", () => {
     expect(await ids()).toEqual([]);
   });
 
+  it("refuses a stop posted by a page on another site (a browser's cross-site request)", async () => {
+    const forged = await fetch(`${server.url}/api/v1/threads/t-dup/stop`, {
+      method: "POST",
+      headers: { "sec-fetch-site": "cross-site", origin: "https://evil.example" },
+    });
+    expect(forged.status).toBe(403);
+    expect((await thread("t-dup")).thread.status).not.toBe("stopping");
+  });
+
   it("rejects an acknowledgement of an unknown directive with 404", async () => {
     const response = await post(server, "/api/v1/directives/nope/ack", { result: "acknowledged" });
     expect(response.status).toBe(404);

@@ -3,6 +3,7 @@ import type { ExportQuery } from "@/lib/insights/range";
 import type { ExportKind, ExportRow } from "@/lib/insights/stream";
 import { db } from "./client";
 import { factFilterSql, RETRIED_AT_SQL, threadFilterSql, waitMsSql } from "./insights";
+import { stalledSql } from "./threads";
 
 /**
  * Exports read in keyset pages (`WHERE (time, id) > last ORDER BY time, id LIMIT n`): each page is one short
@@ -61,7 +62,7 @@ function present(row: Record<string, unknown>): ExportRow {
   return out;
 }
 
-const derivedStatus = "CASE WHEN t.status = 'retrying' AND t.deadlineAt < ? THEN 'stalled' ELSE t.status END";
+const derivedStatus = `CASE WHEN ${stalledSql()} THEN 'stalled' ELSE t.status END`;
 
 const THREAD_SELECT = `SELECT t.id AS _sort, t.id AS _key, t.externalId AS threadId, t.sourceId, s.name AS source, t.title, t.agent,
     t.provider, t.model, t.parentExternalId AS parentThreadId, ${derivedStatus} AS status, t.turnId, t.retryKind,

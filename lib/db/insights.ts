@@ -6,7 +6,8 @@ import type { FactFilter, InsightsQuery } from "@/lib/insights/range";
 import { OUTCOMES, recoveryRatio, type InsightsData } from "@/lib/insights/types";
 import { TROUBLE_KINDS } from "@/lib/threads/filter";
 import { db } from "./client";
-import type { ThreadFilter } from "./threads";
+import { WAITING_STATUSES } from "@/lib/threads/statuses";
+import { stalledSql, type ThreadFilter } from "./threads";
 
 /**
  * Insights, metrics and the shared SQL thread filter. Every number is aggregated in SQLite
@@ -45,11 +46,11 @@ export function threadFilterSql(filter: Omit<ThreadFilter, "from" | "to">, now: 
     const ors = filter.status.map((status) => {
       if (status === "stalled") {
         params.push(now);
-        return `(${t}.status = 'retrying' AND ${t}.deadlineAt < ?)`;
+        return stalledSql(t);
       }
-      if (status === "retrying") {
-        params.push(now);
-        return `(${t}.status = 'retrying' AND (${t}.deadlineAt IS NULL OR ${t}.deadlineAt >= ?))`;
+      if (WAITING_STATUSES.includes(status)) {
+        params.push(status, now);
+        return `(${t}.status = ? AND NOT coalesce(${t}.deadlineAt <= ?, 0))`;
       }
       params.push(status);
       return `${t}.status = ?`;
@@ -262,7 +263,7 @@ export function insights(query: InsightsQuery, now: number, sql: Sql = db().sql)
         .prepare(
           `SELECT t.id AS key, t.externalId AS threadId, t.sourceId, s.name AS source, t.title,
              coalesce(t.agent, 'unknown') AS agent, coalesce(t.provider, 'unknown') AS provider, coalesce(t.model, 'unknown') AS model,
-             CASE WHEN t.status = 'retrying' AND t.deadlineAt < ? THEN 'stalled' ELSE t.status END AS status
+             CASE WHEN ${stalledSql()} THEN 'stalled' ELSE t.status END AS status
            FROM "Thread" t JOIN "Source" s ON s.id = t.sourceId WHERE t.id IN (SELECT value FROM json_each(?))`,
         )
         .all(now, json(top.map((row) => row.a))) as ({ key: number } & Omit<InsightsData["topThreads"][number], "attempts" | "timeLostMs">)[]
@@ -360,7 +361,7 @@ export function metricsSnapshot(now: number, sql: Sql = db().sql): MetricsSnapsh
       `SELECT kind, coalesce(result, state) AS result, count(*) AS value FROM "Directive" GROUP BY 1, 2`,
     ),
     threads: all<LabelRow<"status">>(
-      `SELECT CASE WHEN status = 'retrying' AND deadlineAt < ? THEN 'stalled' ELSE status END AS status, count(*) AS value
+      `SELECT CASE WHEN ${stalledSql("\"Thread\"")} THEN 'stalled' ELSE status END AS status, count(*) AS value
        FROM "Thread" GROUP BY 1`,
       now,
     ),

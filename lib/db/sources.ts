@@ -66,7 +66,16 @@ export function ensureDefaultSource(configuredToken: string | undefined): { sour
   if (existing) {
     // A configured token that is not known yet is added to the first source, so changing
     // RADAR_INGEST_TOKEN between restarts works as an operator expects.
-    if (configuredToken && !sourceForToken(configuredToken)) insertToken(existing.id, configuredToken, "RADAR_INGEST_TOKEN", Date.now());
+    if (configuredToken) {
+      const known = sql.prepare(`SELECT revokedAt FROM "IngestToken" WHERE tokenHash = ?`).get(hashToken(configuredToken)) as
+        | { revokedAt: number | null }
+        | undefined;
+      if (!known) insertToken(existing.id, configuredToken, "RADAR_INGEST_TOKEN", Date.now());
+      else if (known.revokedAt !== null) {
+        // An operator revoked it: setting it again in the environment does not bring it back.
+        process.stderr.write("[radar] RADAR_INGEST_TOKEN was revoked on the Sources page; it stays revoked. Set a new one.\n");
+      }
+    }
     return { source: toSource(existing), token: null };
   }
   const token = configuredToken || generateToken();

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import type { DirectiveIntent, EpisodeRecord, RadarEvent, ThreadState } from "@/lib/retry";
+import type { DirectiveIntent, EpisodeRecord, RadarEvent, ThreadSettings, ThreadState } from "@/lib/retry";
 import { db } from "./client";
 
 /**
@@ -36,11 +36,11 @@ function prepare(sql: ReturnType<typeof db>["sql"]) {
       .pluck(),
     insertKey: sql.prepare(`INSERT INTO "IngestKey" (sourceId, key, eventId) VALUES (?, ?, ?)`),
     findThread: sql.prepare(
-      `SELECT id, externalId, state, openProgressEventId FROM "Thread" WHERE sourceId = ? AND externalId = ?`,
+      `SELECT id, externalId, state, initialSettings, openProgressEventId FROM "Thread" WHERE sourceId = ? AND externalId = ?`,
     ),
-    threadById: sql.prepare(`SELECT id, sourceId, externalId, state, openProgressEventId FROM "Thread" WHERE id = ?`),
+    threadById: sql.prepare(`SELECT id, sourceId, externalId, state, initialSettings, openProgressEventId FROM "Thread" WHERE id = ?`),
     insertThread: sql.prepare(
-      `INSERT INTO "Thread" (sourceId, externalId, status, state, createdAt, updatedAt) VALUES (?, ?, 'idle', ?, ?, ?)`,
+      `INSERT INTO "Thread" (sourceId, externalId, status, state, initialSettings, createdAt, updatedAt) VALUES (?, ?, 'idle', ?, ?, ?, ?)`,
     ),
     insertEvent: sql.prepare(
       `INSERT INTO "Event" (sourceId, threadId, idempotencyKey, format, nativeType, type, at, receivedAt, lastAt, count,
@@ -94,10 +94,7 @@ function prepare(sql: ReturnType<typeof db>["sql"]) {
       `INSERT OR IGNORE INTO "Directive" (id, sourceId, threadId, dedupeKey, turnId, kind, origin, reason, state, createdAt)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)`,
     ),
-    activeChildren: sql.prepare(
-      `SELECT id FROM "Thread" WHERE sourceId = ? AND parentExternalId = ?
-        AND status IN ('running', 'retrying', 'waiting_reset', 'stalled', 'recovered', 'recovery_scheduled')`,
-    ),
+    children: sql.prepare(`SELECT id FROM "Thread" WHERE sourceId = ? AND parentExternalId = ?`).pluck(),
     dueThreads: sql.prepare(`SELECT id FROM "Thread" WHERE wakeAt IS NOT NULL AND wakeAt <= ? ORDER BY wakeAt LIMIT ?`).pluck(),
     nextWake: sql.prepare(`SELECT min(wakeAt) FROM "Thread" WHERE wakeAt IS NOT NULL`).pluck(),
     touchSource: sql.prepare(`UPDATE "Source" SET lastSeenAt = max(coalesce(lastSeenAt, 0), ?) WHERE id = ?`),
@@ -108,6 +105,8 @@ export interface StoredThread {
   id: number;
   externalId: string;
   state: ThreadState;
+  /** What a replay starts from: the settings the thread was created with. */
+  initialSettings: ThreadSettings;
   openProgressEventId: number | null;
 }
 
@@ -115,15 +114,20 @@ interface ThreadRow {
   id: number;
   externalId: string;
   state: string;
+  initialSettings: string | null;
   openProgressEventId: number | null;
 }
 
-const toStored = (row: ThreadRow): StoredThread => ({
-  id: row.id,
-  externalId: row.externalId,
-  state: JSON.parse(row.state) as ThreadState,
-  openProgressEventId: row.openProgressEventId,
-});
+const toStored = (row: ThreadRow): StoredThread => {
+  const state = JSON.parse(row.state) as ThreadState;
+  return {
+    id: row.id,
+    externalId: row.externalId,
+    state,
+    initialSettings: row.initialSettings ? (JSON.parse(row.initialSettings) as ThreadSettings) : state.settings,
+    openProgressEventId: row.openProgressEventId,
+  };
+};
 
 export function isDuplicateKey(sourceId: string, key: string): boolean {
   return statements().keyExists.get({ sourceId, key }) !== undefined;
@@ -140,8 +144,8 @@ export function threadById(id: number): (StoredThread & { sourceId: string }) | 
 }
 
 export function createThread(sourceId: string, externalId: string, state: ThreadState, now: number): StoredThread {
-  const info = statements().insertThread.run(sourceId, externalId, JSON.stringify(state), now, now);
-  return { id: Number(info.lastInsertRowid), externalId, state, openProgressEventId: null };
+  const info = statements().insertThread.run(sourceId, externalId, JSON.stringify(state), JSON.stringify(state.settings), now, now);
+  return { id: Number(info.lastInsertRowid), externalId, state, initialSettings: state.settings, openProgressEventId: null };
 }
 
 export interface EventRow {
@@ -307,8 +311,9 @@ export function insertDirective(sourceId: string, threadId: number, intent: Dire
   return info.changes === 1 ? id : null;
 }
 
-export function activeChildThreads(sourceId: string, parentExternalId: string): number[] {
-  return (statements().activeChildren.all(sourceId, parentExternalId) as { id: number }[]).map((row) => row.id);
+/** Threads whose stored parent is this one (the caller checks their current state). */
+export function childThreadIds(sourceId: string, parentExternalId: string): number[] {
+  return statements().children.all(sourceId, parentExternalId) as number[];
 }
 
 export function dueThreadIds(now: number, limit = 200): number[] {

@@ -1,5 +1,5 @@
 import type { Prisma } from "./generated/client";
-import { ATTENTION_STATUSES, STOPPABLE_STATUSES } from "@/lib/threads/statuses";
+import { ATTENTION_STATUSES, STOPPABLE_STATUSES, WAITING_STATUSES as WAITING } from "@/lib/threads/statuses";
 import { db } from "./client";
 
 /**
@@ -94,8 +94,10 @@ export function toThreadView(row: ThreadRow, now: number): ThreadView {
   };
 }
 
-/** Stored statuses that show as `stalled` once their deadline has passed. */
-const WAITING = ["retrying", "waiting_reset"];
+/** The same rule in SQL on thread alias `t` (one `?`: now), for the raw aggregations. */
+export function stalledSql(t = "t"): string {
+  return `(${t}.status IN (${WAITING.map((w) => `'${w}'`).join(", ")}) AND ${t}.deadlineAt <= ?)`;
+}
 
 function statusCondition(status: string, now: Date): Prisma.ThreadWhereInput {
   if (status === "stalled") return { status: { in: WAITING }, deadlineAt: { lte: now } };

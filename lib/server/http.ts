@@ -31,3 +31,24 @@ export async function readBodyText(request: Request, limit = MAX_BODY_BYTES): Pr
   }
   return Buffer.concat(chunks).toString("utf8");
 }
+
+/**
+ * Operator actions over plain HTTP must come from this server's own pages or from a non-browser
+ * client: a page on another site could otherwise make a browser POST a stop to 127.0.0.1.
+ * Returns a 403 problem for a cross-site browser request, else null.
+ */
+export function refuseCrossSite(request: Request): Response | null {
+  const site = request.headers.get("sec-fetch-site");
+  const origin = request.headers.get("origin");
+  const host = request.headers.get("host");
+  const crossSite = (site !== null && site !== "same-origin" && site !== "none") || (origin !== null && host !== null && hostOf(origin) !== host);
+  return crossSite ? problem(403, "Forbidden", "Operator actions are accepted only from this server's own pages or from non-browser clients.") : null;
+}
+
+function hostOf(origin: string): string | null {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return null; // "null" (a sandboxed page) or garbage: not this server
+  }
+}

@@ -4,7 +4,7 @@ import type { NormalizedEvent, NormalizedLine } from "@/lib/ingest/types";
 import { expireDirective } from "@/lib/db/directives";
 import type { SourceRecord } from "@/lib/db/sources";
 import {
-  activeChildThreads,
+  childThreadIds,
   createThread,
   deleteEpisodes,
   findThread,
@@ -65,6 +65,13 @@ class Batch {
   newDirectives = 0;
   private readonly directiveSources = new Set<string>();
 
+  /**
+   * Set for batches of historical lines (an import, a relay catching up on hours-old output):
+   * directives for moments long past are then recorded `expired` instead of sent. Never for the
+   * watchdog, operator actions or live ingestion, whose directives are always sent.
+   */
+  expireStale = false;
+
   constructor(private readonly now: number) {}
 
   thread(source: SourceRecord, externalId: string): WorkingThread {
@@ -93,9 +100,15 @@ class Batch {
   /** Stores one event of a thread and applies it, unless it must wait for a replay. */
   apply(thread: WorkingThread, event: NormalizedEvent, meta: { key: string; format: string; nativeType: string | null; raw: unknown; receivedAt: number }) {
     thread.changed = true;
-    const foldInto = event.type === "progress" && !thread.needsReplay ? thread.openProgressEventId : null;
+    const inOrder = !thread.needsReplay && (thread.state.lastEventAt == null || event.at >= thread.state.lastEventAt);
+    // Fold only into the progress row that is still the thread's last applied event, and only in
+    // order: a folded row then spans a stretch of pure progress, which a replay reproduces.
+    const foldInto =
+      event.type === "progress" && inOrder && thread.openProgressEventId !== null && thread.state.lastSeq === thread.openProgressEventId
+        ? thread.openProgressEventId
+        : null;
     let seq: number;
-    if (foldInto !== null && (thread.state.lastEventAt ?? 0) <= event.at) {
+    if (foldInto !== null) {
       foldProgress(thread.sourceId, foldInto, meta.key, event.progressCount ?? 1, event.lastAt ?? event.at);
       seq = foldInto;
     } else {
@@ -110,7 +123,7 @@ class Batch {
         receivedAt: meta.receivedAt,
         raw: meta.raw,
       });
-      thread.openProgressEventId = event.type === "progress" ? seq : null;
+      thread.openProgressEventId = event.type === "progress" && inOrder ? seq : null;
     }
     if (thread.needsReplay) return;
     if (thread.state.lastEventAt != null && event.at < thread.state.lastEventAt) {
@@ -159,17 +172,15 @@ class Batch {
 
   private directive(thread: WorkingThread, intent: DirectiveIntent) {
     const id = insertDirective(thread.sourceId, thread.id, intent, this.now);
-    if (id) {
-      if (this.now - intent.at > DIRECTIVE_MAX_AGE_MS) expireDirective(id, this.now);
-      else {
-        this.newDirectives++;
-        this.directiveSources.add(thread.sourceId);
-      }
+    // Already recorded (a replay re-emits it): sent, and cascaded, once.
+    if (!id) return;
+    if (this.expireStale && this.now - intent.at > DIRECTIVE_MAX_AGE_MS) expireDirective(id, this.now);
+    else {
+      this.newDirectives++;
+      this.directiveSources.add(thread.sourceId);
     }
     if (intent.cascade && intent.kind === "interrupt") {
-      for (const childId of activeChildThreads(thread.sourceId, thread.externalId)) {
-        const child = this.threadById(childId);
-        if (!child) continue;
+      for (const child of this.activeChildren(thread)) {
         this.internal(child, {
           type: "stop.requested",
           at: intent.at,
@@ -179,6 +190,17 @@ class Batch {
         });
       }
     }
+  }
+
+  /**
+   * The children of a thread that still run, by their current state: stored children and those
+   * this unit of work created or changed (not saved yet).
+   */
+  private activeChildren(parent: WorkingThread): WorkingThread[] {
+    for (const id of childThreadIds(parent.sourceId, parent.externalId)) this.threadById(id);
+    return [...this.threads.values()].filter(
+      (t) => t.sourceId === parent.sourceId && t.state.parentThreadId === parent.externalId && ACTIVE.has(t.state.status),
+    );
   }
 
   /** A server-originated event (stop, acknowledgement, settings): stored like any other, then applied. */
@@ -214,8 +236,7 @@ class Batch {
   private replay(thread: WorkingThread) {
     deleteEpisodes(thread.id);
     thread.episodes.clear();
-    const settings = thread.state.settings;
-    thread.state = { ...initialThreadState(thread.externalId), settings };
+    thread.state = { ...initialThreadState(thread.externalId), settings: thread.initialSettings };
     thread.needsReplay = false;
     for (const event of threadEvents(thread.id)) {
       markLate(event.seq, false);
@@ -227,6 +248,9 @@ class Batch {
     return [...this.directiveSources];
   }
 }
+
+/** Statuses of a thread whose agent may still be working (a cascaded stop reaches these). */
+const ACTIVE = new Set(["running", "retrying", "waiting_reset", "recovered", "recovery_scheduled"]);
 
 const TURN_STATUS: Record<string, string> = {
   "turn.started": "running",
@@ -266,6 +290,7 @@ export function ingestLines(source: SourceRecord, lines: NormalizedLine[], now =
   let accepted = 0;
   let duplicates = 0;
   const { threadIds, batch } = runBatch(now, (batch) => {
+    batch.expireStale = lines.length > 0 && lines.every((line) => (line.event?.at ?? now) < now - DIRECTIVE_MAX_AGE_MS);
     const seenKeys = new Set<string>();
     for (const line of lines) {
       if (seenKeys.has(line.idempotencyKey) || isDuplicateKey(source.id, line.idempotencyKey)) {
@@ -307,7 +332,9 @@ export function applyInternalEvent(
   let thread: WorkingThread | null = null;
   runBatch(now, (batch) => {
     thread = batch.threadById(threadId);
-    if (thread) batch.internal(thread, { ...event, at: event.at ?? now, threadId: thread.externalId });
+    // Never before the thread's last event: a source whose clock runs ahead must not make the
+    // operator's stop sort before what it already reported.
+    if (thread) batch.internal(thread, { ...event, at: Math.max(event.at ?? now, thread.state.lastEventAt ?? 0), threadId: thread.externalId });
   });
   return (thread as WorkingThread | null)?.state ?? null;
 }

@@ -25,7 +25,8 @@ export function stopThreads(keys: number[], operator: Operator, reason: string, 
       continue;
     }
     const state = applyInternalEvent(key, { type: "stop.requested", actor: operator.name, reason }, now);
-    const stopping = state?.status === "stopping";
+    // A stop that cancels a scheduled recovery ends `stopped` at once: that is a stop too.
+    const stopping = state?.status === "stopping" || (state?.status === "stopped" && before.state.status !== "stopped");
     const detail = stopping ? null : (state?.applied?.note ?? `Thread is ${state?.status ?? "unknown"}; nothing to stop.`);
     results.push({ key, threadId: before.externalId, status: state?.status ?? null, result: stopping ? "stopping" : "not-active", detail });
   }

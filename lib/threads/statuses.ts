@@ -9,3 +9,6 @@ export const STOPPABLE_STATUSES = ["running", "retrying", "stalled", "waiting_re
 export function isStoppable(status: string): boolean {
   return STOPPABLE_STATUSES.includes(status);
 }
+
+/** Stored statuses that show as `stalled` once their deadline has passed (the engine's viewStatus). */
+export const WAITING_STATUSES = ["retrying", "waiting_reset"];

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { authorizeOperator } from "@/lib/server/auth";
-import { problem } from "@/lib/server/http";
+import { problem, refuseCrossSite } from "@/lib/server/http";
 import { describeZodError } from "@/lib/validation";
 import { resolveThread } from "@/lib/server/resolve-thread";
 import { stopThreads } from "@/lib/server/stop";
@@ -11,6 +11,8 @@ const body = z.object({ reason: z.string().trim().max(500).optional() });
 
 /** The API twin of the Stop retrying button: same code path, same audit entry. */
 export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }) {
+  const refused = refuseCrossSite(request);
+  if (refused) return refused;
   const operator = await authorizeOperator("stop");
   const { id } = await params;
   const text = await request.text();
