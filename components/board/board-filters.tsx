@@ -4,6 +4,7 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { THREAD_STATUSES } from "@/lib/retry/types";
 import { TROUBLE_KINDS } from "@/lib/threads/filter";
 import { kindLabel, statusLabel } from "@/lib/ui/format";
+import { FilterSelect, type FilterOption } from "@/components/filters/filter-select";
 
 export interface FilterOptions {
   providers: string[];
@@ -28,25 +29,8 @@ export function BoardFilters({ options }: { options: FilterOptions }) {
     router.replace(text ? `${pathname}?${text}` : pathname, { scroll: false });
   };
 
-  const select = (name: string, label: string, values: { value: string; label: string }[]) => (
-    <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
-      {label}
-      <select
-        name={name}
-        defaultValue={params.get(name) ?? ""}
-        data-testid={`filter-${name}`}
-        onChange={(event) => submit(event.currentTarget.form!)}
-        className="rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm text-slate-900 focus-visible:outline-2 focus-visible:outline-sky-600"
-      >
-        <option value="">any</option>
-        {values.map((v) => (
-          <option key={v.value} value={v.value}>
-            {v.label}
-          </option>
-        ))}
-        {params.get(name) && !values.some((v) => v.value === params.get(name)) && <option value={params.get(name)!}>{params.get(name)}</option>}
-      </select>
-    </label>
+  const select = (name: string, label: string, options: FilterOption[]) => (
+    <FilterSelect name={name} label={label} current={params.get(name) ?? ""} options={options} onApply={submit} />
   );
 
   return (

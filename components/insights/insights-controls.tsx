@@ -9,6 +9,7 @@ import { RANGE_PRESETS, timeRange, type FactFilter, type InsightsQuery, type Ran
 import { THREAD_STATUSES } from "@/lib/retry/types";
 import { TROUBLE_KINDS } from "@/lib/threads/filter";
 import { kindLabel, statusLabel } from "@/lib/ui/format";
+import { FilterSelect, type FilterOption } from "@/components/filters/filter-select";
 
 const PRESET_LABELS: Record<RangePreset, string> = { "1h": "Last hour", "24h": "24 h", "7d": "7 days" };
 const control =
@@ -64,23 +65,9 @@ export function InsightsControls({
     navigate(hrefFor({ filter }));
   };
 
-  const select = (name: keyof FactFilter, label: string, values: { value: string; label: string }[]) => {
-    const current = (query.filter[name] as string[] | undefined)?.join(",") ?? "";
-    return (
-      <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
-        {label}
-        <select name={name} defaultValue={current} data-testid={`filter-${name}`} onChange={(event) => applyFilter(event.currentTarget.form!)} className={control}>
-          <option value="">any</option>
-          {values.map((v) => (
-            <option key={v.value} value={v.value}>
-              {v.label}
-            </option>
-          ))}
-          {current && !values.some((v) => v.value === current) && <option value={current}>{current}</option>}
-        </select>
-      </label>
-    );
-  };
+  const select = (name: keyof FactFilter, label: string, options: FilterOption[]) => (
+    <FilterSelect name={name} label={label} current={(query.filter[name] as string[] | undefined)?.join(",") ?? ""} options={options} onApply={applyFilter} />
+  );
 
   return (
     <div className="space-y-3 rounded-lg border border-slate-200 bg-white p-3">

@@ -10,48 +10,30 @@
  * server not honour that override, the test still passes, waiting for the deadline the radar
  * itself reports — about a minute.)
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { overloaded503, rateLimited, startMockProvider, type MockProvider } from "../support/mock-provider";
-import { codexEnv, removeTempDirs, startRelay, waitFor, withTimeout, type RelayProcess } from "../support/relay-helpers";
+import { describe, expect, it } from "vitest";
+import { overloaded503, rateLimited } from "../support/mock-provider";
+import { codexEnv, startRelay, waitFor, withTimeout, type RelayProcess } from "../support/relay-helpers";
 import { summary, threadDetail, type ThreadDetailView } from "../support/relay-radar";
-import { post, startServer, type RunningServer } from "../support/server";
+import { relaySuite } from "../support/relay-suite";
+import { post } from "../support/server";
 
-let server: RunningServer;
-let mock: MockProvider;
-let relay: RelayProcess | null = null;
-
-beforeAll(async () => {
-  [server, mock] = await Promise.all([startServer({ RADAR_POLICY_GRACE_MS: "2000", RADAR_STOP_GRACE_MS: "20000" }), startMockProvider()]);
-});
-
-afterEach(async () => {
-  if (relay && relay.child.exitCode === null) {
-    relay.kill("SIGKILL");
-    await relay.exited;
-  }
-  relay = null;
-});
-
-afterAll(async () => {
-  await Promise.all([server?.stop(), mock?.close()]);
-  removeTempDirs();
-});
+const suite = relaySuite();
 
 /** Starts a supervised Codex task whose first model call gets a 429 with Retry-After: 3600. */
 async function startLongWait(): Promise<{ threadId: string; view: ThreadDetailView }> {
-  mock.enqueue("openai", rateLimited(3600));
-  const before = mock.calls("openai").length;
-  const codex = codexEnv(mock);
-  relay = startRelay(["codex-app-server", "--server", server.url, "--token", server.token, "--prompt", "say hi", "--cwd", codex.cwd, "--poll-wait", "5s"], {
+  suite.mock.enqueue("openai", rateLimited(3600));
+  const before = suite.mock.calls("openai").length;
+  const codex = codexEnv(suite.mock);
+  suite.relay = startRelay(["codex-app-server", "--server", suite.server.url, "--token", suite.server.token, "--prompt", "say hi", "--cwd", codex.cwd, "--poll-wait", "5s"], {
     env: codex.env,
   });
-  const r = relay;
+  const r = suite.relay;
   const threadId = await waitFor(() => /supervising Codex thread (\S+),/.exec(r.stderr())?.[1], 30_000, () => r.stderr());
-  await mock.waitForCalls("openai", before + 1, 20_000);
+  await suite.mock.waitForCalls("openai", before + 1, 20_000);
   // The board: the real Codex thread is Retrying 1/5.
   const view = await waitFor(
     async () => {
-      const v = await threadDetail(server, threadId);
+      const v = await threadDetail(suite.server, threadId);
       return v?.thread.status === "retrying" ? v : null;
     },
     15_000,
@@ -72,11 +54,11 @@ describe("relay codex-app-server with the real Codex CLI", () => {
     // Nothing happens on the wire (Codex sleeps for an hour); the radar's watchdog ends it.
     const exhausted = await waitFor(
       async () => {
-        const v = await threadDetail(server, threadId);
+        const v = await threadDetail(suite.server, threadId);
         return v && v.thread.status === "exhausted" && v.directives.some((d) => d.kind === "interrupt" && d.state === "acknowledged") ? v : null;
       },
       Math.max(0, deadline - Date.now()) + 20_000,
-      () => relay!.stderr(),
+      () => suite.relay!.stderr(),
     );
     expect(Date.now()).toBeGreaterThanOrEqual(deadline);
     const interrupt = exhausted.directives.find((d) => d.kind === "interrupt")!;
@@ -87,98 +69,98 @@ describe("relay codex-app-server with the real Codex CLI", () => {
     // Codex itself ended the turn: its own turn/completed with status interrupted is on the record.
     const done = await waitFor(
       async () => {
-        const v = await threadDetail(server, threadId);
+        const v = await threadDetail(suite.server, threadId);
         return v?.events.some((e) => e.type === "turn.interrupted" && e.nativeType === "turn/completed") ? v : null;
       },
       10_000,
-      async () => summary(await threadDetail(server, threadId)),
+      async () => summary(await threadDetail(suite.server, threadId)),
     );
     expect(done.events.find((e) => e.type === "turn.interrupted")!.raw).toMatchObject({ message: { params: { turn: { status: "interrupted" } } } });
     expect(done.events.some((e) => e.type === "interrupt.requested")).toBe(true);
 
     // The relay exits once the supervised turn has ended, and Codex made no further provider call.
-    const exit = await withTimeout(relay!.exited, 15_000, "relay exit");
-    expect(exit.code, relay!.stderr()).toBe(0);
-    expect(relay!.stderr()).toMatch(/ended interrupted/);
-    expect(mock.calls("openai")).toHaveLength(1);
+    const exit = await withTimeout(suite.relay!.exited, 15_000, "relay exit");
+    expect(exit.code, suite.relay!.stderr()).toBe(0);
+    expect(suite.relay!.stderr()).toMatch(/ended interrupted/);
+    expect(suite.mock.calls("openai")).toHaveLength(1);
   }, 150_000);
 
   it("Stop retrying through the API during the long wait reaches Codex within seconds and is acknowledged", async () => {
     const { threadId } = await startLongWait();
-    const calls = mock.calls("openai").length;
+    const calls = suite.mock.calls("openai").length;
     const stoppedAt = Date.now();
-    const stop = await post(server, `/api/v1/threads/${threadId}/stop`, { reason: "relay e2e: stop during a 1 h wait" });
+    const stop = await post(suite.server, `/api/v1/threads/${threadId}/stop`, { reason: "relay e2e: stop during a 1 h wait" });
     expect(stop.status).toBe(202);
     expect(stop.body).toMatchObject({ result: "stopping" });
 
     const view = await waitFor(
       async () => {
-        const v = await threadDetail(server, threadId);
+        const v = await threadDetail(suite.server, threadId);
         return v && v.directives.some((d) => d.kind === "interrupt" && d.state === "acknowledged") && v.events.some((e) => e.type === "turn.interrupted") ? v : null;
       },
       15_000,
-      () => relay!.stderr(),
+      () => suite.relay!.stderr(),
     );
     const directive = view.directives.find((d) => d.kind === "interrupt")!;
     expect(directive).toMatchObject({ origin: "operator", result: "acknowledged" });
     expect(Date.parse(directive.acknowledgedAt!) - stoppedAt).toBeLessThan(10_000);
     const final = await waitFor(
       async () => {
-        const v = await threadDetail(server, threadId);
+        const v = await threadDetail(suite.server, threadId);
         return v?.thread.status === "stopped" ? v : null;
       },
       10_000,
-      async () => summary(await threadDetail(server, threadId)),
+      async () => summary(await threadDetail(suite.server, threadId)),
     );
     expect(final.thread.retry).toBeNull();
-    const exit = await withTimeout(relay!.exited, 15_000, "relay exit");
-    expect(exit.code, relay!.stderr()).toBe(0);
-    expect(mock.calls("openai")).toHaveLength(calls);
+    const exit = await withTimeout(suite.relay!.exited, 15_000, "relay exit");
+    expect(exit.code, suite.relay!.stderr()).toBe(0);
+    expect(suite.mock.calls("openai")).toHaveLength(calls);
   }, 90_000);
 
   it("503 server_is_overloaded: Codex retries silently, then fails with serverOverloaded; the relay forwards it and exits 1", async () => {
     // Codex makes 5 calls in all for a 503 without Retry-After (0.2, 0.4, 0.8, 1.6 s apart; protocols.md).
-    mock.enqueue("openai", ...Array.from({ length: 5 }, () => overloaded503()));
-    const before = mock.calls("openai").length;
-    const codex = codexEnv(mock);
-    relay = startRelay(["codex-app-server", "--server", server.url, "--token", server.token, "--prompt", "say hi", "--cwd", codex.cwd], { env: codex.env });
-    const r = relay;
+    suite.mock.enqueue("openai", ...Array.from({ length: 5 }, () => overloaded503()));
+    const before = suite.mock.calls("openai").length;
+    const codex = codexEnv(suite.mock);
+    suite.relay = startRelay(["codex-app-server", "--server", suite.server.url, "--token", suite.server.token, "--prompt", "say hi", "--cwd", codex.cwd], { env: codex.env });
+    const r = suite.relay;
     const threadId = await waitFor(() => /supervising Codex thread (\S+),/.exec(r.stderr())?.[1], 30_000, () => r.stderr());
     const exit = await withTimeout(r.exited, 30_000, "relay exit");
     expect(exit.code, r.stderr()).toBe(1);
     expect(r.stderr()).toMatch(/ended failed/);
-    expect(mock.calls("openai").length - before).toBe(5);
+    expect(suite.mock.calls("openai").length - before).toBe(5);
     const view = await waitFor(async () => {
-      const v = await threadDetail(server, threadId);
+      const v = await threadDetail(suite.server, threadId);
       return v?.thread.status === "failed" ? v : null;
-    }, 10_000, async () => summary(await threadDetail(server, threadId)));
+    }, 10_000, async () => summary(await threadDetail(suite.server, threadId)));
     expect(view.thread.lastError).toMatchObject({ kind: "capacity", code: "serverOverloaded" });
   }, 60_000);
 });
 
 describe("relay codex-exec with the real Codex CLI", () => {
   it("Stop retrying ends `codex exec --json` (SIGINT) during a 1 h wait and is acknowledged", async () => {
-    mock.enqueue("openai", rateLimited(3600));
-    const codex = codexEnv(mock);
-    relay = startRelay(
-      ["codex-exec", "--server", server.url, "--token", server.token, "--kill-grace", "3s", "--poll-wait", "5s", "--", "--skip-git-repo-check", "say hi"],
+    suite.mock.enqueue("openai", rateLimited(3600));
+    const codex = codexEnv(suite.mock);
+    suite.relay = startRelay(
+      ["codex-exec", "--server", suite.server.url, "--token", suite.server.token, "--kill-grace", "3s", "--poll-wait", "5s", "--", "--skip-git-repo-check", "say hi"],
       { env: codex.env, cwd: codex.cwd },
     );
-    const r = relay;
+    const r = suite.relay;
     const threadId = await waitFor(() => /"thread_id":"([^"]+)"/.exec(r.stdout())?.[1], 30_000, () => r.stderr());
     const retrying = await waitFor(async () => {
-      const v = await threadDetail(server, threadId);
+      const v = await threadDetail(suite.server, threadId);
       return v?.thread.status === "retrying" ? v : null;
-    }, 20_000, async () => summary(await threadDetail(server, threadId)));
+    }, 20_000, async () => summary(await threadDetail(suite.server, threadId)));
     expect(retrying.thread).toMatchObject({ agent: "codex-exec", retry: { attempt: 1, maxAttempts: 5, kind: "rate_limit" } });
-    const stop = await post(server, `/api/v1/threads/${threadId}/stop`, { reason: "relay e2e: stop codex exec" });
+    const stop = await post(suite.server, `/api/v1/threads/${threadId}/stop`, { reason: "relay e2e: stop codex exec" });
     expect(stop.status).toBe(202);
     await withTimeout(r.exited, 15_000, "relay exit");
     expect(r.stderr()).toMatch(/codex exec exited \(code \d+\) — ended by a radar directive/);
     const view = await waitFor(async () => {
-      const v = await threadDetail(server, threadId);
+      const v = await threadDetail(suite.server, threadId);
       return v?.thread.status === "stopped" ? v : null;
-    }, 10_000, async () => summary(await threadDetail(server, threadId)));
+    }, 10_000, async () => summary(await threadDetail(suite.server, threadId)));
     expect(view.directives.find((d) => d.kind === "interrupt")).toMatchObject({ result: "acknowledged", detail: expect.stringMatching(/codex exec exited .* after SIGINT/) });
   }, 60_000);
 });

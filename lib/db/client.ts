@@ -38,11 +38,3 @@ export function db(): DatabaseHandles {
   globalForDb.__radarDb ??= openDatabase();
   return globalForDb.__radarDb;
 }
-
-export async function closeDatabase(): Promise<void> {
-  const handles = globalForDb.__radarDb;
-  if (!handles) return;
-  globalForDb.__radarDb = undefined;
-  await handles.prisma.$disconnect();
-  handles.sql.close();
-}

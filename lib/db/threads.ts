@@ -56,7 +56,7 @@ type ThreadRow = Prisma.ThreadGetPayload<{ include: typeof threadInclude }>;
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
-export function toThreadView(row: ThreadRow, now: number): ThreadView {
+function toThreadView(row: ThreadRow, now: number): ThreadView {
   // The same rule as the engine's viewStatus(): a wait whose deadline passed before the watchdog ticked.
   const stalled = WAITING.includes(row.status) && row.deadlineAt !== null && row.deadlineAt.getTime() <= now;
   return {
@@ -138,7 +138,7 @@ export interface ThreadPage {
 }
 
 /** Newest first; `attentionFirst` puts the statuses an operator must act on before the rest. */
-export async function listThreads(
+async function listThreads(
   filter: ThreadFilter,
   options: { page?: number; pageSize?: number; attentionFirst?: boolean; now?: number } = {},
 ): Promise<ThreadPage> {
@@ -182,7 +182,7 @@ export async function listThreads(
 }
 
 /** Counts per status for the board header (stalled derived as in listThreads). */
-export async function statusCounts(filter: Omit<ThreadFilter, "status">, now = Date.now()): Promise<Record<string, number>> {
+async function statusCounts(filter: Omit<ThreadFilter, "status">, now = Date.now()): Promise<Record<string, number>> {
   const where = threadWhere(filter, now);
   const { prisma } = db();
   const [groups, stalled] = await Promise.all([
@@ -241,7 +241,7 @@ export async function stoppableThreadKeys(filter: ThreadFilter, now = Date.now()
   return rows.map((row) => row.id);
 }
 
-export async function countStoppable(filter: ThreadFilter, now = Date.now()): Promise<number> {
+async function countStoppable(filter: ThreadFilter, now = Date.now()): Promise<number> {
   const where = stoppableWhere(filter, now);
   return where ? db().prisma.thread.count({ where }) : 0;
 }

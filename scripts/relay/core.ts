@@ -5,6 +5,7 @@ import type { RelayConfig } from "./args";
 import { RadarClient, type Directive } from "./client";
 import { DirectiveRunner, planDirective, type DirectiveAction, type DirectiveContext, type DirectiveOutcome } from "./directives";
 import { Forwarder, type CloseReport } from "./forwarder";
+import { isWrapped, parseObjectLine, threadOfLine, unwrapValue } from "./lines";
 import type { Logger } from "./log";
 
 export interface CoreHooks {
@@ -53,6 +54,20 @@ export class RelayCore {
         await this.forwarder.flush(2_000);
       },
     });
+  }
+
+  /**
+   * One line of agent output: learns the thread it names and queues it for the radar (a line
+   * already wrapped as {at, message} keeps its time). Returns why a line was not forwarded.
+   */
+  forwardLine(line: string, receivedAt: number): { forwarded: true } | { forwarded: false; reason: string } {
+    const parsed = parseObjectLine(line);
+    if (!parsed.ok) return { forwarded: false, reason: parsed.reason };
+    const thread = threadOfLine(this.config.format, unwrapValue(parsed.value));
+    if (thread) this.knownThreads.add(thread);
+    if (isWrapped(parsed.value)) this.forwarder.pushWrapped(parsed.text);
+    else this.forwarder.push(parsed.text, receivedAt);
+    return { forwarded: true };
   }
 
   start(): void {

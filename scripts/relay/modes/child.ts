@@ -6,7 +6,7 @@
 import type { RelayConfig } from "../args";
 import { RelayCore, resolveBin } from "../core";
 import type { DirectiveOutcome } from "../directives";
-import { LineSplitter, parseObjectLine, threadOfLine } from "../lines";
+import { LineSplitter } from "../lines";
 import type { Logger } from "../log";
 import { describeExit, endProcess, exitCodeOf, exitOf, resolveClaude, spawnAgent } from "../process";
 import type { RelayIO } from "../relay";
@@ -42,17 +42,10 @@ export async function runChildMode(config: RelayConfig, io: RelayIO, log: Logger
   const splitter = new LineSplitter();
   let skipped = 0;
   const onLine = (line: string, receivedAt: number) => {
-    const parsed = parseObjectLine(line);
-    if (!parsed.ok) {
-      if (parsed.reason !== "blank") {
-        skipped += 1;
-        log.debug(`not forwarded (${parsed.reason}): ${line.slice(0, 200)}`);
-      }
-      return;
-    }
-    const thread = threadOfLine(config.format, parsed.value);
-    if (thread) core.knownThreads.add(thread);
-    core.forwarder.push(parsed.text, receivedAt);
+    const result = core.forwardLine(line, receivedAt);
+    if (result.forwarded || result.reason === "blank") return;
+    skipped += 1;
+    log.debug(`not forwarded (${result.reason}): ${line.slice(0, 200)}`);
   };
   child.stdout!.on("data", (chunk: Buffer) => {
     const receivedAt = Date.now();

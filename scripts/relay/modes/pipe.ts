@@ -7,7 +7,7 @@
  */
 import type { RelayConfig } from "../args";
 import { RelayCore } from "../core";
-import { isWrapped, LineSplitter, parseObjectLine, threadOfLine, unwrapValue } from "../lines";
+import { LineSplitter } from "../lines";
 import type { Logger } from "../log";
 import type { RelayIO } from "../relay";
 
@@ -22,18 +22,10 @@ export async function runPipe(config: RelayConfig, io: RelayIO, log: Logger): Pr
   const splitter = new LineSplitter();
   let skipped = 0;
   const onLine = (line: string, receivedAt: number) => {
-    const parsed = parseObjectLine(line);
-    if (!parsed.ok) {
-      if (parsed.reason !== "blank") {
-        skipped += 1;
-        if (skipped <= 5) log.warn(`stdin line not forwarded (${parsed.reason}): ${line.slice(0, 120)}`);
-      }
-      return;
-    }
-    const thread = threadOfLine(config.format, unwrapValue(parsed.value));
-    if (thread) core.knownThreads.add(thread);
-    if (isWrapped(parsed.value)) core.forwarder.pushWrapped(parsed.text);
-    else core.forwarder.push(parsed.text, receivedAt);
+    const result = core.forwardLine(line, receivedAt);
+    if (result.forwarded || result.reason === "blank") return;
+    skipped += 1;
+    if (skipped <= 5) log.warn(`stdin line not forwarded (${result.reason}): ${line.slice(0, 120)}`);
   };
 
   core.start();
