@@ -188,29 +188,17 @@ describe("the watchdog ends silent waits by itself", () => {
       { threadId: "t-silent", type: "turn.started", turnId: "u1", at: now, policy: FAST_STALL_POLICY },
       { threadId: "t-silent", type: "retry", turnId: "u1", at: now, attempt: 1, maxAttempts: 5, policy: FAST_STALL_POLICY, error: { httpStatus: 429, message: "Reconnecting... 1/5" } },
     ]);
-    expect((await thread("t-silent")).thread.status).toBe("retrying");
+    // The status is exhausted only for the stop grace (then broken, since nothing here acknowledges):
+    // wait on what lasts, the episode's outcome and the directive.
     const detail = await waitFor("exhausted", async () => {
       const d = await thread("t-silent");
-      return d.thread.status === "exhausted" && d;
+      return d.episodes.at(-1)?.outcome === "exhausted" && d;
     });
+    expect(["exhausted", "broken"]).toContain(detail.thread.status);
     expect(detail.episodes.at(-1)).toMatchObject({ outcome: "exhausted", outcomeCode: "rateLimitRetryExhausted" });
     expect(detail.directives).toEqual([expect.objectContaining({ kind: "interrupt", origin: "policy", state: "pending" })]);
-  });
-
-  it("resumes after a restart: a deadline that passes while the server is down is applied on start", async () => {
-    const now = Date.now();
-    await post(server, "/api/v1/events", [
-      { threadId: "t-restart", type: "turn.started", turnId: "u1", at: now, policy: { ...FAST_STALL_POLICY, graceMs: 3_000 } },
-      { threadId: "t-restart", type: "retry", turnId: "u1", at: now, attempt: 1, policy: { ...FAST_STALL_POLICY, graceMs: 3_000 }, error: { httpStatus: 429 } },
-    ]);
-    await server.stop();
-    await new Promise((resolve) => setTimeout(resolve, 4_000));
-    await server.restart();
-    const detail = await waitFor("exhausted after restart", async () => {
-      const d = await thread("t-restart");
-      return d.thread.status === "exhausted" && d;
-    }, 5_000);
-    expect(detail.directives.some((d: { kind: string }) => d.kind === "interrupt")).toBe(true);
+    const graceEndsAt = detail.state.interrupt.graceEndsAt as number;
+    expect(graceEndsAt - detail.state.interrupt.requestedAt).toBe(1_500);
   });
 });
 

@@ -19,7 +19,7 @@ export {
   type ExpectedWindow,
   type AdviceInput,
 } from "./policies";
-export { initialThreadState, reduce, tick, replay, viewStatus, STOP_GRACE_MS, MAX_ATTEMPT_RECORDS } from "./reducer";
+export { initialThreadState, reduce, tick, tickOnTime, replay, viewStatus, STOP_GRACE_MS, MAX_ATTEMPT_RECORDS } from "./reducer";
 export { seededRandom } from "./random";
 export { parseReconnectNotice, type ReconnectNotice } from "./notice";
 export * from "./types";

@@ -158,6 +158,7 @@ describe("the bound: a missed deadline or an attempt past the bound ends the epi
         origin: "policy",
         cascade: true,
         at: T0 + 75 * SEC,
+        dueAt: T0 + 75 * SEC,
       },
     ]);
   });
@@ -324,7 +325,7 @@ describe("Stop retrying: stopping, then stopped on acknowledgement, or broken af
   it("stop.requested on a retrying thread makes it stopping and sends a cascading operator interrupt", () => {
     const s = feed(stopped(() => []));
     expect(s).toMatchObject({ status: "stopping", retry: null, episode: { outcome: "stopped", outcomeCode: "stoppedByOperator", outcomeReason: "runaway" } });
-    expect(s.directives).toEqual([{ key: "thread-1:u1:stop4", kind: "interrupt", turnId: "u1", reason: "runaway", origin: "operator", cascade: true, at: T0 + SEC }]);
+    expect(s.directives).toEqual([{ key: "thread-1:u1:stop4", kind: "interrupt", turnId: "u1", reason: "runaway", origin: "operator", cascade: true, at: T0 + SEC, dueAt: T0 + SEC }]);
     expect(s.interrupt).toMatchObject({ actor: "alice", result: "pending", graceEndsAt: T0 + 61 * SEC });
   });
   it.each<[string, (e: ReturnType<typeof eventsOn>) => RadarEvent]>([
@@ -411,8 +412,80 @@ describe("the policy's own interrupt after exhaustion", () => {
   });
   it("a stop pressed while the policy's interrupt is pending does nothing more", () => {
     const s = feed(exhausted((e) => [e("stop.requested", 70 * SEC)]));
-    expect(s).toMatchObject({ status: "exhausted", directives: [expect.objectContaining({ origin: "policy" })] });
+    expect(s).toMatchObject({ status: "exhausted", directives: [], interrupt: { origin: "policy", result: "pending" } });
     expect(s.applied?.note).toMatch(/an interrupt is already pending$/);
+  });
+});
+
+describe("late timers: a deadline missed while the server was down or busy", () => {
+  // The notice at 0 s arms the codex-429-stall-bound deadline at 65 s. The server is down from
+  // 30 s and starts again at 10 min: its first tick is 10 min late.
+  const DOWN_UNTIL = 10 * MIN;
+  const retrying = () => feed(running((e) => [retry429(e, 0, 1)]), 30 * SEC);
+  const afterRestart = () => tick(retrying(), T0 + DOWN_UNTIL, T0 + DOWN_UNTIL);
+  const ackAt = (s: ThreadState, atMs: number, type: "interrupt.ack" | "turn.interrupted" = "interrupt.ack") =>
+    reduce(s, { seq: 90, type, at: T0 + atMs, threadId: "thread-1", turnId: "u1" }, T0 + atMs);
+
+  it("the episode ends exhausted at its true deadline, not when the tick came", () => {
+    expect(afterRestart()).toMatchObject({ status: "exhausted", episode: { outcome: "exhausted", endedAt: T0 + 65 * SEC } });
+  });
+  it("its interrupt is requested at the tick, with a full grace from then (the source could not hear it sooner)", () => {
+    const s = afterRestart();
+    expect(s.interrupt).toMatchObject({ result: "pending", requestedAt: T0 + DOWN_UNTIL, graceEndsAt: T0 + DOWN_UNTIL + 60 * SEC });
+    expect(s.directives).toEqual([expect.objectContaining({ kind: "interrupt", at: T0 + DOWN_UNTIL, dueAt: T0 + 65 * SEC })]);
+    expect(s.wakeAt).toBe(T0 + DOWN_UNTIL + 60 * SEC);
+  });
+  it.each<[string, number, ThreadStatus]>([
+    ["one second before the grace from the restart ends, it is still exhausted", DOWN_UNTIL + 59 * SEC, "exhausted"],
+    ["when that grace ends with no acknowledgement, it is broken", DOWN_UNTIL + 60 * SEC, "broken"],
+  ])("%s", (_name, untilMs, status) => {
+    expect(feed([], untilMs, afterRestart()).status).toBe(status);
+  });
+  it.each<[string, "interrupt.ack" | "turn.interrupted"]>([
+    ["an acknowledgement", "interrupt.ack"],
+    ["the turn's interruption", "turn.interrupted"],
+  ])("a relay that reconnects after the restart and sends %s confirms the policy's interrupt: exhausted, never broken", (_name, type) => {
+    const acked = ackAt(afterRestart(), DOWN_UNTIL + 20 * SEC, type);
+    expect(acked).toMatchObject({ status: "exhausted", interrupt: { result: "acknowledged" }, wakeAt: null });
+    expect(feed([], DOWN_UNTIL + 10 * MIN, acked).status).toBe("exhausted");
+  });
+  it("a tick that is only a little late (a blocked event loop) still gives the whole grace", () => {
+    const s = tick(retrying(), T0 + 68 * SEC);
+    expect(s).toMatchObject({ status: "exhausted", episode: { endedAt: T0 + 65 * SEC }, interrupt: { requestedAt: T0 + 68 * SEC, graceEndsAt: T0 + 128 * SEC } });
+  });
+  it("an on-time watchdog requests the interrupt at the deadline itself", () => {
+    expect(feed([], 65 * SEC, retrying()).interrupt).toMatchObject({ requestedAt: T0 + 65 * SEC, graceEndsAt: T0 + 125 * SEC });
+  });
+
+  describe("an operator's stop pending across the restart", () => {
+    // Stop pressed at 20 s on a running turn (grace to 80 s); the server is down from 30 s to 10 min.
+    const stopping = () => feed(running((e) => [e("stop.requested", 20 * SEC, { actor: "alice" })]), 30 * SEC);
+    it("gets a full grace from the restart instead of breaking on the first tick", () => {
+      const s = tick(stopping(), T0 + DOWN_UNTIL, T0 + DOWN_UNTIL);
+      expect(s).toMatchObject({ status: "stopping", interrupt: { result: "pending", requestedAt: T0 + 20 * SEC, graceEndsAt: T0 + DOWN_UNTIL + 60 * SEC } });
+    });
+    it("a relay that reconnects and acknowledges it leaves the thread stopped, not broken", () => {
+      const s = ackAt(tick(stopping(), T0 + DOWN_UNTIL, T0 + DOWN_UNTIL), DOWN_UNTIL + 30 * SEC);
+      expect(s).toMatchObject({ status: "stopped", interrupt: { result: "acknowledged" } });
+    });
+    it("still breaks when nothing acknowledges within the grace from the restart", () => {
+      const s = tick(stopping(), T0 + DOWN_UNTIL, T0 + DOWN_UNTIL);
+      expect(feed([], DOWN_UNTIL + 60 * SEC, s)).toMatchObject({ status: "broken", interrupt: { result: "unconfirmed" } });
+    });
+    it("a server that never went down (no restart time) breaks it when its grace ends", () => {
+      expect(tick(stopping(), T0 + DOWN_UNTIL).status).toBe("broken");
+    });
+    it("ticks at times before the restart (a replay of older events) are not affected by it", () => {
+      expect(tick(stopping(), T0 + 90 * SEC, T0 + DOWN_UNTIL).status).toBe("broken");
+    });
+  });
+
+  it("a capacity recovery that came due during the downtime is requested at the tick, due at its own time", () => {
+    const ON = { capacityRecovery: true };
+    const failed = feed(running((e) => [e("turn.failed", 0, { turnId: "u1", error: OVERLOADED })], { settings: ON }));
+    const dueAt = failed.recovery!.dueAt;
+    const s = tick(failed, T0 + DOWN_UNTIL, T0 + DOWN_UNTIL);
+    expect(s.directives).toEqual([expect.objectContaining({ kind: "continue", at: T0 + DOWN_UNTIL, dueAt })]);
   });
 });
 
@@ -467,7 +540,7 @@ describe("capacity recovery (opt-in): promptless continuations after a terminal 
     const s = feed(running((e) => failOverloaded(e, 0), { settings: ON }), 60 * SEC);
     expect(s.recovery?.state).toBe("fired");
     expect(s.directives).toEqual([
-      { key: "thread-1:u1:recovery1:continue", kind: "continue", turnId: "u1", reason: "model at capacity: promptless continuation 1/3", origin: "recovery", cascade: false, at: s.recovery!.dueAt },
+      { key: "thread-1:u1:recovery1:continue", kind: "continue", turnId: "u1", reason: "model at capacity: promptless continuation 1/3", origin: "recovery", cascade: false, at: s.recovery!.dueAt, dueAt: s.recovery!.dueAt },
     ]);
   });
   it("the turn.started that follows a fired continue is the recovery's own turn, not a new user turn", () => {

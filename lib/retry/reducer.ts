@@ -22,6 +22,8 @@ import type {
 
 /** A stop the source never acknowledges leaves the thread `stopping` at most this long (SPEC §5). */
 export const STOP_GRACE_MS = 60_000;
+/** More timers than one thread can have pending at once (deadline, reset, grace, recovery), with room. */
+const MAX_TIMERS_PER_CATCH_UP = 64;
 /** Attempts kept per episode (the newest); the full timeline lives in the stored events. */
 export const MAX_ATTEMPT_RECORDS = 50;
 
@@ -56,7 +58,8 @@ export function initialThreadState(threadId: string): ThreadState {
 
 /**
  * Applies one event. Deadlines that passed before the event (and not after `now`) fire first,
- * stamped with their own time, so the result does not depend on when the watchdog ran.
+ * stamped with their own time, so the result does not depend on when the watchdog ran; what
+ * they ask of the source is requested at the event's time (see `runTimers`).
  * `random` draws recovery jitter; by default it is seeded by thread and event, so a replay
  * draws the same waits.
  */
@@ -73,14 +76,45 @@ export function reduce(state: ThreadState, event: RadarEvent, now: number, rando
   return finish(step, true);
 }
 
-/** Fires every timer due by `now`: missed deadlines, reset times, stop grace, recovery waits. */
-export function tick(state: ThreadState, now: number): ThreadState {
-  if (state.wakeAt === null || state.wakeAt > now) {
-    return state.directives.length === 0 && state.applied === null ? state : { ...state, directives: NO_DIRECTIVES, applied: null };
+/**
+ * Fires every timer due by `now`: missed deadlines, reset times, stop grace, recovery waits.
+ * `reachableSince` is when the server became able to hear its sources again (its start): an
+ * interrupt requested before then and still pending gets a full grace from then, since no source
+ * could fetch or acknowledge it while the server was down. Ticks at times before it (a replay of
+ * older events) are unaffected, so a replay reproduces what the live server decided.
+ */
+export function tick(state: ThreadState, now: number, reachableSince?: number): ThreadState {
+  const resumed = reachableSince === undefined || now < reachableSince ? state : resumeGrace(state, reachableSince);
+  if (resumed.wakeAt === null || resumed.wakeAt > now) {
+    if (resumed === state && state.directives.length === 0 && state.applied === null) return state;
+    return { ...resumed, directives: NO_DIRECTIVES, applied: null, endedEpisode: null };
   }
-  const step = begin(state);
+  const step = begin(resumed);
   runTimers(step, now);
   return finish(step, false);
+}
+
+/**
+ * Ticks at each wake time up to `until`, as a watchdog that was on time would have, so replays
+ * and events after a quiet stretch reproduce what the live server decided then. `onStep` sees
+ * every step (each may end an episode or carry directives). Bounded: every tick must move the
+ * wake time on, and a fired timer never comes back.
+ */
+export function tickOnTime(
+  state: ThreadState,
+  until: number,
+  onStep?: (before: ThreadState, after: ThreadState) => void,
+  reachableSince?: number,
+): ThreadState {
+  for (let guard = 0; guard < MAX_TIMERS_PER_CATCH_UP; guard++) {
+    const wakeAt = state.wakeAt;
+    if (wakeAt === null || wakeAt > until) return state;
+    const after = tick(state, wakeAt, reachableSince);
+    onStep?.(state, after);
+    if (after.wakeAt !== null && after.wakeAt <= wakeAt) return after;
+    state = after;
+  }
+  return state;
 }
 
 /**
@@ -94,8 +128,9 @@ export function viewStatus(state: ThreadState, now: number): ThreadStatus {
 }
 
 /**
- * Rebuilds a thread from its events: ordered by event time then sequence, each reduced (which
- * fires the timers due before it), then ticked up to `now`. Same events, same state.
+ * Rebuilds a thread from its events as a server that stayed up saw them: ordered by event time
+ * then sequence, the timers due before each event fired on time, then the event reduced, then
+ * the timers up to `now`. Same events, same state.
  */
 export function replay(events: RadarEvent[], now: number, randomFor?: (event: RadarEvent) => () => number): ThreadState {
   if (events.length === 0) throw new RangeError("replay needs at least one event");
@@ -103,8 +138,8 @@ export function replay(events: RadarEvent[], now: number, randomFor?: (event: Ra
   if (events.some((e) => e.threadId !== threadId)) throw new RangeError("replay takes the events of one thread");
   const ordered = [...events].sort((a, b) => a.at - b.at || a.seq - b.seq);
   let state = initialThreadState(threadId);
-  for (const event of ordered) state = reduce(state, event, now, randomFor?.(event));
-  return tick(state, now);
+  for (const event of ordered) state = reduce(tickOnTime(state, Math.min(event.at, now)), event, now, randomFor?.(event));
+  return tickOnTime(state, now);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -189,18 +224,36 @@ function earlier(a: number | null, b: number | null): number | null {
   return a === null || (b !== null && b < a) ? b : a;
 }
 
-/** Each timer, once fired, is cleared or moved past its time, so this loop always ends. */
+/**
+ * Fires the timers due by `until` (the step's own time), each at its own time: an episode ends
+ * at its true deadline however late the tick. What a timer asks of the source is requested at
+ * `until`, when it can first be delivered, so an interrupt's acknowledgement grace is never
+ * spent before the server was there to send it (after downtime, a blocked event loop, a slow
+ * start). Each timer, once fired, is cleared or moved past its time, so this loop always ends.
+ */
 function runTimers(step: Step, until: number) {
   for (let at = wakeAtOf(step.s); at !== null && at <= until; at = wakeAtOf(step.s)) {
     const s = step.s;
     const deadlineAt = s.retry?.deadlineAt;
     if (episodeOpen(s) && deadlineAt != null && deadlineAt <= at) {
-      exhaust(step, at, `no progress or new notice by the deadline (${clock(deadlineAt - s.episode!.attempts.at(-1)!.noticeAt)} after the notice): the retry stalled`, s.retry!.resetAt);
+      exhaust(step, at, until, `no progress or new notice by the deadline (${clock(deadlineAt - s.episode!.attempts.at(-1)!.noticeAt)} after the notice): the retry stalled`, s.retry!.resetAt);
     }
     if (s.status === "waiting_reset" && s.retry?.resetAt != null && s.retry.resetAt <= at) resetPassed(step);
     if (s.interrupt?.result === "pending" && s.interrupt.graceEndsAt <= at) unconfirmedStop(step);
-    if (s.recovery?.state === "scheduled" && s.recovery.dueAt <= at) fireRecovery(step, at);
+    if (s.recovery?.state === "scheduled" && s.recovery.dueAt <= at) fireRecovery(step, at, until);
   }
+}
+
+/** A pending interrupt requested before the server could hear its sources gets its full grace from then. */
+function resumeGrace(state: ThreadState, reachableSince: number): ThreadState {
+  const i = state.interrupt;
+  if (i?.result !== "pending" || i.requestedAt >= reachableSince) return state;
+  const graceEndsAt = reachableSince + stopGraceMs(state.settings);
+  if (graceEndsAt <= i.graceEndsAt) return state;
+  const s = copy(state);
+  s.interrupt = { ...i, graceEndsAt };
+  s.wakeAt = wakeAtOf(s);
+  return s;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -341,10 +394,10 @@ function onRetry(step: Step, e: RadarEvent, random: (() => number) | undefined) 
     attempts: appendAttempt(step, base.attempts, attempt),
   };
 
-  if (bound !== null && n > bound) return exhaust(step, e.at, `attempt ${n} is past the bound of ${bound}`, resetAt);
+  if (bound !== null && n > bound) return exhaust(step, e.at, e.at, `attempt ${n} is past the bound of ${bound}`, resetAt);
   if (policy && authoritative && isOverCap(policy, authoritative.delayMs)) {
     const reason = `advised wait of ${clock(authoritative.delayMs)} is above the ${clock(policy.adviceCapMs!)} cap of ${policy.name}`;
-    return exhaust(step, e.at, reason, resetAt ?? e.at + authoritative.delayMs);
+    return exhaust(step, e.at, e.at, reason, resetAt ?? e.at + authoritative.delayMs);
   }
   s.retry = {
     kind: cls.kind,
@@ -562,7 +615,7 @@ function resetPassed(step: Step) {
 }
 
 /** The policy bound was hit: the episode ends `exhausted` and the source must stop (with its descendants). */
-function exhaust(step: Step, at: number, reason: string, resetAt: number | null) {
+function exhaust(step: Step, at: number, requestAt: number, reason: string, resetAt: number | null) {
   const s = step.s;
   const episode = s.episode!;
   const code = exhaustedCode(episode.kind);
@@ -573,13 +626,14 @@ function exhaust(step: Step, at: number, reason: string, resetAt: number | null)
   s.lastError = { kind: episode.kind, httpStatus: s.lastError?.httpStatus ?? null, code, message: reason };
   note(step, `exhausted: ${reason}`);
   const key = `${s.threadId}:${s.turnId ?? "-"}:ep${episode.seq}:interrupt`;
-  interrupt(step, at, key, "policy", episode.policy === null ? "policy" : `policy ${episode.policy}`, reason, false, true);
+  interrupt(step, requestAt, key, "policy", episode.policy === null ? "policy" : `policy ${episode.policy}`, reason, false, true, at);
 }
 
-function interrupt(step: Step, at: number, key: string, origin: "operator" | "policy", actor: string | null, reason: string, thenIdle: boolean, send: boolean) {
+/** `at` is when it is requested (its grace starts then); `dueAt`, when the rule that asks for it fired. */
+function interrupt(step: Step, at: number, key: string, origin: "operator" | "policy", actor: string | null, reason: string, thenIdle: boolean, send: boolean, dueAt = at) {
   const s = step.s;
   s.interrupt = { key, turnId: s.turnId, origin, actor, reason, requestedAt: at, graceEndsAt: at + stopGraceMs(s.settings), result: "pending", thenIdle };
-  if (send) direct(step, { key, kind: "interrupt", turnId: s.turnId, reason, origin, cascade: true, at });
+  if (send) direct(step, { key, kind: "interrupt", turnId: s.turnId, reason, origin, cascade: true, at, dueAt });
 }
 
 /**
@@ -666,7 +720,7 @@ function armRecovery(step: Step, e: RadarEvent, cls: Classification, random: (()
   return true;
 }
 
-function fireRecovery(step: Step, at: number) {
+function fireRecovery(step: Step, at: number, requestAt: number) {
   const s = step.s;
   const r = s.recovery!;
   s.recovery = { ...r, state: "fired" };
@@ -677,7 +731,8 @@ function fireRecovery(step: Step, at: number) {
     reason: `model at capacity: promptless continuation ${r.attempt}/${r.max ?? "∞"}`,
     origin: "recovery",
     cascade: false,
-    at,
+    at: requestAt,
+    dueAt: at,
   });
 }
 

@@ -1,4 +1,4 @@
-import { initialThreadState, reduce, tick } from "./reducer";
+import { initialThreadState, reduce, tickOnTime } from "./reducer";
 import type { RadarEvent, RadarEventType, ThreadState } from "./types";
 
 /**
@@ -22,9 +22,13 @@ export function eventsOn(threadId = "thread-1") {
   });
 }
 
-/** Feeds events the way the server does (each at its own time), then ticks up to `untilMs` after T0. */
+/**
+ * Feeds events the way a server that stays up does: each at its own time after the timers due
+ * before it fired on time, then the watchdog on time up to `untilMs` after T0. Tests of late ticks
+ * (downtime) call tick() themselves.
+ */
 export function feed(events: RadarEvent[], untilMs?: number, start: ThreadState = initialThreadState(events[0].threadId)): ThreadState {
   let state = start;
-  for (const event of events) state = reduce(state, event, event.at);
-  return untilMs === undefined ? state : tick(state, T0 + untilMs);
+  for (const event of events) state = reduce(tickOnTime(state, event.at), event, event.at);
+  return untilMs === undefined ? state : tickOnTime(state, T0 + untilMs);
 }

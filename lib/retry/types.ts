@@ -286,7 +286,10 @@ export interface DirectiveIntent {
   origin: "operator" | "policy" | "recovery";
   /** The server must also stop every active descendant thread. */
   cascade: boolean;
+  /** When it is requested: the moment it can first be delivered (an interrupt's grace starts here). */
   at: number;
+  /** When the rule that asks for it fired; earlier than `at` when a timer was caught up late. */
+  dueAt: number;
 }
 
 /** How the last reduce/tick call applied. */

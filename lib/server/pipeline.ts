@@ -1,4 +1,4 @@
-import { classify, initialThreadState, reduce, tick } from "@/lib/retry";
+import { classify, initialThreadState, reduce, tick, tickOnTime } from "@/lib/retry";
 import type { DirectiveIntent, EpisodeRecord, RadarEvent, ThreadState } from "@/lib/retry";
 import type { NormalizedEvent, NormalizedLine } from "@/lib/ingest/types";
 import { expireDirective } from "@/lib/db/directives";
@@ -33,6 +33,9 @@ import { publish } from "./bus";
 
 /** Directives for moments further in the past than this are recorded as expired, not sent. */
 const DIRECTIVE_MAX_AGE_MS = 5 * 60_000;
+
+/** When this process could first hear its sources: interrupts pending from before get a full grace from here. */
+const SERVER_STARTED_AT = Date.now();
 
 /** Deployment overrides of the engine's graces, from the environment (README "Configuration"). */
 function envMs(name: string): number | undefined {
@@ -149,17 +152,28 @@ class Batch {
     }
   }
 
-  /** Applies the engine's tick at every wake time up to `until`. Bounded: a tick must move time on. */
-  advance(thread: WorkingThread, until: number) {
-    for (let guard = 0; guard < 64; guard++) {
-      const wakeAt = thread.state.wakeAt;
-      if (wakeAt == null || wakeAt > until) return;
-      const before = thread.state;
-      const after = tick(before, wakeAt);
-      this.record(thread, before, after);
-      if (after.wakeAt != null && after.wakeAt <= wakeAt) return;
-      thread.changed = true;
-    }
+  /** Fires the timers due by `until` as an on-time watchdog did (see tickOnTime). */
+  private advance(thread: WorkingThread, until: number) {
+    thread.state = tickOnTime(thread.state, until, (before, after) => this.record(thread, before, after), this.reachableSince());
+  }
+
+  /** Historical batches pass no start time: their interrupts were never deliverable. */
+  private reachableSince(): number | undefined {
+    return this.expireStale ? undefined : SERVER_STARTED_AT;
+  }
+
+  /**
+   * Catches a live thread up with the clock: every timer due by `this.now` fires at its own time,
+   * and what it asks of a source is requested now, when it can first be delivered (a watchdog
+   * pass after downtime, a blocked event loop, a slow start). One tick ends at most one episode
+   * (only events start them). A thread rebuilt by a replay was ticked on time instead, as the
+   * live server did before the late event arrived.
+   */
+  private catchUp(thread: WorkingThread) {
+    const wakeAt = thread.state.wakeAt;
+    if (wakeAt == null || wakeAt > this.now) return;
+    const before = thread.state;
+    this.record(thread, before, tick(before, this.now, this.reachableSince()));
   }
 
   private record(thread: WorkingThread, before: ThreadState, after: ThreadState) {
@@ -174,7 +188,7 @@ class Batch {
     const id = insertDirective(thread.sourceId, thread.id, intent, this.now);
     // Already recorded (a replay re-emits it): sent, and cascaded, once.
     if (!id) return;
-    if (this.expireStale && this.now - intent.at > DIRECTIVE_MAX_AGE_MS) expireDirective(id, this.now);
+    if (this.expireStale && this.now - intent.dueAt > DIRECTIVE_MAX_AGE_MS) expireDirective(id, this.now);
     else {
       this.newDirectives++;
       this.directiveSources.add(thread.sourceId);
@@ -217,8 +231,10 @@ class Batch {
   /** Ends the unit of work: replays what arrived out of order, catches up with the clock, saves. */
   finish(): number[] {
     for (const thread of this.threads.values()) {
-      if (thread.needsReplay) this.replay(thread);
-      this.advance(thread, this.now);
+      if (thread.needsReplay) {
+        this.replay(thread);
+        this.advance(thread, this.now);
+      } else this.catchUp(thread);
       if (thread.state.wakeAt != null && thread.state.wakeAt <= this.now) {
         // The engine asked to be woken in the past even after ticking: never let the watchdog spin on it.
         process.stderr.write(`[radar] thread ${thread.externalId}: wake time did not advance; watchdog stops ticking it\n`);
