@@ -3,6 +3,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCapture } from "@/lib/ingest";
+import { FAST_STALL_POLICY } from "../support/policies";
 import { get, post, startServer, type RunningServer } from "../support/server";
 import { fixturesDir } from "@/lib/ingest/test-fixtures";
 
@@ -12,20 +13,6 @@ import { fixturesDir } from "@/lib/ingest/test-fixtures";
  */
 const fixtures = fixturesDir();
 const capture = (name: string) => parseCapture(fs.readFileSync(path.join(fixtures, name), "utf8"));
-
-/** A short custom stall bound so the watchdog's work is seen in seconds, not minutes. */
-const FAST_STALL_POLICY = {
-  name: "test-fast-stall",
-  kinds: ["rate_limit"],
-  maxAttempts: 5,
-  baseDelayMs: 500,
-  factor: 2,
-  maxDelayMs: 300_000,
-  jitterMin: 0,
-  jitterMax: 0,
-  adviceCapMs: 300_000,
-  graceMs: 1_000,
-};
 
 let server: RunningServer;
 

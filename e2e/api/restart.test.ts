@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FAST_STALL_POLICY } from "../support/policies";
 import { get, post, startServer, type RunningServer } from "../support/server";
 
 /**
@@ -13,20 +14,6 @@ const STOP_GRACE_MS = 8_000;
 const DOWNTIME_MS = STOP_GRACE_MS + 2_000;
 /** Downtime, two starts of the built app and the grace, with room for a machine under load. */
 const TEST_TIMEOUT_MS = 180_000;
-
-/** Deadline = notice + 500 ms + 1 s: it passes while the server is down. */
-const FAST_STALL_POLICY = {
-  name: "test-restart-stall",
-  kinds: ["rate_limit"],
-  maxAttempts: 5,
-  baseDelayMs: 500,
-  factor: 2,
-  maxDelayMs: 300_000,
-  jitterMin: 0,
-  jitterMax: 0,
-  adviceCapMs: 300_000,
-  graceMs: 1_000,
-};
 
 let server: RunningServer;
 
