@@ -12,7 +12,7 @@ import type { DirectiveAction, DirectiveOutcome } from "../directives";
 import { JsonRpcPeer, type IncomingLine, type RpcId, type RpcOutcome } from "../jsonrpc";
 import type { Logger } from "../log";
 import { describeExit, endProcess, exitCodeOf, exitOf, spawnAgent } from "../process";
-import type { RelayIO } from "../relay";
+import type { RelayIO } from "../io";
 
 const APPROVAL_DECLINES: Record<string, unknown> = {
   "item/commandExecution/requestApproval": { decision: "decline" },

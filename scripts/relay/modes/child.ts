@@ -9,7 +9,7 @@ import type { DirectiveOutcome } from "../directives";
 import { LineSplitter } from "../lines";
 import type { Logger } from "../log";
 import { describeExit, endProcess, exitCodeOf, exitOf, resolveClaude, spawnAgent } from "../process";
-import type { RelayIO } from "../relay";
+import type { RelayIO } from "../io";
 
 export async function runChildMode(config: RelayConfig, io: RelayIO, log: Logger): Promise<number> {
   const isClaude = config.mode === "claude";

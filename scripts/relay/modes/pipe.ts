@@ -9,7 +9,7 @@ import type { RelayConfig } from "../args";
 import { RelayCore } from "../core";
 import { LineSplitter } from "../lines";
 import type { Logger } from "../log";
-import type { RelayIO } from "../relay";
+import type { RelayIO } from "../io";
 
 export async function runPipe(config: RelayConfig, io: RelayIO, log: Logger): Promise<number> {
   const core = new RelayCore(config, log, {
