@@ -3,11 +3,24 @@ import { EventEmitter } from "node:events";
 /**
  * In-process publication of what changed, for the UI's server-sent event stream and for
  * directive long-polls. One emitter per process (kept on globalThis across dev reloads).
+ *
+ * The live-update protocol (README "Live updates"): the bus carries the keys of the threads
+ * whose projection changed, each marked `reorder` when lists that filter or sort by status may
+ * change membership or order (a new thread, a changed status). Thread changes are coalesced with
+ * a leading edge: the first after a quiet spell goes out at once, later ones are merged and go
+ * out together at most once per COALESCE_MS, so a burst of ingestion costs each subscriber one
+ * message per window however many batches it holds.
  */
+export interface ThreadChange {
+  /** The thread's key (unique across sources). */
+  key: number;
+  /** New, or its status changed: a list filtered or sorted by status may gain, lose or reorder rows. */
+  reorder: boolean;
+}
+
 export interface ThreadsChanged {
   type: "threads";
-  /** Internal thread ids whose projection changed. */
-  threadIds: number[];
+  threads: ThreadChange[];
   at: number;
 }
 
@@ -18,25 +31,72 @@ export interface DirectivesPending {
 
 type BusMessage = ThreadsChanged | DirectivesPending;
 
-const globalForBus = globalThis as unknown as { __radarBus?: EventEmitter };
+/** How long later thread changes wait to be merged into one publication. */
+export const COALESCE_MS = 100;
 
-function bus(): EventEmitter {
+interface Bus {
+  emitter: EventEmitter;
+  /** Thread changes held back during the current window, by key; null when no window is open. */
+  held: Map<number, boolean> | null;
+}
+
+const globalForBus = globalThis as unknown as { __radarBus?: Bus };
+
+function bus(): Bus {
   if (!globalForBus.__radarBus) {
-    globalForBus.__radarBus = new EventEmitter();
+    const emitter = new EventEmitter();
     // Every open dashboard tab and every long-polling source holds one listener.
-    globalForBus.__radarBus.setMaxListeners(0);
+    emitter.setMaxListeners(0);
+    globalForBus.__radarBus = { emitter, held: null };
   }
   return globalForBus.__radarBus;
 }
 
-export function publish(message: BusMessage): void {
-  bus().emit(message.type, message);
+/** Publishes thread changes: at once if no window is open, else at the end of the window. */
+export function publishThreadChanges(threads: ThreadChange[], now = Date.now()): void {
+  if (threads.length === 0) return;
+  const b = bus();
+  if (b.held) {
+    for (const change of threads) b.held.set(change.key, (b.held.get(change.key) ?? false) || change.reorder);
+    return;
+  }
+  emit({ type: "threads", threads: merge(threads), at: now });
+  openWindow(b);
+}
+
+function openWindow(b: Bus) {
+  b.held = new Map();
+  const timer = setTimeout(() => {
+    const held = b.held!;
+    b.held = null;
+    if (held.size === 0) return;
+    emit({ type: "threads", threads: [...held].map(([key, reorder]) => ({ key, reorder })), at: Date.now() });
+    // A steady stream keeps one publication per window.
+    openWindow(b);
+  }, COALESCE_MS);
+  timer.unref?.();
+}
+
+function merge(threads: ThreadChange[]): ThreadChange[] {
+  const byKey = new Map<number, boolean>();
+  for (const change of threads) byKey.set(change.key, (byKey.get(change.key) ?? false) || change.reorder);
+  return [...byKey].map(([key, reorder]) => ({ key, reorder }));
+}
+
+/** Directive publications wake long-polling sources at once: they are never coalesced. */
+export function publishDirectivesPending(sourceId: string): void {
+  emit({ type: "directives", sourceId });
+}
+
+function emit(message: BusMessage): void {
+  bus().emitter.emit(message.type, message);
 }
 
 export function subscribe<T extends BusMessage["type"]>(
   type: T,
   listener: (message: Extract<BusMessage, { type: T }>) => void,
 ): () => void {
-  bus().on(type, listener as (message: BusMessage) => void);
-  return () => bus().off(type, listener as (message: BusMessage) => void);
+  const { emitter } = bus();
+  emitter.on(type, listener as (message: BusMessage) => void);
+  return () => emitter.off(type, listener as (message: BusMessage) => void);
 }

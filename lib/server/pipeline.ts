@@ -23,7 +23,7 @@ import {
   transaction,
   type StoredThread,
 } from "@/lib/db/store";
-import { publish } from "./bus";
+import { publishDirectivesPending, publishThreadChanges } from "./bus";
 
 /**
  * The middle of the data path: normalized lines → reduce → persist, inside one transaction,
@@ -296,8 +296,8 @@ function runBatch(now: number, work: (batch: Batch) => void): { threadIds: numbe
     work(batch);
     return batch.finish();
   });
-  if (threadIds.length) publish({ type: "threads", threadIds, at: now });
-  for (const sourceId of batch.published()) publish({ type: "directives", sourceId });
+  publishThreadChanges(threadIds.map((key) => ({ key, reorder: true })), now);
+  for (const sourceId of batch.published()) publishDirectivesPending(sourceId);
   return { threadIds, batch };
 }
 

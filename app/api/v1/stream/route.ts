@@ -22,7 +22,7 @@ export async function GET(request: Request) {
       };
       send(`retry: 2000\nevent: hello\ndata: ${JSON.stringify({ serverTime: new Date().toISOString() })}\n\n`);
       const unsubscribe = subscribe("threads", (message) => {
-        send(`event: threads\ndata: ${JSON.stringify({ threads: message.threadIds, serverTime: new Date().toISOString() })}\n\n`);
+        send(`event: threads\ndata: ${JSON.stringify({ threads: message.threads, serverTime: new Date().toISOString() })}\n\n`);
       });
       const heartbeat = setInterval(() => send(`: heartbeat ${Date.now()}\n\n`), HEARTBEAT_MS);
       cleanup = () => {
