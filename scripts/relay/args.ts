@@ -1,9 +1,9 @@
 /** `retry-radar relay <mode> [options] [-- agent args…]` → a validated RelayConfig. */
-import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { NATIVE_FORMATS, type NativeFormat } from "./lines";
 import type { RelayMode } from "./directives";
+import { defaultSpoolDir } from "./spool";
 
 export const MODES: readonly RelayMode[] = ["codex-app-server", "codex-exec", "claude", "pipe"];
 
@@ -69,7 +69,9 @@ Options:
   --flush-interval DUR    batching delay (default 200ms)
   --batch-lines N         lines per request at most (default 100)
   --memory-limit BYTES    buffered bytes kept in memory before spilling to disk (default 8mb)
-  --spool DIR             where to spill buffered events (default: $TMPDIR/retry-radar-relay-<pid>)
+  --spool DIR             private journal of events not yet delivered; a relay killed before delivering
+                          them is resumed by the next relay on the same DIR (default: $XDG_STATE_HOME
+                          or ~/.local/state, then retry-radar/relay)
   --quiet / --verbose     less / more on stderr
   -h, --help              this text
 
@@ -192,7 +194,7 @@ export function parseRelayArgs(argv: string[], env: Record<string, string | unde
     flushIntervalMs: v["flush-interval"] ? parseDuration(v["flush-interval"], "--flush-interval") : 200,
     batchLines: v["batch-lines"] ? positiveInt(v["batch-lines"], "--batch-lines") : 100,
     memoryLimitBytes: v["memory-limit"] ? parseBytes(v["memory-limit"], "--memory-limit") : 8 * 1024 * 1024,
-    spoolDir: v.spool ? path.resolve(v.spool) : path.join(os.tmpdir(), `retry-radar-relay-${process.pid}`),
+    spoolDir: v.spool ? path.resolve(v.spool) : defaultSpoolDir(env),
     pollWaitSeconds: v["poll-wait"] ? Math.min(30, Math.max(1, Math.round(parseDuration(v["poll-wait"], "--poll-wait") / 1000))) : 25,
     quiet: v.quiet ?? false,
     verbose: v.verbose ?? false,

@@ -139,4 +139,57 @@ describe("relay forwarder", () => {
     expect(calls.map((c) => c.body.trim().split("\n").length)).toEqual([4, 2, 2]);
     await f.close(200);
   });
+
+  it("splits a batch the server keeps failing with the same 500 down to the line at fault, quarantines it, and delivers the rest", async () => {
+    const { impl, calls } = fakeFetch([], (call) => (call.body.includes("poison") ? new Response("boom", { status: 500 }) : okFor(call)));
+    const { log, lines } = logger();
+    const dir = tmp();
+    const f = new Forwarder({ client: new RadarClient("http://r", "t", impl), format: "codex", spoolDir: dir, log, flushIntervalMs: 5, backoff: fastBackoff, maxBatchLines: 4 });
+    for (const name of ["a", "b", "poison", "c", "d"]) f.push(`{"method":"m","params":{"n":"${name}"}}`, 1_800_000_000_000);
+    f.start();
+    // The bound only stops a hung test: flush resolves as soon as the queue is empty.
+    expect(await f.flush(60_000)).toBe(true);
+    await f.close(500);
+    const delivered = calls.filter((c) => !c.body.includes("poison")).flatMap((c) => c.body.trim().split("\n").map((l) => JSON.parse(l).message.params.n));
+    expect(delivered.sort()).toEqual(["a", "b", "c", "d"]);
+    expect(fs.readFileSync(path.join(dir, "quarantine-codex.ndjson"), "utf8")).toBe('{"at":1800000000000,"message":{"method":"m","params":{"n":"poison"}}}\n');
+    expect(fs.statSync(path.join(dir, "quarantine-codex.ndjson")).mode & 0o777).toBe(0o600);
+    expect(lines.some((l) => l.startsWith("QUARANTINED 1 line") && l.includes("500"))).toBe(true);
+    expect(f.stats).toMatchObject({ delivered: 4, rejected: 1 });
+  });
+
+  it.each([
+    ["a 503 with Retry-After", () => new Response("busy", { status: 503, headers: { "retry-after": "0" } })],
+    ["a 429 with Retry-After", () => new Response("slow down", { status: 429, headers: { "retry-after": "0" } })],
+    ["a 502 from a proxy", () => new Response("bad gateway", { status: 502 })],
+  ])("%s is waited out however often it repeats, never quarantined", async (_name, busy) => {
+    const { impl } = fakeFetch(Array.from({ length: 6 }, () => busy), (call) => okFor(call));
+    const dir = tmp();
+    const f = new Forwarder({ client: new RadarClient("http://r", "t", impl), format: "codex", spoolDir: dir, log: logger().log, flushIntervalMs: 5, backoff: fastBackoff });
+    f.push('{"method":"m","params":{"n":1}}');
+    f.start();
+    expect(await f.flush(60_000)).toBe(true);
+    await f.close(500);
+    expect(f.stats).toMatchObject({ delivered: 1, rejected: 0 });
+    expect(fs.existsSync(path.join(dir, "quarantine-codex.ndjson"))).toBe(false);
+  });
+
+  it("sends first what a relay that died on the same spool directory had not delivered", async () => {
+    const dir = tmp();
+    const dead = 2 ** 22 + 4_242;
+    const left = ['{"at":1,"message":{"method":"m","params":{"n":"old-1"}}}', '{"at":2,"message":{"method":"m","params":{"n":"old-2"}}}'];
+    fs.writeFileSync(path.join(dir, `codex-${dead}-0.spool.ndjson`), `{"at":0,"message":{"method":"m","params":{"n":"delivered"}}}\n${left.join("\n")}\n`, { mode: 0o600 });
+    fs.writeFileSync(path.join(dir, `codex-${dead}-0.offset`), String(Buffer.byteLength('{"at":0,"message":{"method":"m","params":{"n":"delivered"}}}\n')), { mode: 0o600 });
+    const { impl, calls } = fakeFetch([], (call) => okFor(call));
+    const { log, lines } = logger();
+    const f = new Forwarder({ client: new RadarClient("http://r", "t", impl), format: "codex", spoolDir: dir, log, flushIntervalMs: 5 });
+    f.push('{"method":"m","params":{"n":"new"}}', 3);
+    f.start();
+    expect(await f.flush(60_000)).toBe(true);
+    await f.close(500);
+    const sent = calls.flatMap((c) => c.body.trim().split("\n"));
+    expect(sent).toEqual([...left, '{"at":3,"message":{"method":"m","params":{"n":"new"}}}']);
+    expect(lines.some((l) => l.includes("resuming 2 event(s)"))).toBe(true);
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
 });

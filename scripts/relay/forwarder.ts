@@ -5,6 +5,11 @@
  * unreachable or busy, keeps everything and retries with backoff that honours `Retry-After`,
  * telling the operator on stderr. A batch is removed only after the server answered it, and a
  * retried batch is byte-identical, so the server counts a re-send as duplicates: exactly once.
+ * Lines are journaled on disk as they are pushed (see Spool), so what a killed relay held is sent
+ * by the next relay started on the same spool directory. A batch the server keeps failing with the
+ * same server error is split down to the line at fault, which is quarantined to a file with a
+ * loud message, so one poisonous line never holds back the events behind it; 429/503 and network
+ * failures (and 502/504 from a proxy) are waited out, never quarantined.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -12,7 +17,10 @@ import { DEFAULT_BACKOFF, nextRetry, type BackoffOptions } from "./backoff";
 import type { Directive, IngestResponse, RadarClient } from "./client";
 import { ENDPOINTS, followThread, wrapLine, type NativeFormat } from "./lines";
 import { formatDuration, type Logger } from "./log";
-import { Spool } from "./spool";
+import { adoptOrphans, Spool } from "./spool";
+
+/** Identical server errors on the same batch before it is split (and, at one line, quarantined). */
+export const QUARANTINE_AFTER = 3;
 
 export interface ForwarderOptions {
   client: RadarClient;
@@ -64,6 +72,9 @@ export class Forwarder {
   private committedThread: string | null = null;
   private drainedWaiters: (() => void)[] = [];
   private rejectedFile: string | null = null;
+  private quarantineFile: string | null = null;
+  /** The same server error for the same head of the queue, this many times in a row. */
+  private repeated: { head: string; status: number; count: number } | null = null;
 
   constructor(options: ForwarderOptions) {
     this.o = {
@@ -76,6 +87,19 @@ export class Forwarder {
       ...options,
     };
     this.spool = new Spool({ dir: options.spoolDir, name: options.format, memoryLimitBytes: this.o.memoryLimitBytes });
+    this.resumeOrphans();
+  }
+
+  /** Takes over what relays that died on this spool directory had not delivered; it goes first. */
+  private resumeOrphans(): void {
+    for (const orphan of adoptOrphans(this.o.spoolDir, this.o.format)) {
+      for (const line of orphan.lines) this.spool.push(line);
+      this.stats.queued += orphan.lines.length;
+      orphan.release();
+      if (orphan.lines.length) {
+        this.o.log.warn(`resuming ${orphan.lines.length} event(s) a relay that stopped without delivering them left in ${orphan.file}`);
+      }
+    }
   }
 
   get pending(): number {
@@ -205,6 +229,7 @@ export class Forwarder {
         this.stats.rejected += batch.length;
         continue;
       }
+      if (this.poisoned(batch, outcome.status)) continue;
       this.consecutiveFailures += 1;
       this.stats.failures += 1;
       this.failingSince ??= Date.now();
@@ -220,6 +245,40 @@ export class Forwarder {
       this.o.log.warn(`${what}, ${this.spool.length} events buffered${onDisk}, retrying in ${formatDuration(wait)}${advice}`);
       await this.sleep(wait);
     }
+  }
+
+  /**
+   * The same 500 for the same head of the queue QUARANTINE_AFTER times in a row: the server
+   * fails on something in this batch (502/503/504 and 429 say it is down or busy, not this batch). Halve the batch until one line is left, then
+   * quarantine that line to a file and go on. True when it acted (retry at once, no backoff).
+   */
+  private poisoned(batch: string[], status: number | null): boolean {
+    if (status !== 500) {
+      this.repeated = null;
+      return false;
+    }
+    const head = batch[0];
+    this.repeated = this.repeated && this.repeated.head === head && this.repeated.status === status ? { ...this.repeated, count: this.repeated.count + 1 } : { head, status, count: 1 };
+    if (this.repeated.count < QUARANTINE_AFTER) return false;
+    this.repeated = null;
+    if (batch.length > 1) {
+      this.o.maxBatchLines = Math.max(1, Math.floor(batch.length / 2));
+      this.o.log.warn(`radar failed ${QUARANTINE_AFTER} times with ${status} on the same batch; sending ${this.o.maxBatchLines} line(s) at a time to find the line at fault`);
+      return true;
+    }
+    const file = this.quarantine(batch);
+    this.o.log.error(`QUARANTINED 1 line the radar failed on ${QUARANTINE_AFTER} times in a row with ${status}; it is saved in ${file} (later events go on)`);
+    this.committedThread = followThread(this.o.format, batch, this.committedThread);
+    this.spool.drop(1);
+    this.stats.rejected += 1;
+    this.consecutiveFailures = 0;
+    this.failingSince = null;
+    return true;
+  }
+
+  private quarantine(lines: string[]): string {
+    this.quarantineFile ??= path.join(this.spool.dir, `quarantine-${this.o.format}.ndjson`);
+    return this.appendTo(this.quarantineFile, lines, "quarantined");
   }
 
   private delivered(batch: string[], body: IngestResponse): void {
@@ -249,12 +308,21 @@ export class Forwarder {
 
   private saveRejected(lines: string[]): string {
     this.rejectedFile ??= path.join(this.spool.dir, `rejected-${this.o.format}.ndjson`);
+    return this.appendTo(this.rejectedFile, lines, "rejected");
+  }
+
+  /** Appends to a file of the private spool directory: created 0600, never through a symlink. */
+  private appendTo(file: string, lines: string[], what: string): string {
     try {
-      fs.mkdirSync(this.spool.dir, { recursive: true });
-      fs.appendFileSync(this.rejectedFile, lines.join("\n") + "\n");
+      const fd = fs.openSync(file, fs.constants.O_CREAT | fs.constants.O_APPEND | fs.constants.O_WRONLY | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
+      try {
+        fs.writeSync(fd, lines.join("\n") + "\n");
+      } finally {
+        fs.closeSync(fd);
+      }
     } catch (error) {
-      this.o.log.error(`could not save rejected lines: ${(error as Error).message}`);
+      this.o.log.error(`could not save ${what} lines: ${(error as Error).message}`);
     }
-    return this.rejectedFile;
+    return file;
   }
 }

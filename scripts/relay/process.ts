@@ -4,6 +4,16 @@ import fs from "node:fs";
 import path from "node:path";
 import { PROJECT_ROOT, resolveBin } from "./core";
 
+/** Variables only the relay may see: an agent under prompt injection must not be able to acknowledge its own Stop. */
+const RELAY_ONLY = ["RADAR_TOKEN"];
+
+/** The supervised agent's environment: the relay's own, less the radar's credentials. */
+export function agentEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const copy = { ...env };
+  for (const name of RELAY_ONLY) delete copy[name];
+  return copy;
+}
+
 export interface Exit {
   code: number | null;
   signal: NodeJS.Signals | null;

@@ -11,7 +11,7 @@ import { RelayCore, resolveBin } from "../core";
 import type { DirectiveAction, DirectiveOutcome } from "../directives";
 import { JsonRpcPeer, type IncomingLine, type RpcId, type RpcOutcome } from "../jsonrpc";
 import type { Logger } from "../log";
-import { describeExit, endProcess, exitCodeOf, exitOf, spawnAgent } from "../process";
+import { agentEnv, describeExit, endProcess, exitCodeOf, exitOf, spawnAgent } from "../process";
 import type { RelayIO } from "../io";
 
 const APPROVAL_DECLINES: Record<string, unknown> = {
@@ -38,7 +38,7 @@ export async function runAppServer(config: RelayConfig, io: RelayIO, log: Logger
   const child = spawnAgent(config.command, bin, config.command ? config.agentArgs : args, {
     cwd: config.cwd ?? process.cwd(),
     stdio: ["pipe", "pipe", "pipe"],
-    env: process.env,
+    env: agentEnv(),
   });
   child.stderr!.on("data", (chunk) => io.stderr.write(chunk));
   child.stdin!.on("error", () => undefined); // EPIPE when Codex is gone: reported by the exit handler

@@ -8,7 +8,7 @@ import { RelayCore, resolveBin } from "../core";
 import type { DirectiveOutcome } from "../directives";
 import { LineSplitter } from "../lines";
 import type { Logger } from "../log";
-import { describeExit, endProcess, exitCodeOf, exitOf, resolveClaude, spawnAgent } from "../process";
+import { agentEnv, describeExit, endProcess, exitCodeOf, exitOf, resolveClaude, spawnAgent } from "../process";
 import type { RelayIO } from "../io";
 
 export async function runChildMode(config: RelayConfig, io: RelayIO, log: Logger): Promise<number> {
@@ -22,7 +22,7 @@ export async function runChildMode(config: RelayConfig, io: RelayIO, log: Logger
   const child = spawnAgent(config.command, bin, args, {
     cwd: config.cwd ?? process.cwd(),
     stdio: [io.stdinForChild, "pipe", "pipe"],
-    env: process.env,
+    env: agentEnv(),
   });
   child.stderr!.on("data", (chunk) => io.stderr.write(chunk));
   let ending: Promise<Awaited<ReturnType<typeof endProcess>>> | null = null;
