@@ -83,7 +83,8 @@ export interface RelayProcess {
 export function startRelay(args: string[], options: { env?: Record<string, string>; cwd?: string; stdin?: "pipe" | "ignore" } = {}): RelayProcess {
   const child = spawn(process.execPath, ["--import", TSX_LOADER, RELAY_CLI, ...args], {
     cwd: options.cwd ?? ROOT,
-    env: { ...process.env, RADAR_URL: "", RADAR_TOKEN: "", ...options.env },
+    // A state directory of its own, so the default spool never mixes with another run's.
+    env: { ...process.env, RADAR_URL: "", RADAR_TOKEN: "", XDG_STATE_HOME: tempDir("radar-relay-state-"), ...options.env },
     stdio: [options.stdin ?? "ignore", "pipe", "pipe"],
   });
   children.add(child);

@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import type { DirectiveView } from "../../lib/db/directives";
 
 /** The radar server's ingestion and directive API, as the relay uses it. */
@@ -25,6 +26,14 @@ export class RadarClient {
     private readonly fetchImpl: typeof fetch = fetch,
   ) {
     this.server = server.replace(/\/+$/, "");
+  }
+
+  /**
+   * Names what this client delivers to (server and source) without revealing the token: a spool
+   * journal carries it, so lines are only ever resumed towards the radar and source they were for.
+   */
+  get destination(): string {
+    return crypto.createHash("sha256").update(`${this.server}\0${this.token}`).digest("hex").slice(0, 12);
   }
 
   private headers(extra: Record<string, string> = {}): Record<string, string> {

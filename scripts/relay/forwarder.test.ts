@@ -174,12 +174,16 @@ describe("relay forwarder", () => {
     expect(fs.existsSync(path.join(dir, "quarantine-codex.ndjson"))).toBe(false);
   });
 
-  it("sends first what a relay that died on the same spool directory had not delivered", async () => {
+  it("sends first what a relay that died on the same spool directory had not delivered to the same radar and source", async () => {
     const dir = tmp();
     const dead = 2 ** 22 + 4_242;
+    const stem = `codex-${new RadarClient("http://r", "t").destination}-${dead}-0`;
+    // A journal of the same format for another radar or source is not ours to send.
+    const other = `codex-${new RadarClient("http://r", "another-token").destination}-${dead}-0.spool.ndjson`;
+    fs.writeFileSync(path.join(dir, other), '{"at":9,"message":{"method":"m","params":{"n":"not-mine"}}}\n', { mode: 0o600 });
     const left = ['{"at":1,"message":{"method":"m","params":{"n":"old-1"}}}', '{"at":2,"message":{"method":"m","params":{"n":"old-2"}}}'];
-    fs.writeFileSync(path.join(dir, `codex-${dead}-0.spool.ndjson`), `{"at":0,"message":{"method":"m","params":{"n":"delivered"}}}\n${left.join("\n")}\n`, { mode: 0o600 });
-    fs.writeFileSync(path.join(dir, `codex-${dead}-0.offset`), String(Buffer.byteLength('{"at":0,"message":{"method":"m","params":{"n":"delivered"}}}\n')), { mode: 0o600 });
+    fs.writeFileSync(path.join(dir, `${stem}.spool.ndjson`), `{"at":0,"message":{"method":"m","params":{"n":"delivered"}}}\n${left.join("\n")}\n`, { mode: 0o600 });
+    fs.writeFileSync(path.join(dir, `${stem}.offset`), String(Buffer.byteLength('{"at":0,"message":{"method":"m","params":{"n":"delivered"}}}\n')), { mode: 0o600 });
     const { impl, calls } = fakeFetch([], (call) => okFor(call));
     const { log, lines } = logger();
     const f = new Forwarder({ client: new RadarClient("http://r", "t", impl), format: "codex", spoolDir: dir, log, flushIntervalMs: 5 });
@@ -190,6 +194,6 @@ describe("relay forwarder", () => {
     const sent = calls.flatMap((c) => c.body.trim().split("\n"));
     expect(sent).toEqual([...left, '{"at":3,"message":{"method":"m","params":{"n":"new"}}}']);
     expect(lines.some((l) => l.includes("resuming 2 event(s)"))).toBe(true);
-    expect(fs.readdirSync(dir)).toEqual([]);
+    expect(fs.readdirSync(dir)).toEqual([other]);
   });
 });

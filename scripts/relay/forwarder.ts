@@ -73,6 +73,8 @@ export class Forwarder {
   private drainedWaiters: (() => void)[] = [];
   private rejectedFile: string | null = null;
   private quarantineFile: string | null = null;
+  /** Journals are per format and destination: a dead relay's lines resume only towards the same radar and source. */
+  private readonly journalName: string;
   /** The same server error for the same head of the queue, this many times in a row. */
   private repeated: { head: string; status: number; count: number } | null = null;
 
@@ -86,13 +88,14 @@ export class Forwarder {
       random: Math.random,
       ...options,
     };
-    this.spool = new Spool({ dir: options.spoolDir, name: options.format, memoryLimitBytes: this.o.memoryLimitBytes });
+    this.journalName = `${options.format}-${options.client.destination}`;
+    this.spool = new Spool({ dir: options.spoolDir, name: this.journalName, memoryLimitBytes: this.o.memoryLimitBytes });
     this.resumeOrphans();
   }
 
-  /** Takes over what relays that died on this spool directory had not delivered; it goes first. */
+  /** Takes over what relays that died on this spool directory (same format, server and token) had not delivered; it goes first. */
   private resumeOrphans(): void {
-    for (const orphan of adoptOrphans(this.o.spoolDir, this.o.format)) {
+    for (const orphan of adoptOrphans(this.o.spoolDir, this.journalName)) {
       for (const line of orphan.lines) this.spool.push(line);
       this.stats.queued += orphan.lines.length;
       orphan.release();
