@@ -6,15 +6,17 @@
  * All times are epoch milliseconds (UTC).
  */
 
-/** What kind of trouble a failure is (SPEC §3). */
-export type TroubleKind =
-  | "rate_limit"
-  | "capacity"
-  | "usage_limit"
-  | "transport"
-  | "auth"
-  | "invalid_request"
-  | "other";
+/**
+ * What kind of trouble a failure is. The one list of kinds: the filter, policy validation, labels
+ * and chart colours all derive from it, so a new kind is added here and wherever the type checker
+ * then asks for its label.
+ */
+export const TROUBLE_KINDS = ["rate_limit", "capacity", "usage_limit", "transport", "auth", "invalid_request", "other"] as const;
+export type TroubleKind = (typeof TROUBLE_KINDS)[number];
+
+export function isTroubleKind(value: unknown): value is TroubleKind {
+  return (TROUBLE_KINDS as readonly unknown[]).includes(value);
+}
 
 /** Derived thread status (SPEC §6). Never typed in by hand. */
 export const THREAD_STATUSES = [
@@ -33,6 +35,10 @@ export const THREAD_STATUSES = [
   "idle",
 ] as const;
 export type ThreadStatus = (typeof THREAD_STATUSES)[number];
+
+export function isThreadStatus(value: unknown): value is ThreadStatus {
+  return (THREAD_STATUSES as readonly unknown[]).includes(value);
+}
 
 /** Canonical event types (issue #4, POST /api/v1/events). */
 export const EVENT_TYPES = [

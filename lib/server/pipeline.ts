@@ -23,6 +23,7 @@ import {
   transaction,
   type StoredThread,
 } from "@/lib/db/store";
+import { isStoppable } from "@/lib/threads/statuses";
 import { publish } from "./bus";
 
 /**
@@ -213,7 +214,7 @@ class Batch {
   private activeChildren(parent: WorkingThread): WorkingThread[] {
     for (const id of childThreadIds(parent.sourceId, parent.externalId)) this.threadById(id);
     return [...this.threads.values()].filter(
-      (t) => t.sourceId === parent.sourceId && t.state.parentThreadId === parent.externalId && ACTIVE.has(t.state.status),
+      (t) => t.sourceId === parent.sourceId && t.state.parentThreadId === parent.externalId && isStoppable(t.state.status),
     );
   }
 
@@ -264,9 +265,6 @@ class Batch {
     return [...this.directiveSources];
   }
 }
-
-/** Statuses of a thread whose agent may still be working (a cascaded stop reaches these). */
-const ACTIVE = new Set(["running", "retrying", "waiting_reset", "recovered", "recovery_scheduled"]);
 
 const TURN_STATUS: Record<string, string> = {
   "turn.started": "running",

@@ -1,4 +1,5 @@
 /** Pure formatting for the dashboard: durations, countdowns, relative times and kind labels. */
+import { isThreadStatus, isTroubleKind, type ThreadStatus, type TroubleKind } from "@/lib/retry/types";
 
 /** "0:43", "12:05", "1:02:03" — a clock-style duration for countdowns. */
 export function clockDuration(ms: number): string {
@@ -44,7 +45,7 @@ export function humanDuration(ms: number): string {
   return minutes ? `${hours} h ${minutes} min` : `${hours} h`;
 }
 
-const KIND_LABELS: Record<string, string> = {
+const KIND_LABELS: Record<TroubleKind, string> = {
   rate_limit: "429 rate limit",
   capacity: "capacity",
   usage_limit: "usage limit",
@@ -56,10 +57,10 @@ const KIND_LABELS: Record<string, string> = {
 
 export function kindLabel(kind: string | null | undefined): string {
   if (!kind) return "—";
-  return KIND_LABELS[kind] ?? kind;
+  return isTroubleKind(kind) ? KIND_LABELS[kind] : kind;
 }
 
-const STATUS_LABELS: Record<string, string> = {
+const STATUS_LABELS: Record<ThreadStatus, string> = {
   running: "running",
   retrying: "retrying",
   waiting_reset: "waiting for reset",
@@ -76,7 +77,7 @@ const STATUS_LABELS: Record<string, string> = {
 };
 
 export function statusLabel(status: string): string {
-  return STATUS_LABELS[status] ?? status;
+  return isThreadStatus(status) ? STATUS_LABELS[status] : status;
 }
 
 /** "Retrying 2/5", or "Retrying 2" when the maximum is unknown (unlimited or unsaid). */

@@ -2,7 +2,7 @@
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { NATIVE_FORMATS, type NativeFormat } from "./lines";
+import { isNativeFormat, NATIVE_FORMATS, type NativeFormat } from "../../lib/ingest/types";
 import type { RelayMode } from "./directives";
 
 export const MODES: readonly RelayMode[] = ["codex-app-server", "codex-exec", "claude", "pipe"];
@@ -158,8 +158,8 @@ export function parseRelayArgs(argv: string[], env: Record<string, string | unde
   let format: NativeFormat;
   if (mode === "pipe") {
     if (!v.format) throw new UsageError(`pipe mode needs --format ${NATIVE_FORMATS.join("|")}`);
-    if (!NATIVE_FORMATS.includes(v.format as NativeFormat)) throw new UsageError(`--format: use one of ${NATIVE_FORMATS.join(", ")}`);
-    format = v.format as NativeFormat;
+    if (!isNativeFormat(v.format)) throw new UsageError(`--format: use one of ${NATIVE_FORMATS.join(", ")}`);
+    format = v.format;
   } else {
     format = mode === "codex-app-server" ? "codex" : mode === "codex-exec" ? "codex-exec" : "claude";
     if (v.format && v.format !== format) throw new UsageError(`--format is only for pipe mode (${mode} sends ${format})`);
