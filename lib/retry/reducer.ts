@@ -1,5 +1,6 @@
 import { MAX_ADVICE_MS, parseAdvice } from "./advice";
 import { classify, isRetryableKind, type Classification } from "./classify";
+import { noteDuration as clock } from "./duration";
 import { parseReconnectNotice } from "./notice";
 import { defaultPolicyFor, drawDelayMs, expectedWindow, isOverCap, preset, resolvePolicy } from "./policies";
 import { seededRandom } from "./random";
@@ -851,11 +852,4 @@ function minBound(a: number | null, b: number | null): number | null {
 
 function positiveInt(value: number | null | undefined): number | null {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 1 ? value : null;
-}
-
-/** "1.77 s", "65 s", "5 min" for notes and reasons. */
-function clock(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 120_000) return `${Number((ms / 1000).toFixed(2))} s`;
-  return `${Number((ms / 60_000).toFixed(1))} min`;
 }

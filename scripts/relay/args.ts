@@ -2,6 +2,7 @@
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { parseDuration as parseDurationText } from "../../lib/retry/duration";
 import { isNativeFormat, NATIVE_FORMATS, type NativeFormat } from "../../lib/ingest/types";
 import type { RelayMode } from "./directives";
 
@@ -79,12 +80,11 @@ Example — supervise one Codex task:
   RADAR_URL=http://127.0.0.1:3000 RADAR_TOKEN=rr_… npm run relay -- codex-app-server --prompt "fix the failing test" --cwd .
 `;
 
+/** A duration option: "500ms", "5s", "2m"; a bare number is milliseconds. */
 export function parseDuration(text: string, name: string): number {
-  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/i.exec(text.trim());
-  if (!m) throw new UsageError(`${name}: expected a duration such as 500ms, 5s or 2m, got "${text}"`);
-  const n = Number(m[1]);
-  const unit = (m[2] ?? "ms").toLowerCase();
-  return Math.round(n * (unit === "h" ? 3_600_000 : unit === "m" ? 60_000 : unit === "s" ? 1000 : 1));
+  const ms = parseDurationText(text, "ms");
+  if (ms === null) throw new UsageError(`${name}: expected a duration such as 500ms, 5s or 2m, got "${text}"`);
+  return Math.round(ms);
 }
 
 export function parseBytes(text: string, name: string): number {
