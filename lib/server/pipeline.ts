@@ -23,6 +23,7 @@ import {
   transaction,
   type StoredThread,
 } from "@/lib/db/store";
+import { config } from "@/lib/config";
 import { isStoppable } from "@/lib/threads/statuses";
 import { publish } from "./bus";
 
@@ -38,11 +39,6 @@ const DIRECTIVE_MAX_AGE_MS = 5 * 60_000;
 /** When this process could first hear its sources: interrupts pending from before get a full grace from here. */
 const SERVER_STARTED_AT = Date.now();
 
-/** Deployment overrides of the engine's graces, from the environment (README "Configuration"). */
-function envMs(name: string): number | undefined {
-  const value = Number(process.env[name]);
-  return process.env[name] && Number.isFinite(value) && value > 0 ? value : undefined;
-}
 
 interface WorkingThread extends StoredThread {
   sourceId: string;
@@ -281,8 +277,9 @@ function newThreadState(externalId: string, source: SourceRecord): ThreadState {
       ...base.settings,
       policy: source.policy ?? base.settings?.policy ?? null,
       capacityRecovery: source.capacityRecovery,
-      stopGraceMs: envMs("RADAR_STOP_GRACE_MS"),
-      graceMs: envMs("RADAR_POLICY_GRACE_MS"),
+      // Deployment overrides of the engine's graces.
+      stopGraceMs: config().RADAR_STOP_GRACE_MS,
+      graceMs: config().RADAR_POLICY_GRACE_MS,
     },
   };
 }
