@@ -11,7 +11,7 @@ export interface IgnoredAdvice {
   reason: string;
 }
 
-/** Every hint a provider or source gave (SPEC §4). The authoritative one is the longest valid delay. */
+/** Every hint a provider or source gave. The authoritative one is the longest valid delay. */
 export interface Advice {
   hints: AdviceHint[];
   authoritative: AdviceHint | null;

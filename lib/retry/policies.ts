@@ -4,9 +4,9 @@ import { TROUBLE_KINDS, isTroubleKind, type PolicyDefinition, type PolicyRef, ty
 /** Grace after the latest expected attempt when no policy names one (a source's own advice). */
 export const DEFAULT_GRACE_MS = 60_000;
 
-/** The presets of SPEC §5, with exactly the numbers of its table. */
+/** The presets, with the numbers of the README's Policies table (policies.test.ts pins them). */
 export const PRESETS = {
-  /** t3code: a Codex 429 either shows progress or ends; long advice fails at once. */
+  /** A Codex 429 either shows progress or ends; long advice fails at once. */
   "codex-429-stall-bound": {
     name: "codex-429-stall-bound",
     kinds: ["rate_limit"],
@@ -46,7 +46,7 @@ export const PRESETS = {
     adviceCapMs: null,
     graceMs: 60_000,
   },
-  /** t3code proposal: up to 3 promptless continuations at ~1, 4, 15 min, each 50–100 % of base. */
+  /** Up to 3 promptless continuations at ~1, 4, 15 min, each 50–100 % of base. */
   "capacity-recovery": {
     name: "capacity-recovery",
     kinds: ["capacity"],

@@ -21,7 +21,7 @@ import type {
   TroubleKind,
 } from "./types";
 
-/** A stop the source never acknowledges leaves the thread `stopping` at most this long (SPEC §5). */
+/** A stop the source never acknowledges leaves the thread `stopping` at most this long. */
 export const STOP_GRACE_MS = 60_000;
 /** More timers than one thread can have pending at once (deadline, reset, grace, recovery), with room. */
 const MAX_TIMERS_PER_CATCH_UP = 64;
@@ -663,7 +663,7 @@ function confirmInterrupt(step: Step, e: RadarEvent, how: "ack" | "turn-end"): b
 
 /**
  * No acknowledgement within the grace: the source may still be retrying, so the thread is
- * `broken` (its next turn must resume it fresh). SPEC §6 has no `error` status, so a subagent
+ * `broken` (its next turn must resume it fresh). There is no `error` status, so a subagent
  * left this way is `failed` with code "abandoned" rather than idle.
  */
 function unconfirmedStop(step: Step) {
@@ -686,8 +686,8 @@ function supersedeInterrupt(s: ThreadState) {
 // Capacity recovery (opt-in): promptless continuations after a terminal capacity failure.
 
 /**
- * Armed only by Codex's typed `serverOverloaded` (never by text or a bare 503, as the proposal
- * asks). `serverOverloadedBeforeInput` is left out on purpose: that input was never recorded,
+ * Armed only by Codex's typed `serverOverloaded`, never by text or a bare 503: only the typed
+ * code says the model itself was at capacity. `serverOverloadedBeforeInput` is left out on purpose: that input was never recorded,
  * so an empty continuation would lose it. One owner per failure: a failure already owned is
  * never scheduled twice; the continuation's own failure schedules the next of at most 3.
  */

@@ -1,5 +1,5 @@
 /**
- * The vocabulary of Retry Radar's engine (SPEC §2–6). Pure types: everything in lib/retry is
+ * The vocabulary of Retry Radar's engine. Pure types: everything in lib/retry is
  * free of I/O and takes the clock as an argument, so these are the contract between the
  * ingestion adapters (which produce RadarEvents), the reducer (which turns them into
  * ThreadState) and the server (which persists state and sends directives).
@@ -18,7 +18,7 @@ export function isTroubleKind(value: unknown): value is TroubleKind {
   return (TROUBLE_KINDS as readonly unknown[]).includes(value);
 }
 
-/** Derived thread status (SPEC §6). Never typed in by hand. */
+/** Derived thread status: the engine derives it from events, nobody sets it by hand. */
 export const THREAD_STATUSES = [
   "running",
   "retrying",
@@ -40,7 +40,7 @@ export function isThreadStatus(value: unknown): value is ThreadStatus {
   return (THREAD_STATUSES as readonly unknown[]).includes(value);
 }
 
-/** Canonical event types (issue #4, POST /api/v1/events). */
+/** Canonical event types (POST /api/v1/events). */
 export const EVENT_TYPES = [
   "thread.started",
   "turn.started",
@@ -86,7 +86,7 @@ export interface ErrorReport {
   details?: unknown;
 }
 
-/** A custom policy has the same knobs as the presets (SPEC §5). */
+/** A retry policy: a preset (policies.ts) or a custom one with the same knobs. */
 export interface PolicyDefinition {
   name: string;
   /** Kinds this policy governs; a notice of another kind falls back to the default for that kind. */
@@ -166,7 +166,7 @@ export interface ThreadSettings {
   graceMs?: number;
 }
 
-/** Where a piece of retry advice came from (SPEC §4). */
+/** Where a piece of retry advice came from (see advice.ts). */
 export type AdviceSource =
   | "retry-after"
   | "retry-after-date"
@@ -254,7 +254,7 @@ export interface EpisodeRecord {
   attempts: AttemptRecord[];
 }
 
-/** Opt-in promptless continuation after a terminal capacity failure (SPEC §5). */
+/** Opt-in promptless continuation after a terminal capacity failure (the capacity-recovery policy). */
 export interface RecoveryRecord {
   /** Continuation k of `max`. */
   attempt: number;

@@ -363,7 +363,7 @@ export function tickThreads(threadIds: number[], now = Date.now()): number[] {
 /**
  * A source's policy or capacity-recovery opt-in changed: every thread of the source learns it
  * through a `settings.changed` event, so replays see the change at the moment it happened
- * (turning recovery off cancels a pending recovery, SPEC §5).
+ * (turning recovery off cancels a pending recovery).
  */
 export function applySourceSettings(source: SourceRecord, now = Date.now()): number[] {
   return runBatch(now, (batch) => {
