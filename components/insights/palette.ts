@@ -1,3 +1,4 @@
+import type { TroubleKind } from "@/lib/retry/types";
 import { kindLabel } from "@/lib/ui/format";
 
 /**
@@ -12,7 +13,7 @@ const KIND_COLORS: Record<string, string> = {
   auth: "#be123c",
   invalid_request: "#db2777",
   other: "#78716c",
-};
+} satisfies Record<TroubleKind, string>;
 
 const OUTCOME_COLORS: Record<string, string> = {
   recovered: "#16a34a",

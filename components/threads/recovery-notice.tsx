@@ -1,19 +1,11 @@
 "use client";
 
 import { useServerNow } from "@/components/time/server-clock";
+import type { RecoveryRecord } from "@/lib/retry/types";
 import { StopButton } from "./stop-button";
 
-/** The engine's capacity-recovery state (lib/retry), as stored in the thread's state. */
-export interface RecoveryState {
-  attempt: number;
-  max: number;
-  dueAt: number | null;
-  state: "scheduled" | "fired" | "cancelled" | string;
-  cancelledReason?: string | null;
-}
-
 /** "Model at capacity. Retrying in ~N min, attempt k/3", with Stop retrying; or why it was cancelled. */
-export function RecoveryNotice({ recovery, threadKey, threadId }: { recovery: RecoveryState; threadKey: number; threadId: string }) {
+export function RecoveryNotice({ recovery, threadKey, threadId }: { recovery: RecoveryRecord; threadKey: number; threadId: string }) {
   const now = useServerNow(1000);
   if (recovery.state === "cancelled") {
     return (
@@ -22,7 +14,7 @@ export function RecoveryNotice({ recovery, threadKey, threadId }: { recovery: Re
       </p>
     );
   }
-  if (recovery.state !== "scheduled" || recovery.dueAt == null) return null;
+  if (recovery.state !== "scheduled") return null;
   const minutes = now === null ? null : Math.max(1, Math.round((recovery.dueAt - now) / 60_000));
   return (
     <div data-testid="recovery-notice" data-state="scheduled" className="flex flex-wrap items-center gap-3 rounded bg-indigo-50 p-3 text-sm text-indigo-950">

@@ -1,3 +1,4 @@
+import type { ThreadStatus } from "@/lib/retry/types";
 import { statusLabel } from "@/lib/ui/format";
 
 const TONES: Record<string, string> = {
@@ -14,7 +15,7 @@ const TONES: Record<string, string> = {
   broken: "bg-rose-200 text-rose-950 ring-rose-400",
   completed: "bg-emerald-100 text-emerald-900 ring-emerald-300",
   idle: "bg-slate-100 text-slate-700 ring-slate-200",
-};
+} satisfies Record<ThreadStatus, string>;
 
 export function StatusBadge({ status }: { status: string }) {
   return (

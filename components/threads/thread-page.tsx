@@ -13,7 +13,7 @@ import { useServerClock } from "@/components/time/server-clock";
 import { Timestamp } from "@/components/time/timestamp";
 import { CopyPermalink } from "./copy-permalink";
 import { threadHref } from "./links";
-import { RecoveryNotice, type RecoveryState } from "./recovery-notice";
+import { RecoveryNotice } from "./recovery-notice";
 import { StatusBadge } from "./status-badge";
 import { StopButton } from "./stop-button";
 import { Timeline } from "./timeline";
@@ -39,7 +39,7 @@ export function ThreadPage({ threadKey, initial }: { threadKey: number; initial:
   }, [detail.serverTime, observe]);
   const { thread } = detail;
   const retrying = thread.status === "retrying" || thread.status === "stalled";
-  const recovery = (detail.state as { recovery?: RecoveryState | null }).recovery ?? null;
+  const recovery = detail.state.recovery;
   const exportBase = `/api/v1/threads/${encodeURIComponent(thread.id)}/export?source=${encodeURIComponent(thread.sourceId)}`;
 
   return (

@@ -1,10 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
+import { config, ConfigError } from "../config";
 
-export const DEFAULT_DATABASE_URL = "file:./data/radar.db";
-
-/** A configuration problem the operator must fix; printed as one clear line, never a stack. */
-export class DatabaseConfigError extends Error {
+/** A database setting the operator must fix (bad URL, unwritable folder): one clear line, never a stack. */
+export class DatabaseConfigError extends ConfigError {
   override name = "DatabaseConfigError";
 }
 
@@ -12,7 +11,7 @@ export class DatabaseConfigError extends Error {
  * Resolves DATABASE_URL (`file:` + path, relative to the working directory) to an absolute
  * file path, and proves its folder exists and is writable before anything opens it.
  */
-export function resolveDatabasePath(url = process.env.DATABASE_URL || DEFAULT_DATABASE_URL, cwd = process.cwd()): string {
+export function resolveDatabasePath(url = config().DATABASE_URL, cwd = process.cwd()): string {
   if (!url.startsWith("file:")) {
     throw new DatabaseConfigError(
       `DATABASE_URL must be a SQLite file URL such as "file:./data/radar.db"; got "${url}".`,

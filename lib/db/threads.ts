@@ -1,4 +1,5 @@
 import type { Prisma } from "./generated/client";
+import type { ThreadState } from "@/lib/retry/types";
 import { ATTENTION_STATUSES, STOPPABLE_STATUSES, WAITING_STATUSES as WAITING } from "@/lib/threads/statuses";
 import { db } from "./client";
 
@@ -323,7 +324,7 @@ export async function threadDetail(key: number, now = Date.now()) {
       result: directive.result,
       detail: directive.detail,
     })),
-    state: JSON.parse(row.state) as unknown,
+    state: JSON.parse(row.state) as ThreadState,
   };
 }
 

@@ -1,5 +1,5 @@
 /**
- * Canonical events of POST /api/v1/events (issue #4). Validated with zod; every error names
+ * Canonical events of POST /api/v1/events. Validated with zod; every error names
  * its field path ("error.httpStatus: expected an integer between 100 and 599"). Unknown extra
  * fields are not rejected: they stay in the raw payload (the normalized event only carries the
  * known ones).

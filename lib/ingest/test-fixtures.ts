@@ -5,6 +5,10 @@ import { normalizeBatch } from "./batch";
 import { parseCapture, type ParsedCapture } from "./capture";
 import type { BatchResult } from "./types";
 
+/**
+ * RADAR_FIXTURES is read here, not in lib/config: it only points the test suites at another
+ * folder of captures and never configures the app (no server code imports this file).
+ */
 export function fixturesDir(): string {
   return process.env.RADAR_FIXTURES
     ? path.resolve(process.env.RADAR_FIXTURES)

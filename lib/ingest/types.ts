@@ -4,8 +4,20 @@
  */
 import type { RadarEvent } from "../retry/types";
 
-/** Wire formats accepted by the ingestion endpoints. `codex` = Codex app-server JSON-RPC. */
-export const INGEST_FORMATS = ["canonical", "codex", "codex-exec", "claude"] as const;
+/**
+ * Agents' own output formats, each with its endpoint /api/v1/ingest/{format} and a relay mode.
+ * `codex` = Codex app-server JSON-RPC. The one list: the route, the relay and the adapters
+ * derive from it.
+ */
+export const NATIVE_FORMATS = ["codex", "codex-exec", "claude"] as const;
+export type NativeFormat = (typeof NATIVE_FORMATS)[number];
+
+export function isNativeFormat(value: unknown): value is NativeFormat {
+  return (NATIVE_FORMATS as readonly unknown[]).includes(value);
+}
+
+/** Wire formats accepted by the ingestion endpoints: the canonical event API plus the native ones. */
+export const INGEST_FORMATS = ["canonical", ...NATIVE_FORMATS] as const;
 export type IngestFormat = (typeof INGEST_FORMATS)[number];
 
 /** A RadarEvent before the server assigns its storage `seq`. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_ADVICE_MS, parseAdvice, parseDuration } from "./advice";
+import { MAX_ADVICE_MS, parseAdvice } from "./advice";
 import { MIN, SEC, T0 } from "./testing";
 import type { AdviceSource, ErrorReport } from "./types";
 
@@ -123,21 +123,5 @@ describe("parseAdvice: all hints are kept and the longest valid delay is authori
   });
   it("no error gives no advice", () => {
     expect(parseAdvice(undefined, T0)).toEqual({ hints: [], authoritative: null, ignored: [] });
-  });
-});
-
-describe("parseDuration", () => {
-  it.each<[string, number | null]>([
-    ["6m0s", 6 * MIN],
-    ["1.5s", 1500],
-    ["20ms", 20],
-    ["1h2m3s", HOUR + 2 * MIN + 3 * SEC],
-    ["2 seconds", 2 * SEC],
-    ["45", 45 * SEC],
-    ["", null],
-    ["soon", null],
-    ["5 apples", null],
-  ])("%j → %j", (text, ms) => {
-    expect(parseDuration(text)).toBe(ms);
   });
 });

@@ -1,4 +1,5 @@
 import { errorText, isRecord } from "./classify";
+import { DURATION_PART, parseDuration } from "./duration";
 import type { AdviceHint, AdviceSource, ErrorReport } from "./types";
 
 /** Advice longer than a week is absurd (a bad unit or an epoch in the wrong field): ignored, never clamped. */
@@ -10,7 +11,7 @@ export interface IgnoredAdvice {
   reason: string;
 }
 
-/** Every hint a provider or source gave (SPEC §4). The authoritative one is the longest valid delay. */
+/** Every hint a provider or source gave. The authoritative one is the longest valid delay. */
 export interface Advice {
   hints: AdviceHint[];
   authoritative: AdviceHint | null;
@@ -18,12 +19,7 @@ export interface Advice {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const UNITS = "(?:ms|milliseconds?|msecs?|h|hours?|hrs?|m|mins?|minutes?|s|secs?|seconds?)(?![a-z])";
-const PART = `\\d+(?:\\.\\d+)?\\s*${UNITS}`;
-const DURATION_PART = new RegExp(`(\\d+(?:\\.\\d+)?)\\s*(${UNITS})`, "gi");
-const DURATION_ONLY = new RegExp(`^(?:\\s*${PART})+\\s*$`, "i");
-const TRY_AGAIN_IN = new RegExp(`try again in\\s+((?:${PART}\\s*)+)`, "gi");
+const TRY_AGAIN_IN = new RegExp(`try again in\\s+((?:${DURATION_PART}\\s*)+)`, "gi");
 const TRY_AGAIN = /try again/i;
 const TRY_AGAIN_AT = /try again at\s+(\d{1,2}):(\d{2})(?:\s*([ap])\.?m\.?\b)?/gi;
 const ANTHROPIC_RESET = /^anthropic-ratelimit-.+-reset$/;
@@ -46,22 +42,6 @@ export function parseAdvice(error: ErrorReport | null | undefined, noticeAt: num
     if (advice.authoritative === null || hint.delayMs > advice.authoritative.delayMs) advice.authoritative = hint;
   }
   return advice;
-}
-
-/** "6m0s", "1.5s", "20ms", "1h2m", "2 seconds"; a bare number is seconds. Null when unparseable. */
-export function parseDuration(text: string): number | null {
-  const trimmed = text.trim();
-  if (/^\d+(?:\.\d+)?$/.test(trimmed)) return Number(trimmed) * 1000;
-  if (!DURATION_ONLY.test(trimmed)) return null;
-  let total = 0;
-  for (const match of trimmed.matchAll(DURATION_PART)) total += Number(match[1]) * UNIT_MS[unitOf(match[2])];
-  return total;
-}
-
-function unitOf(unit: string): string {
-  const u = unit.toLowerCase();
-  if (u.startsWith("ms") || u.startsWith("milli")) return "ms";
-  return u[0];
 }
 
 function addDelay(advice: Advice, source: AdviceSource, value: string, delayMs: number, resetAt?: number) {

@@ -1,7 +1,7 @@
 import type { ErrorReport, TroubleKind } from "./types";
 
 /**
- * What kind of trouble an error is (SPEC §3). Evidence in order of strength: an explicit HTTP
+ * What kind of trouble an error is. Evidence in order of strength: an explicit HTTP
  * status, then a typed code, then text. Text never overrides an explicit status.
  */
 export interface Classification {

@@ -1,6 +1,6 @@
 /**
  * Codex marks a retry notice only in text: "Reconnecting... n/m" at the start of the message
- * (app-server `error` with willRetry, and every `codex exec --json` retry line). SPEC §3.
+ * (app-server `error` with willRetry, and every `codex exec --json` retry line).
  */
 const RECONNECTING = /^\s*Reconnecting\.{0,3}\s*(\d+)\s*\/\s*(\d+)/i;
 

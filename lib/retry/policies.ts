@@ -1,12 +1,12 @@
 import { MAX_ADVICE_MS } from "./advice";
-import type { PolicyDefinition, PolicyRef, TroubleKind } from "./types";
+import { TROUBLE_KINDS, isTroubleKind, type PolicyDefinition, type PolicyRef, type TroubleKind } from "./types";
 
 /** Grace after the latest expected attempt when no policy names one (a source's own advice). */
 export const DEFAULT_GRACE_MS = 60_000;
 
-/** The presets of SPEC §5, with exactly the numbers of its table. */
+/** The presets, with the numbers of the README's Policies table (policies.test.ts pins them). */
 export const PRESETS = {
-  /** t3code: a Codex 429 either shows progress or ends; long advice fails at once. */
+  /** A Codex 429 either shows progress or ends; long advice fails at once. */
   "codex-429-stall-bound": {
     name: "codex-429-stall-bound",
     kinds: ["rate_limit"],
@@ -46,7 +46,7 @@ export const PRESETS = {
     adviceCapMs: null,
     graceMs: 60_000,
   },
-  /** t3code proposal: up to 3 promptless continuations at ~1, 4, 15 min, each 50–100 % of base. */
+  /** Up to 3 promptless continuations at ~1, 4, 15 min, each 50–100 % of base. */
   "capacity-recovery": {
     name: "capacity-recovery",
     kinds: ["capacity"],
@@ -110,7 +110,6 @@ export function resolvePolicy(ref: PolicyRef | null | undefined): PolicyDefiniti
   return checked.ok ? checked.policy : null;
 }
 
-const KINDS: readonly TroubleKind[] = ["rate_limit", "capacity", "usage_limit", "transport", "auth", "invalid_request", "other"];
 const MAX_ATTEMPTS_LIMIT = 1_000;
 const MAX_FACTOR = 100;
 
@@ -132,8 +131,8 @@ export function validatePolicy(input: unknown): PolicyCheck {
   if (typeof p.name !== "string" || !/^[a-z0-9][a-z0-9._-]{0,63}$/i.test(p.name)) {
     errors.push("name: expected 1–64 letters, digits, '.', '_' or '-'");
   } else if (isPresetName(p.name)) errors.push(`name: "${p.name}" is a preset; give a custom policy its own name`);
-  if (!Array.isArray(p.kinds) || p.kinds.length === 0 || p.kinds.some((k) => !KINDS.includes(k as TroubleKind))) {
-    errors.push(`kinds: expected a non-empty list of ${KINDS.join(", ")}`);
+  if (!Array.isArray(p.kinds) || p.kinds.length === 0 || p.kinds.some((k) => !isTroubleKind(k))) {
+    errors.push(`kinds: expected a non-empty list of ${TROUBLE_KINDS.join(", ")}`);
   }
   if (p.maxAttempts !== null && !(Number.isInteger(p.maxAttempts) && (p.maxAttempts as number) >= 1 && (p.maxAttempts as number) <= MAX_ATTEMPTS_LIMIT)) {
     errors.push(`maxAttempts: expected an integer from 1 to ${MAX_ATTEMPTS_LIMIT}, or null for unlimited`);

@@ -1,5 +1,6 @@
 import { MAX_ADVICE_MS, parseAdvice } from "./advice";
 import { classify, isRetryableKind, type Classification } from "./classify";
+import { noteDuration as clock } from "./duration";
 import { parseReconnectNotice } from "./notice";
 import { defaultPolicyFor, drawDelayMs, expectedWindow, isOverCap, preset, resolvePolicy } from "./policies";
 import { seededRandom } from "./random";
@@ -20,7 +21,7 @@ import type {
   TroubleKind,
 } from "./types";
 
-/** A stop the source never acknowledges leaves the thread `stopping` at most this long (SPEC §5). */
+/** A stop the source never acknowledges leaves the thread `stopping` at most this long. */
 export const STOP_GRACE_MS = 60_000;
 /** More timers than one thread can have pending at once (deadline, reset, grace, recovery), with room. */
 const MAX_TIMERS_PER_CATCH_UP = 64;
@@ -662,7 +663,7 @@ function confirmInterrupt(step: Step, e: RadarEvent, how: "ack" | "turn-end"): b
 
 /**
  * No acknowledgement within the grace: the source may still be retrying, so the thread is
- * `broken` (its next turn must resume it fresh). SPEC §6 has no `error` status, so a subagent
+ * `broken` (its next turn must resume it fresh). There is no `error` status, so a subagent
  * left this way is `failed` with code "abandoned" rather than idle.
  */
 function unconfirmedStop(step: Step) {
@@ -685,8 +686,8 @@ function supersedeInterrupt(s: ThreadState) {
 // Capacity recovery (opt-in): promptless continuations after a terminal capacity failure.
 
 /**
- * Armed only by Codex's typed `serverOverloaded` (never by text or a bare 503, as the proposal
- * asks). `serverOverloadedBeforeInput` is left out on purpose: that input was never recorded,
+ * Armed only by Codex's typed `serverOverloaded`, never by text or a bare 503: only the typed
+ * code says the model itself was at capacity. `serverOverloadedBeforeInput` is left out on purpose: that input was never recorded,
  * so an empty continuation would lose it. One owner per failure: a failure already owned is
  * never scheduled twice; the continuation's own failure schedules the next of at most 3.
  */
@@ -851,11 +852,4 @@ function minBound(a: number | null, b: number | null): number | null {
 
 function positiveInt(value: number | null | undefined): number | null {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 1 ? value : null;
-}
-
-/** "1.77 s", "65 s", "5 min" for notes and reasons. */
-function clock(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 120_000) return `${Number((ms / 1000).toFixed(2))} s`;
-  return `${Number((ms / 60_000).toFixed(1))} min`;
 }

@@ -1,22 +1,24 @@
 /**
- * The vocabulary of Retry Radar's engine (SPEC §2–6). Pure types: everything in lib/retry is
+ * The vocabulary of Retry Radar's engine. Pure types: everything in lib/retry is
  * free of I/O and takes the clock as an argument, so these are the contract between the
  * ingestion adapters (which produce RadarEvents), the reducer (which turns them into
  * ThreadState) and the server (which persists state and sends directives).
  * All times are epoch milliseconds (UTC).
  */
 
-/** What kind of trouble a failure is (SPEC §3). */
-export type TroubleKind =
-  | "rate_limit"
-  | "capacity"
-  | "usage_limit"
-  | "transport"
-  | "auth"
-  | "invalid_request"
-  | "other";
+/**
+ * What kind of trouble a failure is. The one list of kinds: the filter, policy validation, labels
+ * and chart colours all derive from it, so a new kind is added here and wherever the type checker
+ * then asks for its label.
+ */
+export const TROUBLE_KINDS = ["rate_limit", "capacity", "usage_limit", "transport", "auth", "invalid_request", "other"] as const;
+export type TroubleKind = (typeof TROUBLE_KINDS)[number];
 
-/** Derived thread status (SPEC §6). Never typed in by hand. */
+export function isTroubleKind(value: unknown): value is TroubleKind {
+  return (TROUBLE_KINDS as readonly unknown[]).includes(value);
+}
+
+/** Derived thread status: the engine derives it from events, nobody sets it by hand. */
 export const THREAD_STATUSES = [
   "running",
   "retrying",
@@ -34,7 +36,11 @@ export const THREAD_STATUSES = [
 ] as const;
 export type ThreadStatus = (typeof THREAD_STATUSES)[number];
 
-/** Canonical event types (issue #4, POST /api/v1/events). */
+export function isThreadStatus(value: unknown): value is ThreadStatus {
+  return (THREAD_STATUSES as readonly unknown[]).includes(value);
+}
+
+/** Canonical event types (POST /api/v1/events). */
 export const EVENT_TYPES = [
   "thread.started",
   "turn.started",
@@ -80,7 +86,7 @@ export interface ErrorReport {
   details?: unknown;
 }
 
-/** A custom policy has the same knobs as the presets (SPEC §5). */
+/** A retry policy: a preset (policies.ts) or a custom one with the same knobs. */
 export interface PolicyDefinition {
   name: string;
   /** Kinds this policy governs; a notice of another kind falls back to the default for that kind. */
@@ -160,7 +166,7 @@ export interface ThreadSettings {
   graceMs?: number;
 }
 
-/** Where a piece of retry advice came from (SPEC §4). */
+/** Where a piece of retry advice came from (see advice.ts). */
 export type AdviceSource =
   | "retry-after"
   | "retry-after-date"
@@ -248,7 +254,7 @@ export interface EpisodeRecord {
   attempts: AttemptRecord[];
 }
 
-/** Opt-in promptless continuation after a terminal capacity failure (SPEC §5). */
+/** Opt-in promptless continuation after a terminal capacity failure (the capacity-recovery policy). */
 export interface RecoveryRecord {
   /** Continuation k of `max`. */
   attempt: number;

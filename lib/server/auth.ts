@@ -1,3 +1,4 @@
+import { config } from "@/lib/config";
 import { sourceForToken, type SourceRecord } from "@/lib/db/sources";
 import { problem } from "./http";
 
@@ -32,5 +33,5 @@ export type OperatorAction = "stop" | "stop-all" | "create-token" | "revoke-toke
 export async function authorizeOperator(action: OperatorAction): Promise<Operator> {
   void action;
   // Retry Radar serves 127.0.0.1 by default: the local operator may do everything.
-  return { name: process.env.RADAR_OPERATOR_NAME || "local operator" };
+  return { name: config().RADAR_OPERATOR_NAME };
 }

@@ -1,5 +1,5 @@
+import { config, ConfigError, type Config } from "@/lib/config";
 import { db } from "@/lib/db/client";
-import { DatabaseConfigError } from "@/lib/db/config";
 import { ensureDefaultSource } from "@/lib/db/sources";
 import { startWatchdog } from "./watchdog";
 
@@ -9,16 +9,18 @@ const globalForBoot = globalThis as unknown as { __radarBooted?: boolean };
 export function boot(): void {
   if (globalForBoot.__radarBooted) return;
   globalForBoot.__radarBooted = true;
+  let settings: Config;
   try {
+    settings = config();
     db();
   } catch (error) {
-    const message = error instanceof DatabaseConfigError ? error.message : `cannot open the database: ${(error as Error).message}`;
+    const message = error instanceof ConfigError ? error.message : `cannot open the database: ${(error as Error).message}`;
     process.stderr.write(`[radar] ${message}\n`);
     process.exit(1);
   }
-  const { token } = ensureDefaultSource(process.env.RADAR_INGEST_TOKEN || undefined);
+  const { token } = ensureDefaultSource(settings.RADAR_INGEST_TOKEN);
   if (token) {
-    const url = `http://${process.env.HOST || "127.0.0.1"}:${process.env.PORT || "3000"}`;
+    const url = `http://${settings.HOST}:${settings.PORT}`;
     // Printed once: only the hash is stored, so this is the only time it can be shown.
     process.stdout.write(
       [

@@ -1,3 +1,4 @@
+import { config } from "@/lib/config";
 import { recordAck, takePendingDirectives, type DirectiveView } from "@/lib/db/directives";
 import { subscribe } from "./bus";
 import { applyInternalEvent } from "./pipeline";
@@ -27,8 +28,7 @@ export async function waitForDirectives(sourceId: string, waitMs: number, signal
 
 /** A delivered directive nobody acknowledged within this long is delivered again. */
 function redeliverAfterMs(): number {
-  const value = Number(process.env.RADAR_REDELIVER_MS);
-  return Number.isFinite(value) && value > 0 ? value : 15_000;
+  return config().RADAR_REDELIVER_MS;
 }
 
 /** Records the acknowledgement and lets the engine move the thread on (stopping → stopped). */

@@ -23,6 +23,8 @@ import {
   transaction,
   type StoredThread,
 } from "@/lib/db/store";
+import { config } from "@/lib/config";
+import { isStoppable } from "@/lib/threads/statuses";
 import { publishDirectivesPending, publishThreadChanges } from "./bus";
 
 /**
@@ -36,12 +38,6 @@ const DIRECTIVE_MAX_AGE_MS = 5 * 60_000;
 
 /** When this process could first hear its sources: interrupts pending from before get a full grace from here. */
 const SERVER_STARTED_AT = Date.now();
-
-/** Deployment overrides of the engine's graces, from the environment (README "Configuration"). */
-function envMs(name: string): number | undefined {
-  const value = Number(process.env[name]);
-  return process.env[name] && Number.isFinite(value) && value > 0 ? value : undefined;
-}
 
 interface WorkingThread extends StoredThread {
   sourceId: string;
@@ -213,7 +209,7 @@ class Batch {
   private activeChildren(parent: WorkingThread): WorkingThread[] {
     for (const id of childThreadIds(parent.sourceId, parent.externalId)) this.threadById(id);
     return [...this.threads.values()].filter(
-      (t) => t.sourceId === parent.sourceId && t.state.parentThreadId === parent.externalId && ACTIVE.has(t.state.status),
+      (t) => t.sourceId === parent.sourceId && t.state.parentThreadId === parent.externalId && isStoppable(t.state.status),
     );
   }
 
@@ -265,9 +261,6 @@ class Batch {
   }
 }
 
-/** Statuses of a thread whose agent may still be working (a cascaded stop reaches these). */
-const ACTIVE = new Set(["running", "retrying", "waiting_reset", "recovered", "recovery_scheduled"]);
-
 const TURN_STATUS: Record<string, string> = {
   "turn.started": "running",
   "turn.completed": "completed",
@@ -283,8 +276,9 @@ function newThreadState(externalId: string, source: SourceRecord): ThreadState {
       ...base.settings,
       policy: source.policy ?? base.settings?.policy ?? null,
       capacityRecovery: source.capacityRecovery,
-      stopGraceMs: envMs("RADAR_STOP_GRACE_MS"),
-      graceMs: envMs("RADAR_POLICY_GRACE_MS"),
+      // Deployment overrides of the engine's graces.
+      stopGraceMs: config().RADAR_STOP_GRACE_MS,
+      graceMs: config().RADAR_POLICY_GRACE_MS,
     },
   };
 }
@@ -368,7 +362,7 @@ export function tickThreads(threadIds: number[], now = Date.now()): number[] {
 /**
  * A source's policy or capacity-recovery opt-in changed: every thread of the source learns it
  * through a `settings.changed` event, so replays see the change at the moment it happened
- * (turning recovery off cancels a pending recovery, SPEC §5).
+ * (turning recovery off cancels a pending recovery).
  */
 export function applySourceSettings(source: SourceRecord, now = Date.now()): number[] {
   return runBatch(now, (batch) => {

@@ -4,8 +4,9 @@ import { tickThreads } from "./pipeline";
 /**
  * Deadlines pass in silence (a 3600 s Retry-After sends nothing for an hour), so the server
  * applies the engine's tick itself. Wake times live in the database (Thread.wakeAt), so the
- * watchdog resumes exactly after a restart. It sleeps until the next wake time, at most
- * MAX_SLEEP_MS, and is poked when new work may have an earlier wake time.
+ * watchdog resumes exactly after a restart. Nothing wakes it early: it sleeps until the next
+ * wake time but never longer than MAX_SLEEP_MS, so new work with an earlier wake time waits at
+ * most that long; a full batch means more is due, so it goes again at once.
  */
 const MAX_SLEEP_MS = 1_000;
 const BATCH = 200;

@@ -1,12 +1,14 @@
 import { z } from "zod";
-import { THREAD_STATUSES } from "@/lib/retry/types";
+import { THREAD_STATUSES, TROUBLE_KINDS } from "@/lib/retry/types";
 import { describeZodError } from "@/lib/validation";
 
 /**
  * The thread filter lives in the URL (board permalinks, the threads API, exports): one parser
  * and one serializer for all of them. Multi-valued fields are comma-separated or repeated.
  */
-export const TROUBLE_KINDS = ["rate_limit", "capacity", "usage_limit", "transport", "auth", "invalid_request", "other"] as const;
+
+/** The kinds a filter accepts are the engine's own list; the board and insights import it from here. */
+export { TROUBLE_KINDS };
 
 const list = <T extends string>(item: z.ZodType<T, string>) =>
   z

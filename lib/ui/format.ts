@@ -1,16 +1,11 @@
 /** Pure formatting for the dashboard: durations, countdowns, relative times and kind labels. */
+import { clockDuration } from "@/lib/retry/duration";
+import { isThreadStatus, isTroubleKind, type ThreadStatus, type TroubleKind } from "@/lib/retry/types";
 
-/** "0:43", "12:05", "1:02:03" — a clock-style duration for countdowns. */
-export function clockDuration(ms: number): string {
-  const total = Math.max(0, Math.floor(ms / 1000));
-  const hours = Math.floor(total / 3600);
-  const minutes = Math.floor((total % 3600) / 60);
-  const seconds = total % 60;
-  const ss = String(seconds).padStart(2, "0");
-  return hours > 0 ? `${hours}:${String(minutes).padStart(2, "0")}:${ss}` : `${minutes}:${ss}`;
-}
+/** The dashboard's durations live with the engine's, in one module. */
+export { clockDuration, humanDuration } from "@/lib/retry/duration";
 
-/** The countdown text of SPEC/issue #5: "in 0:43", "~0:43" when estimated, "overdue 0:12". */
+/** A countdown: "in 0:43", "~0:43" when the time is an estimate, "overdue 0:12" once it has passed. */
 export function countdownText(targetMs: number, nowMs: number, estimated: boolean): string {
   const delta = targetMs - nowMs;
   if (delta < 0) return `overdue ${clockDuration(-delta)}`;
@@ -29,22 +24,7 @@ export function relativeTime(targetMs: number, nowMs: number): string {
   return delta >= 0 ? `in ${text}` : `${text} ago`;
 }
 
-/** "1.8 s", "250 ms", "5 min", "1 h 2 min": a human duration for delays and gaps. */
-export function humanDuration(ms: number): string {
-  const abs = Math.abs(ms);
-  if (abs < 1000) return `${Math.round(abs)} ms`;
-  if (abs < 60_000) return `${(abs / 1000).toFixed(abs < 10_000 ? 1 : 0).replace(/\.0$/, "")} s`;
-  if (abs < 3_600_000) {
-    const minutes = Math.floor(abs / 60_000);
-    const seconds = Math.round((abs % 60_000) / 1000);
-    return seconds ? `${minutes} min ${seconds} s` : `${minutes} min`;
-  }
-  const hours = Math.floor(abs / 3_600_000);
-  const minutes = Math.round((abs % 3_600_000) / 60_000);
-  return minutes ? `${hours} h ${minutes} min` : `${hours} h`;
-}
-
-const KIND_LABELS: Record<string, string> = {
+const KIND_LABELS: Record<TroubleKind, string> = {
   rate_limit: "429 rate limit",
   capacity: "capacity",
   usage_limit: "usage limit",
@@ -56,10 +36,10 @@ const KIND_LABELS: Record<string, string> = {
 
 export function kindLabel(kind: string | null | undefined): string {
   if (!kind) return "—";
-  return KIND_LABELS[kind] ?? kind;
+  return isTroubleKind(kind) ? KIND_LABELS[kind] : kind;
 }
 
-const STATUS_LABELS: Record<string, string> = {
+const STATUS_LABELS: Record<ThreadStatus, string> = {
   running: "running",
   retrying: "retrying",
   waiting_reset: "waiting for reset",
@@ -76,7 +56,7 @@ const STATUS_LABELS: Record<string, string> = {
 };
 
 export function statusLabel(status: string): string {
-  return STATUS_LABELS[status] ?? status;
+  return isThreadStatus(status) ? STATUS_LABELS[status] : status;
 }
 
 /** "Retrying 2/5", or "Retrying 2" when the maximum is unknown (unlimited or unsaid). */

@@ -1,7 +1,8 @@
 /** `retry-radar relay <mode> [options] [-- agent args…]` → a validated RelayConfig. */
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { NATIVE_FORMATS, type NativeFormat } from "./lines";
+import { parseDuration as parseDurationText } from "../../lib/retry/duration";
+import { isNativeFormat, NATIVE_FORMATS, type NativeFormat } from "../../lib/ingest/types";
 import type { RelayMode } from "./directives";
 import { defaultSpoolDir } from "./spool";
 
@@ -81,12 +82,11 @@ Example — supervise one Codex task:
   RADAR_URL=http://127.0.0.1:3000 RADAR_TOKEN=rr_… npm run relay -- codex-app-server --prompt "fix the failing test" --cwd .
 `;
 
+/** A duration option: "500ms", "5s", "2m"; a bare number is milliseconds. */
 export function parseDuration(text: string, name: string): number {
-  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/i.exec(text.trim());
-  if (!m) throw new UsageError(`${name}: expected a duration such as 500ms, 5s or 2m, got "${text}"`);
-  const n = Number(m[1]);
-  const unit = (m[2] ?? "ms").toLowerCase();
-  return Math.round(n * (unit === "h" ? 3_600_000 : unit === "m" ? 60_000 : unit === "s" ? 1000 : 1));
+  const ms = parseDurationText(text, "ms");
+  if (ms === null) throw new UsageError(`${name}: expected a duration such as 500ms, 5s or 2m, got "${text}"`);
+  return Math.round(ms);
 }
 
 export function parseBytes(text: string, name: string): number {
@@ -160,8 +160,8 @@ export function parseRelayArgs(argv: string[], env: Record<string, string | unde
   let format: NativeFormat;
   if (mode === "pipe") {
     if (!v.format) throw new UsageError(`pipe mode needs --format ${NATIVE_FORMATS.join("|")}`);
-    if (!NATIVE_FORMATS.includes(v.format as NativeFormat)) throw new UsageError(`--format: use one of ${NATIVE_FORMATS.join(", ")}`);
-    format = v.format as NativeFormat;
+    if (!isNativeFormat(v.format)) throw new UsageError(`--format: use one of ${NATIVE_FORMATS.join(", ")}`);
+    format = v.format;
   } else {
     format = mode === "codex-app-server" ? "codex" : mode === "codex-exec" ? "codex-exec" : "claude";
     if (v.format && v.format !== format) throw new UsageError(`--format is only for pipe mode (${mode} sends ${format})`);

@@ -15,7 +15,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { DEFAULT_BACKOFF, nextRetry, type BackoffOptions } from "./backoff";
 import type { Directive, IngestResponse, RadarClient } from "./client";
-import { ENDPOINTS, followThread, wrapLine, type NativeFormat } from "./lines";
+import type { NativeFormat } from "../../lib/ingest/types";
+import { ENDPOINTS, followThread, wrapLine } from "./lines";
 import { formatDuration, type Logger } from "./log";
 import { adoptOrphans, Spool } from "./spool";
 

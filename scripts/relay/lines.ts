@@ -4,9 +4,7 @@
  * about (codex exec names it once; Claude names it on every line).
  */
 import { StringDecoder } from "node:string_decoder";
-
-export type NativeFormat = "codex" | "codex-exec" | "claude";
-export const NATIVE_FORMATS: readonly NativeFormat[] = ["codex", "codex-exec", "claude"];
+import type { NativeFormat } from "../../lib/ingest/types";
 
 export const ENDPOINTS: Record<NativeFormat, string> = {
   codex: "/api/v1/ingest/codex",

@@ -23,12 +23,5 @@ export function createLogger(options: { quiet?: boolean; verbose?: boolean; writ
 
 export const silentLogger: Logger = { info() {}, warn() {}, error() {}, debug() {} };
 
-/** "4s", "1.5s", "250ms", "2m 5s" — for human-facing messages. */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  if (ms < 10_000) return `${Math.round(ms / 100) / 10}s`;
-  if (ms < 60_000) return `${Math.round(ms / 1000)}s`;
-  const m = Math.floor(ms / 60_000);
-  const s = Math.round((ms % 60_000) / 1000);
-  return s ? `${m}m ${s}s` : `${m}m`;
-}
+/** Durations in log lines: "4s", "1.5s", "250ms", "2m 5s" (the shared formatter's compact spelling). */
+export { compactDuration as formatDuration } from "../../lib/retry/duration";

@@ -1,0 +1,72 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { CONFIG_SCHEMA, config, ConfigError, parseConfig, resetConfig } from "./config";
+
+describe("the configuration", () => {
+  const redeliver = process.env.RADAR_REDELIVER_MS;
+  afterEach(() => {
+    if (redeliver === undefined) delete process.env.RADAR_REDELIVER_MS;
+    else process.env.RADAR_REDELIVER_MS = redeliver;
+    resetConfig();
+  });
+
+  it("defaults every variable; an empty one counts as unset", () => {
+    const defaults = parseConfig({});
+    expect(defaults).toEqual({
+      HOST: "127.0.0.1",
+      PORT: 3000,
+      DATABASE_URL: "file:./data/radar.db",
+      RADAR_STOP_GRACE_MS: 60_000,
+      RADAR_REDELIVER_MS: 15_000,
+      RADAR_OPERATOR_NAME: "local operator",
+    });
+    expect(parseConfig({ RADAR_OPERATOR_NAME: "", RADAR_INGEST_TOKEN: "", PORT: "" })).toEqual(defaults);
+  });
+
+  it("reads what is set", () => {
+    expect(parseConfig({ PORT: "3917", RADAR_POLICY_GRACE_MS: "2000", RADAR_INGEST_TOKEN: "rr_x", OTHER: "ignored" })).toMatchObject({
+      PORT: 3917,
+      RADAR_POLICY_GRACE_MS: 2000,
+      RADAR_INGEST_TOKEN: "rr_x",
+    });
+  });
+
+  it.each([
+    ["RADAR_STOP_GRACE_MS", "soon", 'configuration: RADAR_STOP_GRACE_MS: expected a positive number of milliseconds, got "soon"'],
+    ["RADAR_REDELIVER_MS", "-5", 'configuration: RADAR_REDELIVER_MS: expected a positive number of milliseconds, got "-5"'],
+    ["PORT", "http", 'configuration: PORT: expected a port number from 1 to 65535, got "http"'],
+  ])("a bad %s (%j) fails with one line naming it", (name, value, message) => {
+    expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => parseConfig({ [name]: value })).toThrow(message);
+  });
+
+  it("is parsed once, until a test resets it", () => {
+    process.env.RADAR_REDELIVER_MS = "2000";
+    resetConfig();
+    expect(config().RADAR_REDELIVER_MS).toBe(2000);
+    process.env.RADAR_REDELIVER_MS = "1000";
+    expect(config().RADAR_REDELIVER_MS).toBe(2000);
+    resetConfig();
+    expect(config().RADAR_REDELIVER_MS).toBe(1000);
+  });
+});
+
+describe("the README's Configuration table", () => {
+  const readme = readFileSync(path.resolve(import.meta.dirname, "..", "README.md"), "utf8");
+  const section = readme.split(/^## /m).find((part) => part.startsWith("Configuration")) ?? "";
+  const rows = [...section.matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \|/gm)].map((m) => ({ name: m[1], default: m[2].trim() }));
+  const defaults = parseConfig({});
+
+  it("lists exactly the variables the configuration reads", () => {
+    expect(rows.map((row) => row.name).sort()).toEqual(Object.keys(CONFIG_SCHEMA.shape).sort());
+  });
+
+  it("states each default as the configuration has it", () => {
+    for (const row of rows) {
+      const value = defaults[row.name as keyof typeof defaults];
+      // A variable without a default is described in words ("generated", "each policy's own").
+      expect(row.default, row.name).toBe(value === undefined ? row.default.replace(/`/g, "") : `\`${value}\``);
+    }
+  });
+});

@@ -1,0 +1,75 @@
+import { z } from "zod";
+import { STOP_GRACE_MS } from "./retry/reducer";
+import { describeZodError } from "./validation";
+
+/**
+ * The deployment's configuration: the only reader of the environment in the app. Every variable
+ * is optional; an empty one counts as unset. Each key here is one row of the README's
+ * "Configuration" table (a test keeps the two equal), and a bad value stops the server with one
+ * line naming the variable and what is wrong.
+ */
+
+/** A configuration value the operator must fix; printed as one clear line, never a stack. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+const millis = z.string().transform((text, ctx) => {
+  const ms = Number(text);
+  if (!Number.isFinite(ms) || ms <= 0) {
+    ctx.addIssue({ code: "custom", message: `expected a positive number of milliseconds, got "${text}"` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+const port = z.string().transform((text, ctx) => {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1 || value > 65_535) {
+    ctx.addIssue({ code: "custom", message: `expected a port number from 1 to 65535, got "${text}"` });
+    return z.NEVER;
+  }
+  return value;
+});
+
+export const CONFIG_SCHEMA = z.object({
+  /** Interface the server listens on. */
+  HOST: z.string().default("127.0.0.1"),
+  PORT: port.default(3000),
+  /** A SQLite `file:` URL, relative to the working directory; lib/db/config checks the file itself. */
+  DATABASE_URL: z.string().default("file:./data/radar.db"),
+  /** The first source's ingest token; when unset one is generated and printed once. */
+  RADAR_INGEST_TOKEN: z.string().optional(),
+  /** How long a stop may stay unacknowledged before the thread is `broken`. */
+  RADAR_STOP_GRACE_MS: millis.default(STOP_GRACE_MS),
+  /** Replaces every policy's deadline grace; unset, each policy keeps its own. */
+  RADAR_POLICY_GRACE_MS: millis.optional(),
+  /** A directive delivered but never answered is delivered again after this long. */
+  RADAR_REDELIVER_MS: millis.default(15_000),
+  /** The name operator actions are audited under. */
+  RADAR_OPERATOR_NAME: z.string().default("local operator"),
+});
+
+export type Config = z.output<typeof CONFIG_SCHEMA>;
+type Environment = Record<string, string | undefined>;
+
+/** Parses the variables the schema names (others are ignored); throws ConfigError on a bad value. */
+export function parseConfig(env: Environment): Config {
+  const given = Object.fromEntries(Object.keys(CONFIG_SCHEMA.shape).map((name) => [name, env[name] || undefined]));
+  const parsed = CONFIG_SCHEMA.safeParse(given);
+  if (!parsed.success) throw new ConfigError(`configuration: ${describeZodError(parsed.error)}`);
+  return parsed.data;
+}
+
+let cached: Config | null = null;
+
+/** The process's configuration, parsed from the environment on first use. */
+export function config(): Config {
+  cached ??= parseConfig(process.env);
+  return cached;
+}
+
+/** Forgets the parsed configuration, so a test can change the environment and parse again. */
+export function resetConfig(): void {
+  cached = null;
+}
