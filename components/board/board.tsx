@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
-import type { ThreadBoard } from "@/lib/db/threads";
+import type { ThreadBoard } from "@/lib/wire/types";
 import { statusLabel } from "@/lib/ui/format";
 import { LiveIndicator } from "@/components/live/live-indicator";
 import { usePollInterval } from "@/components/live/live-updates";

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import type { ThreadView } from "@/lib/db/threads";
+import type { ThreadView } from "@/lib/wire/types";
 import { isStoppable } from "@/lib/threads/statuses";
 import { attemptLabel, kindLabel } from "@/lib/ui/format";
 import { Countdown, ResetTime } from "@/components/time/countdown";

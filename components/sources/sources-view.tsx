@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import type { SourceOverview } from "@/lib/db/sources";
+import type { SourceOverview } from "@/lib/wire/types";
 import { createIngestToken } from "@/lib/actions/create-token";
 import { importCapture, type ImportCaptureState } from "@/lib/actions/import-capture";
 import { revokeIngestToken } from "@/lib/actions/revoke-token";

@@ -1,6 +1,6 @@
 "use client";
 
-import type { ThreadDetail } from "@/lib/db/threads";
+import type { ThreadDetail } from "@/lib/wire/types";
 import { humanDuration, kindLabel } from "@/lib/ui/format";
 import { Timestamp } from "@/components/time/timestamp";
 

@@ -1,4 +1,5 @@
-import { recordAck, takePendingDirectives, type DirectiveView } from "@/lib/db/directives";
+import { recordAck, takePendingDirectives } from "@/lib/db/directives";
+import type { DirectiveView } from "@/lib/wire/types";
 import { subscribe } from "./bus";
 import { applyInternalEvent } from "./pipeline";
 
