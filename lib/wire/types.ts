@@ -4,6 +4,8 @@
  * layer declares these as its return types; clients import them from here, never from lib/db.
  */
 
+import type { InsightsData } from "@/lib/insights/types";
+
 /** One thread as the board, the threads API and the thread page show it. */
 export interface ThreadView {
   /** The agent's own thread id. Unique within a source; `key` is unique everywhere. */
@@ -181,5 +183,10 @@ export interface DirectivesResponse {
 
 /** The live stream's `hello` and `threads` events. */
 export interface StreamHello {
+  serverTime: string;
+}
+
+/** GET /api/v1/insights: every chart's numbers (fields: lib/insights/types.ts). */
+export interface InsightsResponse extends InsightsData {
   serverTime: string;
 }

@@ -1,17 +1,23 @@
-import { withIngestSource } from "@/lib/server/auth";
-import { problem } from "@/lib/server/http";
-import { handleIngest } from "@/lib/server/ingest-request";
+import { z } from "zod";
+import { handleIngest, INGEST_BODY } from "@/lib/server/ingest-request";
+import { route } from "@/lib/server/route";
 
 export const dynamic = "force-dynamic";
 
 const NATIVE_FORMATS = ["codex", "codex-exec", "claude"] as const;
-type NativeFormat = (typeof NATIVE_FORMATS)[number];
 
 /** Native agent output exactly as the agent writes it: /api/v1/ingest/{codex|codex-exec|claude}. */
-export const POST = withIngestSource<{ format: string }>(async (request, source, { params }) => {
-  const { format } = await params;
-  if (!NATIVE_FORMATS.includes(format as NativeFormat)) {
-    return problem(404, "Unknown format", `No native format "${format}"; use one of ${NATIVE_FORMATS.join(", ")}.`);
-  }
-  return handleIngest(request, source, format as NativeFormat);
-});
+export const POST = route(
+  {
+    access: "ingest",
+    params: {
+      schema: z.object({
+        format: z.enum(NATIVE_FORMATS, { error: (issue) => `No native format "${String(issue.input)}"; use one of ${NATIVE_FORMATS.join(", ")}.` }),
+      }),
+      status: 404,
+      title: "Unknown format",
+    },
+    text: INGEST_BODY,
+  },
+  ({ request, text, source, params, now }) => handleIngest(request, text, source, params.format, now),
+);
