@@ -1,6 +1,7 @@
 "use client";
 
 import { useQueryClient } from "@tanstack/react-query";
+import { queryKeys } from "@/lib/client/queries";
 import { useRef, useState, useTransition } from "react";
 import { stopMatching } from "@/lib/actions/stop-matching";
 
@@ -17,7 +18,7 @@ export function StopAllMatching({ queryString, count }: { queryString: string; c
       const outcome = await stopMatching({ query: queryString, expected: count, reason: reason || undefined });
       setMessage(outcome.ok ? `Stopping ${outcome.stopping} thread${outcome.stopping === 1 ? "" : "s"}.` : outcome.error);
       if (outcome.ok) dialog.current?.close();
-      await queryClient.invalidateQueries({ queryKey: ["threads"] });
+      await queryClient.invalidateQueries({ queryKey: queryKeys.threads });
     });
 
   return (

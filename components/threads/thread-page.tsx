@@ -3,7 +3,8 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect } from "react";
-import type { ThreadDetail } from "@/lib/wire/types";
+import { threadQuery } from "@/lib/client/queries";
+import type { ThreadDetail, ThreadDetailResponse } from "@/lib/wire/types";
 import { isStoppable } from "@/lib/threads/statuses";
 import { attemptLabel, humanDuration, kindLabel } from "@/lib/ui/format";
 import { usePollInterval } from "@/components/live/live-updates";
@@ -18,21 +19,12 @@ import { StatusBadge } from "./status-badge";
 import { StopButton } from "./stop-button";
 import { Timeline } from "./timeline";
 
-type Detail = ThreadDetail & { serverTime: string };
+type Detail = ThreadDetailResponse;
 
 export function ThreadPage({ threadKey, initial }: { threadKey: number; initial: ThreadDetail }) {
   const { observe } = useServerClock();
   const refetchInterval = usePollInterval();
-  const query = useQuery({
-    queryKey: ["threads", "detail", threadKey],
-    queryFn: async (): Promise<Detail> => {
-      const response = await fetch(`/api/v1/threads/by-key/${threadKey}`, { cache: "no-store" });
-      if (!response.ok) throw new Error(`The server answered ${response.status}`);
-      return response.json();
-    },
-    initialData: initial as Detail,
-    refetchInterval,
-  });
+  const query = useQuery({ ...threadQuery(threadKey), initialData: initial as Detail, refetchInterval });
   const detail = query.data;
   useEffect(() => {
     if (detail.serverTime) observe(detail.serverTime);
