@@ -18,6 +18,7 @@ import { RecoveryNotice, type RecoveryState } from "./recovery-notice";
 import { StatusBadge } from "./status-badge";
 import { StopButton } from "./stop-button";
 import { Timeline } from "./timeline";
+import { styles } from "@/components/ui/controls";
 
 type Detail = ThreadDetailResponse;
 
@@ -112,8 +113,7 @@ function Section({ title, children, testId }: { title: string; children: React.R
   );
 }
 
-const th = "px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-600";
-const td = "px-3 py-2 align-top";
+const { th, td } = styles;
 
 function Lineage({ detail }: { detail: Detail }) {
   const rows = [...(detail.parent ? [{ relation: "parent", thread: detail.parent }] : []), ...detail.children.map((thread) => ({ relation: "subagent", thread }))];
