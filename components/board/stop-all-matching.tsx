@@ -64,7 +64,7 @@ export function StopAllMatching({ queryString, count }: { queryString: string; c
             <button type="button" onClick={() => dialog.current?.close()} className={styles.secondaryButton}>
               Cancel
             </button>
-            <button type="submit" disabled={pending} data-testid="stop-all-confirm" className={styles.dangerButton}>
+            <button type="submit" disabled={pending} data-testid="stop-all-confirm" className={`${styles.dangerButton} text-sm`}>
               {pending ? "Stopping…" : `Stop ${count} thread${count === 1 ? "" : "s"}`}
             </button>
           </div>

@@ -30,7 +30,7 @@ export function ThreadsTable({ threads }: { threads: ThreadView[] }) {
           <col className="w-[8rem]" />
           <col className="w-[5.5rem]" />
           <col />
-          <col className="w-[8rem]" />
+          <col className="w-[8.5rem]" />
         </colgroup>
         <thead className={styles.thead}>
           <tr>

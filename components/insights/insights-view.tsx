@@ -19,6 +19,7 @@ import { NoticesChart } from "./notices-chart";
 import { OutcomesChart } from "./outcomes-chart";
 import { TimeLostChart } from "./time-lost-chart";
 import { TopThreads } from "./top-threads";
+import { styles } from "@/components/ui/controls";
 
 /** A relative range ("last hour") moves with the clock: refresh it this often even when nothing changes. */
 const REFRESH_MS = 60_000;
@@ -61,12 +62,12 @@ export function InsightsView({ initial, query, options }: { initial: InsightsRes
           {pending ? "Updating…" : ""}
         </span>
         <div className="ml-auto flex flex-wrap items-center gap-2 text-sm">
-          <a href={permalink} data-testid="insights-permalink" className="rounded px-2 py-1 text-sky-800 ring-1 ring-slate-300 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-sky-600">
+          <a href={permalink} data-testid="insights-permalink" className={`${styles.chipButton} text-sky-800`}>
             Incident permalink
           </a>
           <CopyPermalink path={permalink} />
           <details className="relative" data-testid="export-menu">
-            <summary className="cursor-pointer list-none rounded px-2 py-1 ring-1 ring-slate-300 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-sky-600">
+            <summary className={`${styles.chipButton} cursor-pointer list-none`}>
               Export ▾
             </summary>
             <div className="absolute right-0 z-10 mt-1 w-64 rounded-md border border-slate-200 bg-white p-2 shadow-lg">

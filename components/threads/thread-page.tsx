@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useEffect } from "react";
 import { threadQuery } from "@/lib/client/queries";
 import type { ThreadDetail, ThreadDetailResponse } from "@/lib/wire/types";
+import { EXPORT_FORMATS } from "@/lib/insights/stream";
 import { isStoppable } from "@/lib/threads/statuses";
 import { attemptLabel, humanDuration, kindLabel } from "@/lib/ui/format";
 import { usePollInterval } from "@/components/live/live-updates";
@@ -44,8 +45,8 @@ export function ThreadPage({ threadKey, initial }: { threadKey: number; initial:
           <div className="ml-auto flex flex-wrap items-center gap-2 text-sm">
             <CopyPermalink path={threadHref(thread)} />
             <span className="text-slate-500">Export:</span>
-            {(["json", "ndjson", "csv"] as const).map((format) => (
-              <a key={format} href={`${exportBase}&format=${format}`} className="rounded px-2 py-1 ring-1 ring-slate-300 hover:bg-slate-100" data-testid={`export-${format}`}>
+            {EXPORT_FORMATS.map((format) => (
+              <a key={format} href={`${exportBase}&format=${format}`} className={styles.chipButton} data-testid={`export-${format}`}>
                 {format.toUpperCase()}
               </a>
             ))}
