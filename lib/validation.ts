@@ -1,4 +1,5 @@
-import type { z } from "zod";
+import { z } from "zod";
+import { EXPORT_FORMATS } from "@/lib/insights/stream";
 
 /** One line naming where input was wrong and why: "reason: Too big: expected string to have <=500 characters". */
 export function describeZodError(error: z.ZodError): string {
@@ -7,3 +8,8 @@ export function describeZodError(error: z.ZodError): string {
   const where = issue.path.filter((p) => typeof p === "string").join(".");
   return where ? `${where}: ${issue.message}` : issue.message;
 }
+
+/** `?format=` of every export route. */
+export const exportFormatQuery = z.object({
+  format: z.enum(EXPORT_FORMATS, { error: `expected one of ${EXPORT_FORMATS.join(", ")}` }).default("json"),
+});

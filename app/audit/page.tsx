@@ -3,6 +3,7 @@ import Link from "next/link";
 import { z } from "zod";
 import { listAudit } from "@/lib/db/audit";
 import { Timestamp } from "@/components/time/timestamp";
+import { Field, styles } from "@/components/ui/controls";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Audit" };
@@ -27,22 +28,19 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       <h1 className="text-2xl font-semibold tracking-tight">Audit</h1>
       {!parsed.success && <p role="alert" className="text-red-800">Ignoring a bad filter: {parsed.error.issues[0].message}</p>}
       <form role="search" aria-label="Filter audit entries" className="flex flex-wrap items-end gap-3 rounded-lg border border-slate-200 bg-white p-3">
-        <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
-          Action
-          <select name="action" defaultValue={filter.action ?? ""} className="rounded-md border border-slate-300 px-2 py-1.5 text-sm">
+        <Field label="Action">
+          <select name="action" defaultValue={filter.action ?? ""} className={styles.control}>
             <option value="">any</option>
             {audit.actions.map((action) => <option key={action} value={action}>{action}</option>)}
           </select>
-        </label>
-        <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
-          Actor
-          <input name="actor" defaultValue={filter.actor ?? ""} className="rounded-md border border-slate-300 px-2 py-1.5 text-sm" />
-        </label>
-        <label className="flex min-w-[16rem] flex-1 flex-col gap-1 text-xs font-medium text-slate-600">
-          Search target, reason, detail
-          <input type="search" name="q" defaultValue={filter.q ?? ""} className="rounded-md border border-slate-300 px-2 py-1.5 text-sm" />
-        </label>
-        <button type="submit" className="rounded-md bg-slate-800 px-3 py-1.5 text-sm font-medium text-white">Apply</button>
+        </Field>
+        <Field label="Actor">
+          <input name="actor" defaultValue={filter.actor ?? ""} className={styles.control} />
+        </Field>
+        <Field label="Search target, reason, detail" className="min-w-[16rem] flex-1">
+          <input type="search" name="q" defaultValue={filter.q ?? ""} className={styles.control} />
+        </Field>
+        <button type="submit" className={styles.primaryButton}>Apply</button>
       </form>
       {audit.entries.length === 0 ? (
         <p data-testid="audit-empty" className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-slate-700">
@@ -51,7 +49,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       ) : (
         <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
           <table className="min-w-full text-sm" data-testid="audit-table">
-            <thead className="bg-slate-100 text-xs uppercase tracking-wide text-slate-600">
+            <thead className={styles.thead}>
               <tr>
                 <th scope="col" className="px-3 py-2 text-left">When</th>
                 <th scope="col" className="px-3 py-2 text-left">Who</th>

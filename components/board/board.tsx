@@ -3,35 +3,23 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
-import type { ThreadBoard } from "@/lib/db/threads";
+import { boardQuery } from "@/lib/client/queries";
+import type { FilterOptions, ThreadBoard } from "@/lib/wire/types";
 import { statusLabel } from "@/lib/ui/format";
 import { LiveIndicator } from "@/components/live/live-indicator";
 import { usePollInterval } from "@/components/live/live-updates";
 import { useServerClock } from "@/components/time/server-clock";
-import { BoardFilters, type FilterOptions } from "./board-filters";
+import { BoardFilters } from "./board-filters";
 import { EmptyBoard } from "./empty-board";
 import { StatusCounts } from "./status-counts";
 import { StopAllMatching } from "./stop-all-matching";
 import { ThreadsTable } from "./threads-table";
 
-async function fetchBoard(queryString: string): Promise<ThreadBoard> {
-  const params = new URLSearchParams(queryString);
-  params.set("order", "attention");
-  const response = await fetch(`/api/v1/threads?${params}`, { cache: "no-store" });
-  if (!response.ok) throw new Error(`The server answered ${response.status}`);
-  return response.json();
-}
-
 /** The operator board: everything retrying, waiting, stalled or exhausted first, live. */
 export function Board({ initial, queryString, options, filtered }: { initial: ThreadBoard; queryString: string; options: FilterOptions; filtered: boolean }) {
   const { observe } = useServerClock();
   const refetchInterval = usePollInterval();
-  const query = useQuery({
-    queryKey: ["threads", "board", queryString],
-    queryFn: () => fetchBoard(queryString),
-    initialData: initial,
-    refetchInterval,
-  });
+  const query = useQuery({ ...boardQuery(queryString), initialData: initial, refetchInterval });
   const board = query.data;
   useEffect(() => observe(board.serverTime), [board.serverTime, observe]);
   const announcement = useStatusAnnouncements(board);
@@ -43,7 +31,7 @@ export function Board({ initial, queryString, options, filtered }: { initial: Th
         <LiveIndicator lastUpdated={query.dataUpdatedAt || null} />
         {query.isError && (
           <span role="alert" className="text-sm text-red-800">
-            Could not refresh: {(query.error as Error).message}
+            Could not refresh: {query.error.message}
           </span>
         )}
         <div className="ml-auto">

@@ -1,8 +1,10 @@
 "use client";
 
 import { useQueryClient } from "@tanstack/react-query";
+import { queryKeys } from "@/lib/client/queries";
 import { useRef, useState, useTransition } from "react";
 import { stopMatching } from "@/lib/actions/stop-matching";
+import { styles } from "@/components/ui/controls";
 
 /** "Stop all N matching": a confirmation that names the count, then one server action. */
 export function StopAllMatching({ queryString, count }: { queryString: string; count: number }) {
@@ -17,7 +19,7 @@ export function StopAllMatching({ queryString, count }: { queryString: string; c
       const outcome = await stopMatching({ query: queryString, expected: count, reason: reason || undefined });
       setMessage(outcome.ok ? `Stopping ${outcome.stopping} thread${outcome.stopping === 1 ? "" : "s"}.` : outcome.error);
       if (outcome.ok) dialog.current?.close();
-      await queryClient.invalidateQueries({ queryKey: ["threads"] });
+      await queryClient.invalidateQueries({ queryKey: queryKeys.threads });
     });
 
   return (
@@ -56,13 +58,13 @@ export function StopAllMatching({ queryString, count }: { queryString: string; c
           </p>
           <label className="flex flex-col gap-1 text-sm font-medium text-slate-700">
             Why (for the audit log)
-            <input value={reason} onChange={(e) => setReason(e.target.value)} className="rounded-md border border-slate-300 px-2 py-1.5 font-normal" placeholder="e.g. provider incident, stop burning quota" />
+            <input value={reason} onChange={(e) => setReason(e.target.value)} className={`${styles.control} font-normal`} placeholder="e.g. provider incident, stop burning quota" />
           </label>
           <div className="flex justify-end gap-2">
-            <button type="button" onClick={() => dialog.current?.close()} className="rounded-md px-3 py-1.5 text-sm ring-1 ring-slate-300 hover:bg-slate-100">
+            <button type="button" onClick={() => dialog.current?.close()} className={styles.secondaryButton}>
               Cancel
             </button>
-            <button type="submit" disabled={pending} data-testid="stop-all-confirm" className="rounded-md bg-red-700 px-3 py-1.5 text-sm font-semibold text-white hover:bg-red-800 disabled:bg-slate-300">
+            <button type="submit" disabled={pending} data-testid="stop-all-confirm" className={`${styles.dangerButton} text-sm`}>
               {pending ? "Stopping…" : `Stop ${count} thread${count === 1 ? "" : "s"}`}
             </button>
           </div>

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import type { ThreadView } from "@/lib/db/threads";
+import type { ThreadView } from "@/lib/wire/types";
 import { isStoppable } from "@/lib/threads/statuses";
 import { attemptLabel, kindLabel } from "@/lib/ui/format";
 import { Countdown, ResetTime } from "@/components/time/countdown";
@@ -9,28 +9,30 @@ import { Timestamp } from "@/components/time/timestamp";
 import { StatusBadge } from "@/components/threads/status-badge";
 import { StopButton } from "@/components/threads/stop-button";
 import { threadHref } from "@/components/threads/links";
+import { styles } from "@/components/ui/controls";
 
 
 export function ThreadsTable({ threads }: { threads: ThreadView[] }) {
   return (
     <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
-      <table className="w-full min-w-[1200px] table-fixed text-left text-sm" data-testid="threads-table">
+      <table className="w-full min-w-[1280px] table-fixed text-left text-sm" data-testid="threads-table">
         <caption className="sr-only">Threads, those needing attention first</caption>
-        {/* Fixed widths keep the Stop button on screen at 1440 px; long text wraps inside its cell. */}
+        {/* Fixed widths keep the Stop button on screen at 1440 px; text wraps inside its cell rather
+            than running into the next one ("overdue 1:02:03" breaks after "overdue"). */}
         <colgroup>
           <col className="w-[9.5rem]" />
           <col className="w-[9.5rem]" />
           <col className="w-[6.5rem]" />
-          <col className="w-[5.5rem]" />
+          <col className="w-[7rem]" />
           <col className="w-[7rem]" />
           <col className="w-[7.5rem]" />
           <col className="w-[7rem]" />
           <col className="w-[8rem]" />
           <col className="w-[5.5rem]" />
           <col />
-          <col className="w-[8rem]" />
+          <col className="w-[8.5rem]" />
         </colgroup>
-        <thead className="bg-slate-100 text-xs uppercase tracking-wide text-slate-600">
+        <thead className={styles.thead}>
           <tr>
             <th scope="col" className="px-3 py-2">Status</th>
             <th scope="col" className="px-3 py-2">Thread</th>
@@ -70,19 +72,19 @@ function ThreadRow({ thread }: { thread: ThreadView }) {
         {thread.title && <div className="truncate font-mono text-xs text-slate-500" title={thread.id}>{thread.id}</div>}
         {thread.parentThreadId && <div className="text-xs text-slate-500">subagent of {thread.parentThreadId}</div>}
       </td>
-      <td className="whitespace-nowrap px-3 py-2" data-testid="retry-attempt">
+      <td className="break-words px-3 py-2" data-testid="retry-attempt">
         {retry && retrying ? attemptLabel(retry.attempt, retry.maxAttempts) : retry?.attempt ? <span className="text-slate-500">{attemptLabel(retry.attempt, retry.maxAttempts).replace("Retrying", "after")}</span> : <span className="text-slate-400">—</span>}
       </td>
-      <td className="whitespace-nowrap px-3 py-2">
+      <td className="break-words px-3 py-2">
         {retrying && retry?.nextAttemptAt ? <Countdown to={retry.nextAttemptAt} estimated={retry.nextAttemptEstimated} /> : <span className="text-slate-400">—</span>}
       </td>
-      <td className="whitespace-nowrap px-3 py-2">
+      <td className="break-words px-3 py-2">
         {retrying && retry?.deadlineAt ? <Timestamp iso={retry.deadlineAt} withDate={false} /> : <span className="text-slate-400">—</span>}
       </td>
       <td className="px-3 py-2 text-xs">
         <ResetTime at={thread.resetAt} />
       </td>
-      <td className="whitespace-nowrap px-3 py-2" data-testid="thread-kind">
+      <td className="break-words px-3 py-2" data-testid="thread-kind">
         {kindLabel(retry?.kind ?? thread.lastError?.kind)}
       </td>
       <td className="break-words px-3 py-2 text-slate-700">

@@ -1,5 +1,7 @@
 "use client";
 
+import { Field, styles } from "@/components/ui/controls";
+
 export interface FilterOption {
   value: string;
   label: string;
@@ -24,14 +26,13 @@ export function FilterSelect({
   onApply: (form: HTMLFormElement) => void;
 }) {
   return (
-    <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
-      {label}
+    <Field label={label}>
       <select
         name={name}
         defaultValue={current}
         data-testid={`filter-${name}`}
         onChange={(event) => onApply(event.currentTarget.form!)}
-        className="rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm text-slate-900 focus-visible:outline-2 focus-visible:outline-sky-600"
+        className={styles.control}
       >
         <option value="">any</option>
         {options.map((option) => (
@@ -41,6 +42,6 @@ export function FilterSelect({
         ))}
         {current && !options.some((option) => option.value === current) && <option value={current}>{current}</option>}
       </select>
-    </label>
+    </Field>
   );
 }

@@ -1,39 +1,44 @@
 "use client";
 
+import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useTransition } from "react";
+import { useTransition } from "react";
+import { usePollInterval } from "@/components/live/live-updates";
 import { CopyPermalink } from "@/components/threads/copy-permalink";
 import { Timestamp } from "@/components/time/timestamp";
 import { percent } from "@/lib/insights/axis";
 import { insightsQueryString, type InsightsQuery } from "@/lib/insights/range";
 import { EXPORT_FORMATS, EXPORT_KINDS } from "@/lib/insights/stream";
-import type { InsightsData } from "@/lib/insights/types";
+import { insightsQuery } from "@/lib/client/queries";
 import { humanDuration } from "@/lib/ui/format";
 import { EarlyAgentsChart } from "./early-agents-chart";
 import { GapChart } from "./gap-chart";
-import type { FilterOptions } from "@/components/board/board-filters";
+import type { FilterOptions, InsightsResponse } from "@/lib/wire/types";
 import { InsightsControls } from "./insights-controls";
 import { NoticesChart } from "./notices-chart";
 import { OutcomesChart } from "./outcomes-chart";
 import { TimeLostChart } from "./time-lost-chart";
 import { TopThreads } from "./top-threads";
+import { styles } from "@/components/ui/controls";
 
-/** A relative range ("last hour") moves with the clock: refresh it this often. */
+/** A relative range ("last hour") moves with the clock: refresh it this often even when nothing changes. */
 const REFRESH_MS = 60_000;
 
-export function InsightsView({ data, query, options }: { data: InsightsData; query: InsightsQuery; options: FilterOptions }) {
+/** Live like the board: refetched when the stream says threads changed, polled while it is down. */
+export function InsightsView({ initial, query, options }: { initial: InsightsResponse; query: InsightsQuery; options: FilterOptions }) {
   const router = useRouter();
+  const pollInterval = usePollInterval();
+  const relative = query.range.preset !== "custom";
+  const { data } = useQuery({
+    ...insightsQuery(insightsQueryString(query)),
+    initialData: initial,
+    refetchInterval: pollInterval === false ? (relative ? REFRESH_MS : false) : pollInterval,
+  });
   const [pending, startTransition] = useTransition();
   const hrefFor = (change: Partial<InsightsQuery>) => `/insights${insightsQueryString({ ...query, ...change })}`;
   const navigate = (href: string) => startTransition(() => router.push(href, { scroll: false }));
   const permalink = `/insights${insightsQueryString(query, { absolute: true })}`;
   const exportQuery = insightsQueryString({ ...query, split: "kind" }, { absolute: true }).replace(/^\?/, "");
-
-  useEffect(() => {
-    if (query.range.preset === "custom") return;
-    const timer = setInterval(() => startTransition(() => router.refresh()), REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [query.range.preset, router]);
 
   const { totals } = data;
   const n = (value: number) => value.toLocaleString("en");
@@ -57,12 +62,12 @@ export function InsightsView({ data, query, options }: { data: InsightsData; que
           {pending ? "Updating…" : ""}
         </span>
         <div className="ml-auto flex flex-wrap items-center gap-2 text-sm">
-          <a href={permalink} data-testid="insights-permalink" className="rounded px-2 py-1 text-sky-800 ring-1 ring-slate-300 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-sky-600">
+          <a href={permalink} data-testid="insights-permalink" className={`${styles.chipButton} text-sky-800`}>
             Incident permalink
           </a>
           <CopyPermalink path={permalink} />
           <details className="relative" data-testid="export-menu">
-            <summary className="cursor-pointer list-none rounded px-2 py-1 ring-1 ring-slate-300 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-sky-600">
+            <summary className={`${styles.chipButton} cursor-pointer list-none`}>
               Export ▾
             </summary>
             <div className="absolute right-0 z-10 mt-1 w-64 rounded-md border border-slate-200 bg-white p-2 shadow-lg">

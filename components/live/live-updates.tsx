@@ -2,11 +2,12 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
+import { LIVE_KEYS, STREAM_URL } from "@/lib/client/queries";
 import { useServerClock } from "@/components/time/server-clock";
 
 /**
- * One server-sent event stream per tab: when the server says threads changed, every thread
- * query refetches (within a second of an ingest). While the stream is down, queries poll
+ * One server-sent event stream per tab: when the server says threads changed, every live query
+ * (threads and insights) refetches (within a second of an ingest). While the stream is down, queries poll
  * instead (see `pollInterval`) and the indicator says so.
  */
 export type LiveState = { status: "connecting" | "live" | "reconnecting"; since: number | null };
@@ -20,16 +21,19 @@ export function LiveUpdatesProvider({ children }: { children: ReactNode }) {
   const [state, setState] = useState<LiveState>({ status: "connecting", since: null });
 
   useEffect(() => {
-    const source = new EventSource("/api/v1/stream");
+    const source = new EventSource(STREAM_URL);
+    const invalidate = () => {
+      for (const queryKey of LIVE_KEYS) void queryClient.invalidateQueries({ queryKey });
+    };
     source.addEventListener("open", () => setState({ status: "live", since: Date.now() }));
     source.addEventListener("hello", (event) => {
       observe(JSON.parse((event as MessageEvent).data).serverTime);
       // Anything may have changed while we were away.
-      void queryClient.invalidateQueries({ queryKey: ["threads"] });
+      invalidate();
     });
     source.addEventListener("threads", (event) => {
       observe(JSON.parse((event as MessageEvent).data).serverTime);
-      void queryClient.invalidateQueries({ queryKey: ["threads"] });
+      invalidate();
     });
     source.addEventListener("error", () =>
       setState((previous) => (previous.status === "reconnecting" ? previous : { status: "reconnecting", since: Date.now() })),

@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { styles } from "@/components/ui/controls";
 
 export function CopyPermalink({ path }: { path: string }) {
   const [copied, setCopied] = useState(false);
@@ -13,7 +14,7 @@ export function CopyPermalink({ path }: { path: string }) {
         setCopied(true);
         setTimeout(() => setCopied(false), 2000);
       }}
-      className="rounded px-2 py-1 ring-1 ring-slate-300 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-sky-600"
+      className={styles.chipButton}
     >
       <span aria-live="polite">{copied ? "Copied" : "Copy permalink"}</span>
     </button>

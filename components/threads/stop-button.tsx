@@ -1,8 +1,10 @@
 "use client";
 
 import { useQueryClient } from "@tanstack/react-query";
+import { queryKeys } from "@/lib/client/queries";
 import { useState, useTransition } from "react";
 import { stopThread } from "@/lib/actions/stop-thread";
+import { styles } from "@/components/ui/controls";
 
 /** Stop retrying: a server action; the row shows `stopping` at once and updates live after. */
 export function StopButton({ threadKey, threadId, disabled }: { threadKey: number; threadId: string; disabled?: boolean }) {
@@ -22,10 +24,10 @@ export function StopButton({ threadKey, threadId, disabled }: { threadKey: numbe
             const outcome = await stopThread({ key: threadKey });
             if (!outcome.ok) setError(outcome.error);
             else if (outcome.result.result !== "stopping") setError(outcome.result.detail ?? "Nothing to stop.");
-            await queryClient.invalidateQueries({ queryKey: ["threads"] });
+            await queryClient.invalidateQueries({ queryKey: queryKeys.threads });
           })
         }
-        className="whitespace-nowrap rounded-md bg-red-700 px-3 py-1.5 text-xs font-semibold text-white shadow-sm hover:bg-red-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-red-700 disabled:cursor-not-allowed disabled:bg-slate-300 disabled:text-slate-600"
+        className={`${styles.dangerButton} whitespace-nowrap text-xs shadow-sm disabled:text-slate-600`}
       >
         {pending ? "Stopping…" : "Stop retrying"}
       </button>

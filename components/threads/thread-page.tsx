@@ -3,7 +3,9 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect } from "react";
-import type { ThreadDetail } from "@/lib/db/threads";
+import { threadQuery } from "@/lib/client/queries";
+import type { ThreadDetail, ThreadDetailResponse } from "@/lib/wire/types";
+import { EXPORT_FORMATS } from "@/lib/insights/stream";
 import { isStoppable } from "@/lib/threads/statuses";
 import { attemptLabel, humanDuration, kindLabel } from "@/lib/ui/format";
 import { usePollInterval } from "@/components/live/live-updates";
@@ -17,22 +19,14 @@ import { RecoveryNotice } from "./recovery-notice";
 import { StatusBadge } from "./status-badge";
 import { StopButton } from "./stop-button";
 import { Timeline } from "./timeline";
+import { styles } from "@/components/ui/controls";
 
-type Detail = ThreadDetail & { serverTime: string };
+type Detail = ThreadDetailResponse;
 
 export function ThreadPage({ threadKey, initial }: { threadKey: number; initial: ThreadDetail }) {
   const { observe } = useServerClock();
   const refetchInterval = usePollInterval();
-  const query = useQuery({
-    queryKey: ["threads", "detail", threadKey],
-    queryFn: async (): Promise<Detail> => {
-      const response = await fetch(`/api/v1/threads/by-key/${threadKey}`, { cache: "no-store" });
-      if (!response.ok) throw new Error(`The server answered ${response.status}`);
-      return response.json();
-    },
-    initialData: initial as Detail,
-    refetchInterval,
-  });
+  const query = useQuery({ ...threadQuery(threadKey), initialData: initial as Detail, refetchInterval });
   const detail = query.data;
   useEffect(() => {
     if (detail.serverTime) observe(detail.serverTime);
@@ -51,8 +45,8 @@ export function ThreadPage({ threadKey, initial }: { threadKey: number; initial:
           <div className="ml-auto flex flex-wrap items-center gap-2 text-sm">
             <CopyPermalink path={threadHref(thread)} />
             <span className="text-slate-500">Export:</span>
-            {(["json", "ndjson", "csv"] as const).map((format) => (
-              <a key={format} href={`${exportBase}&format=${format}`} className="rounded px-2 py-1 ring-1 ring-slate-300 hover:bg-slate-100" data-testid={`export-${format}`}>
+            {EXPORT_FORMATS.map((format) => (
+              <a key={format} href={`${exportBase}&format=${format}`} className={styles.chipButton} data-testid={`export-${format}`}>
                 {format.toUpperCase()}
               </a>
             ))}
@@ -120,8 +114,7 @@ function Section({ title, children, testId }: { title: string; children: React.R
   );
 }
 
-const th = "px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-600";
-const td = "px-3 py-2 align-top";
+const { th, td } = styles;
 
 function Lineage({ detail }: { detail: Detail }) {
   const rows = [...(detail.parent ? [{ relation: "parent", thread: detail.parent }] : []), ...detail.children.map((thread) => ({ relation: "subagent", thread }))];

@@ -1,40 +1,34 @@
 "use server";
 
-import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { describeZodError } from "@/lib/validation";
-import { recordAudit } from "@/lib/db/audit";
 import { getSource, updateSourceSettings } from "@/lib/db/sources";
 import { PRESET_NAMES } from "@/lib/retry";
-import { authorizeOperator } from "@/lib/server/auth";
 import { applySourceSettings } from "@/lib/server/pipeline";
+import { fail, formAction } from "./safe-action";
 
-const input = z.object({
-  sourceId: z.string().min(1),
-  policy: z.union([z.enum(PRESET_NAMES as [string, ...string[]]), z.literal("")]),
-  capacityRecovery: z.boolean(),
-});
-
-export type UpdateSourceState = { ok: true } | { ok: false; error: string };
+const onOff = (on: boolean) => (on ? "on" : "off");
 
 /** A source's policy preset and capacity-recovery opt-in (off by default). */
-export async function updateSource(raw: z.input<typeof input>): Promise<UpdateSourceState> {
-  const parsed = input.safeParse(raw);
-  if (!parsed.success) return { ok: false, error: describeZodError(parsed.error) };
-  const operator = await authorizeOperator("update-source");
-  const before = getSource(parsed.data.sourceId);
-  if (!before) return { ok: false, error: "No such source." };
-  updateSourceSettings(before.id, { policy: parsed.data.policy || null, capacityRecovery: parsed.data.capacityRecovery });
-  const after = getSource(before.id)!;
-  applySourceSettings(after);
-  recordAudit({
-    at: Date.now(),
-    actor: operator.name,
-    action: "update-source",
+export const updateSource = formAction(
+  {
+    name: "update-source",
+    input: z.object({
+      sourceId: z.string().min(1),
+      policy: z.union([z.enum(PRESET_NAMES as [string, ...string[]]), z.literal("")]),
+      /** A checkbox: present ("on") when ticked. */
+      capacityRecovery: z.literal("on").optional().transform((value) => value === "on"),
+    }),
+    resolve: ({ sourceId }) => getSource(sourceId) ?? fail("No such source."),
+    revalidate: "/sources",
+  },
+  ({ policy, capacityRecovery }, { resolved: before }) => {
+    updateSourceSettings(before.id, { policy: policy || null, capacityRecovery });
+    applySourceSettings(getSource(before.id)!);
+    return { ok: true };
+  },
+  ({ policy, capacityRecovery }, _result, before) => ({
     target: before.name,
     result: "ok",
-    detail: `policy ${before.policy ?? "default"} → ${after.policy ?? "default"}; capacity recovery ${before.capacityRecovery ? "on" : "off"} → ${after.capacityRecovery ? "on" : "off"}`,
-  });
-  revalidatePath("/sources");
-  return { ok: true };
-}
+    detail: `policy ${before.policy ?? "default"} → ${policy || "default"}; capacity recovery ${onOff(before.capacityRecovery)} → ${onOff(capacityRecovery)}`,
+  }),
+);

@@ -1,14 +1,5 @@
+import type { DirectiveView } from "@/lib/wire/types";
 import { db } from "./client";
-
-/** A directive as a source sees it (ingest responses and the long-poll). */
-export interface DirectiveView {
-  id: string;
-  threadId: string;
-  turnId: string | null;
-  kind: string;
-  reason: string;
-  createdAt: string;
-}
 
 interface DirectiveRow {
   id: string;

@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import type { SourceOverview } from "@/lib/wire/types";
 import { db } from "./client";
 
 /** Ingest tokens are random secrets shown once; only their SHA-256 is stored. */
@@ -103,14 +104,6 @@ export function updateSourceSettings(id: string, settings: { policy?: string | n
   if (settings.policy !== undefined) sql.prepare(`UPDATE "Source" SET policy = ? WHERE id = ?`).run(settings.policy, id);
   if (settings.capacityRecovery !== undefined)
     sql.prepare(`UPDATE "Source" SET capacityRecovery = ? WHERE id = ?`).run(settings.capacityRecovery ? 1 : 0, id);
-}
-
-export interface SourceOverview extends SourceRecord {
-  createdAt: string;
-  lastSeenAt: string | null;
-  events: number;
-  threads: number;
-  tokens: { id: string; prefix: string; label: string | null; createdAt: string; revokedAt: string | null }[];
 }
 
 /** The Sources page: every source with its activity and its tokens (never the secrets). */

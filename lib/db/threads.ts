@@ -1,6 +1,7 @@
 import type { Prisma } from "./generated/client";
 import type { ThreadState } from "@/lib/retry/types";
 import { ATTENTION_STATUSES, STOPPABLE_STATUSES, WAITING_STATUSES as WAITING } from "@/lib/threads/statuses";
+import type { FilterOptions, ThreadBoard, ThreadDetail, ThreadPage, ThreadView } from "@/lib/wire/types";
 import { db } from "./client";
 
 /**
@@ -20,36 +21,6 @@ export interface ThreadFilter {
   /** updatedAt range, epoch ms. */
   from?: number;
   to?: number;
-}
-
-export interface ThreadView {
-  /** The agent's own thread id. Unique within a source; `key` is unique everywhere. */
-  id: string;
-  key: number;
-  title: string | null;
-  agent: string | null;
-  provider: string | null;
-  model: string | null;
-  source: string;
-  sourceId: string;
-  parentThreadId: string | null;
-  status: string;
-  turnId: string | null;
-  retry: null | {
-    kind: string;
-    attempt: number | null;
-    maxAttempts: number | null;
-    nextAttemptAt: string | null;
-    nextAttemptEstimated: boolean;
-    deadlineAt: string | null;
-    resetAt: string | null;
-    advisedDelayMs: number | null;
-    policy: string | null;
-  };
-  resetAt: string | null;
-  lastError: null | { kind: string | null; httpStatus: number | null; code: string | null; message: string | null };
-  updatedAt: string;
-  lastEventAt: string | null;
 }
 
 const threadInclude = { source: { select: { name: true } } } satisfies Prisma.ThreadInclude;
@@ -131,13 +102,6 @@ export function threadWhere(filter: ThreadFilter, now: number): Prisma.ThreadWhe
   return and.length ? { AND: and } : {};
 }
 
-export interface ThreadPage {
-  threads: ThreadView[];
-  total: number;
-  page: number;
-  pageSize: number;
-}
-
 /** Newest first; `attentionFirst` puts the statuses an operator must act on before the rest. */
 async function listThreads(
   filter: ThreadFilter,
@@ -205,7 +169,7 @@ async function statusCounts(filter: Omit<ThreadFilter, "status">, now = Date.now
 }
 
 /** Distinct values for the filter menus. */
-export async function filterOptions(): Promise<{ providers: string[]; models: string[]; sources: { id: string; name: string }[] }> {
+export async function filterOptions(): Promise<FilterOptions> {
   const { prisma } = db();
   const [providers, models, sources] = await Promise.all([
     prisma.thread.findMany({ where: { provider: { not: null } }, distinct: ["provider"], select: { provider: true }, orderBy: { provider: "asc" } }),
@@ -247,7 +211,7 @@ async function countStoppable(filter: ThreadFilter, now = Date.now()): Promise<n
   return where ? db().prisma.thread.count({ where }) : 0;
 }
 
-export async function threadDetail(key: number, now = Date.now()) {
+export async function threadDetail(key: number, now = Date.now()): Promise<ThreadDetail | null> {
   const { prisma } = db();
   const row = await prisma.thread.findUnique({ where: { id: key }, include: threadInclude });
   if (!row) return null;
@@ -326,16 +290,6 @@ export async function threadDetail(key: number, now = Date.now()) {
     })),
     state: JSON.parse(row.state) as ThreadState,
   };
-}
-
-export type ThreadDetail = NonNullable<Awaited<ReturnType<typeof threadDetail>>>;
-
-export interface ThreadBoard extends ThreadPage {
-  /** Per-status counts for the same filter without its status part (the header's numbers). */
-  counts: Record<string, number>;
-  /** How many matching threads Stop all would stop. */
-  stoppable: number;
-  serverTime: string;
 }
 
 /** Everything the board and GET /api/v1/threads show for one filter. */

@@ -1,5 +1,6 @@
 import { config } from "@/lib/config";
-import { recordAck, takePendingDirectives, type DirectiveView } from "@/lib/db/directives";
+import { recordAck, takePendingDirectives } from "@/lib/db/directives";
+import type { DirectiveView } from "@/lib/wire/types";
 import { subscribe } from "./bus";
 import { applyInternalEvent } from "./pipeline";
 

@@ -9,6 +9,9 @@ export function problem(status: number, title: string, detail: string, extra: Re
 /** Ingest bodies larger than this are refused with 413 before they are parsed. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
+/** Small JSON commands (a stop, a directive acknowledgement) need no more than this. */
+export const MAX_COMMAND_BYTES = 64 * 1024;
+
 export class BodyTooLargeError extends Error {}
 
 /** Reads a request body as text, refusing it as soon as it passes `limit` bytes. */
@@ -30,6 +33,25 @@ export async function readBodyText(request: Request, limit = MAX_BODY_BYTES): Pr
     chunks.push(value);
   }
   return Buffer.concat(chunks).toString("utf8");
+}
+
+export class BodyParseError extends Error {}
+
+/**
+ * The one way a JSON body is read: streamed within `limit`, then parsed. An empty body is
+ * `emptyAs` when given (a command whose fields are all optional), else unparseable.
+ */
+export async function readJsonBody(request: Request, limit: number, emptyAs?: unknown): Promise<unknown> {
+  const text = await readBodyText(request, limit);
+  if (!text.trim()) {
+    if (emptyAs !== undefined) return emptyAs;
+    throw new BodyParseError("empty body");
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new BodyParseError((error as Error).message);
+  }
 }
 
 /**

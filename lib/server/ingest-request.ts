@@ -3,7 +3,8 @@ import type { SourceRecord } from "@/lib/db/sources";
 import { BodyParseError, parseBody } from "@/lib/ingest/body";
 import { normalizeBatch } from "@/lib/ingest";
 import type { IngestFormat } from "@/lib/ingest/types";
-import { BodyTooLargeError, MAX_BODY_BYTES, problem, readBodyText } from "./http";
+import type { IngestResponse } from "@/lib/wire/types";
+import { MAX_BODY_BYTES, problem } from "./http";
 import { ingestLines } from "./pipeline";
 
 /**
@@ -13,18 +14,8 @@ import { ingestLines } from "./pipeline";
 const globalForContext = globalThis as unknown as { __radarStreamContext?: Map<string, { threadId: string | null; turnId: string | null }> };
 const streamContext = (globalForContext.__radarStreamContext ??= new Map());
 
-/** One ingestion request of any format: parse → normalize → reduce/persist → respond. */
-export async function handleIngest(request: Request, source: SourceRecord, format: IngestFormat): Promise<Response> {
-  const receivedAt = Date.now();
-  let text: string;
-  try {
-    text = await readBodyText(request);
-  } catch (error) {
-    if (error instanceof BodyTooLargeError) {
-      return problem(413, "Payload Too Large", `The body is larger than ${MAX_BODY_BYTES} bytes; send smaller batches.`);
-    }
-    throw error;
-  }
+/** One ingestion request of any format, its body already read: parse → normalize → reduce/persist → respond. */
+export function handleIngest(request: Request, text: string, source: SourceRecord, format: IngestFormat, receivedAt: number): Response {
   let parsed: ReturnType<typeof parseBody>;
   try {
     parsed = parseBody(text, request.headers.get("content-type"));
@@ -42,13 +33,14 @@ export async function handleIngest(request: Request, source: SourceRecord, forma
   if (format === "codex-exec" || format === "claude") streamContext.set(contextKey, batch.context);
   const outcome = ingestLines(source, batch.lines, receivedAt);
   const rejected = [...parsed.rejected, ...batch.rejected].sort((a, b) => a.index - b.index);
-  return Response.json(
-    {
-      accepted: outcome.accepted,
-      duplicates: outcome.duplicates,
-      rejected,
-      directives: openDirectivesForThreads(source.id, outcome.threadIds),
-    },
-    { status: outcome.accepted === 0 && rejected.length > 0 ? 422 : 200 },
-  );
+  const body: IngestResponse = {
+    accepted: outcome.accepted,
+    duplicates: outcome.duplicates,
+    rejected,
+    directives: openDirectivesForThreads(source.id, outcome.threadIds),
+  };
+  return Response.json(body, { status: outcome.accepted === 0 && rejected.length > 0 ? 422 : 200 });
 }
+
+/** How ingestion routes read their body: the raw text (JSON, a JSON array or NDJSON), within the ingest limit. */
+export const INGEST_BODY = { maxBytes: MAX_BODY_BYTES, hint: "send smaller batches" };

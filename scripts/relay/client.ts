@@ -1,15 +1,9 @@
 import crypto from "node:crypto";
-import type { DirectiveView } from "../../lib/db/directives";
+import type { DirectiveView, IngestResponse } from "../../lib/wire/types";
 
 /** The radar server's ingestion and directive API, as the relay uses it. */
 export type Directive = DirectiveView;
-
-export interface IngestResponse {
-  accepted: number;
-  duplicates: number;
-  rejected: { index: number; error: string }[];
-  directives: Directive[];
-}
+export type { IngestResponse };
 
 export type PostOutcome =
   | { ok: true; status: number; body: IngestResponse }

@@ -1,12 +1,13 @@
 import { databaseHealth } from "@/lib/db/health";
+import { route } from "@/lib/server/route";
 import pkg from "@/package.json";
 
 export const dynamic = "force-dynamic";
 
-export async function GET() {
+export const GET = route({ access: "public" }, () => {
   const health = databaseHealth();
   return Response.json(
     { status: health.ok ? "ok" : "error", version: pkg.version, database: health },
     { status: health.ok ? 200 : 503 },
   );
-}
+});

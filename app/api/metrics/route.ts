@@ -1,5 +1,6 @@
 import { metricsSnapshot } from "@/lib/db/insights";
 import { createMetricsRegistry } from "@/lib/insights/metrics";
+import { route } from "@/lib/server/route";
 
 export const dynamic = "force-dynamic";
 
@@ -9,8 +10,8 @@ export const dynamic = "force-dynamic";
 const globalForMetrics = globalThis as unknown as { __radarMetrics?: ReturnType<typeof createMetricsRegistry> };
 
 /** Prometheus text exposition: retry notices, episodes, directives, threads, advised delays and gaps. */
-export async function GET() {
+export const GET = route({ access: "public" }, async () => {
   globalForMetrics.__radarMetrics ??= createMetricsRegistry(() => metricsSnapshot(Date.now()));
   const metrics = globalForMetrics.__radarMetrics;
   return new Response(await metrics.scrape(), { headers: { "content-type": metrics.contentType, "cache-control": "no-store" } });
-}
+});

@@ -1,16 +1,22 @@
 import { z } from "zod";
-import { withIngestSource } from "@/lib/server/auth";
 import { waitForDirectives } from "@/lib/server/directives";
-import { problem } from "@/lib/server/http";
+import { route } from "@/lib/server/route";
+import type { DirectivesResponse } from "@/lib/wire/types";
 
 export const dynamic = "force-dynamic";
 
-const query = z.object({ wait: z.coerce.number().min(0).max(30).default(0) });
-
 /** Long-poll (≤ 30 s) for the calling source's pending directives; they are marked delivered. */
-export const GET = withIngestSource(async (request, source) => {
-  const parsed = query.safeParse(Object.fromEntries(new URL(request.url).searchParams));
-  if (!parsed.success) return problem(400, "Bad query", "wait: seconds to wait, a number from 0 to 30.");
-  const directives = await waitForDirectives(source.id, parsed.data.wait * 1000, request.signal);
-  return Response.json({ directives, serverTime: new Date().toISOString() });
-});
+export const GET = route(
+  {
+    access: "ingest",
+    query: {
+      schema: z.object({ wait: z.coerce.number().min(0).max(30).default(0) }),
+      title: "Bad query",
+      detail: "wait: seconds to wait, a number from 0 to 30.",
+    },
+  },
+  async ({ source, query, request }) => {
+    const directives = await waitForDirectives(source.id, query.wait * 1000, request.signal);
+    return Response.json({ directives, serverTime: new Date().toISOString() } satisfies DirectivesResponse);
+  },
+);

@@ -1,4 +1,5 @@
 import { subscribe } from "@/lib/server/bus";
+import { route } from "@/lib/server/route";
 
 export const dynamic = "force-dynamic";
 
@@ -8,7 +9,7 @@ const HEARTBEAT_MS = 15_000;
  * Server-sent events for the UI: `threads` announces which threads changed (the client
  * refetches what it shows); a comment heartbeat keeps proxies from closing the stream.
  */
-export async function GET(request: Request) {
+export const GET = route({ access: "viewer" }, ({ request }) => {
   const encoder = new TextEncoder();
   let cleanup = () => {};
   const stream = new ReadableStream<Uint8Array>({
@@ -45,4 +46,4 @@ export async function GET(request: Request) {
   return new Response(stream, {
     headers: { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", connection: "keep-alive" },
   });
-}
+});

@@ -1,15 +1,22 @@
-import { withIngestSource } from "@/lib/server/auth";
-import { problem } from "@/lib/server/http";
-import { handleIngest } from "@/lib/server/ingest-request";
-import { isNativeFormat, NATIVE_FORMATS } from "@/lib/ingest/types";
+import { z } from "zod";
+import { NATIVE_FORMATS } from "@/lib/ingest/types";
+import { handleIngest, INGEST_BODY } from "@/lib/server/ingest-request";
+import { route } from "@/lib/server/route";
 
 export const dynamic = "force-dynamic";
 
 /** Native agent output exactly as the agent writes it: /api/v1/ingest/{codex|codex-exec|claude}. */
-export const POST = withIngestSource<{ format: string }>(async (request, source, { params }) => {
-  const { format } = await params;
-  if (!isNativeFormat(format)) {
-    return problem(404, "Unknown format", `No native format "${format}"; use one of ${NATIVE_FORMATS.join(", ")}.`);
-  }
-  return handleIngest(request, source, format);
-});
+export const POST = route(
+  {
+    access: "ingest",
+    params: {
+      schema: z.object({
+        format: z.enum(NATIVE_FORMATS, { error: (issue) => `No native format "${String(issue.input)}"; use one of ${NATIVE_FORMATS.join(", ")}.` }),
+      }),
+      status: 404,
+      title: "Unknown format",
+    },
+    text: INGEST_BODY,
+  },
+  ({ request, text, source, params, now }) => handleIngest(request, text, source, params.format, now),
+);

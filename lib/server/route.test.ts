@@ -1,0 +1,71 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { z } from "zod";
+import { beforeAll, describe, expect, it } from "vitest";
+
+/**
+ * The route wrapper answers every refusal with problem+json before the handler runs: access,
+ * path parameters, query, body size and shape, and the thread a path names.
+ */
+process.env.DATABASE_URL = `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), "radar-route-")), "radar.db")}`;
+
+let route: typeof import("./route").route;
+let token: string;
+beforeAll(async () => {
+  route = (await import("./route")).route;
+  const sources = await import("@/lib/db/sources");
+  token = sources.generateToken();
+  sources.createSource("route-test", token);
+});
+
+const params = (values: Record<string, string>) => ({ params: Promise.resolve(values) });
+const echo = () => new Response("ok");
+async function problemOf(response: Response) {
+  expect(response.headers.get("content-type")).toBe("application/problem+json");
+  return { status: response.status, ...((await response.json()) as { title: string; detail: string }) };
+}
+
+describe("route", () => {
+  it("identifies an ingest caller by its bearer token, and says which part is wrong", async () => {
+    const handler = route({ access: "ingest" }, ({ source }) => new Response(source.name));
+    expect(await (await handler(new Request("http://x/", { headers: { authorization: `Bearer ${token}` } }))).text()).toBe("route-test");
+    expect(await problemOf(await handler(new Request("http://x/")))).toMatchObject({ status: 401, detail: expect.stringMatching(/Authorization: Bearer/) });
+    const wrong = await handler(new Request("http://x/", { headers: { authorization: "Bearer rr_nope" } }));
+    expect(await problemOf(wrong)).toMatchObject({ status: 401, detail: expect.stringMatching(/unknown or has been revoked/) });
+  });
+
+  it("refuses a cross-site browser request to an operator route, not to a viewer route", async () => {
+    const crossSite = () => new Request("http://x/", { method: "POST", headers: { "sec-fetch-site": "cross-site" } });
+    expect((await route({ access: "operator", action: "stop" }, echo)(crossSite())).status).toBe(403);
+    expect((await route({ access: "viewer" }, echo)(crossSite())).status).toBe(200);
+  });
+
+  it.each([
+    ["a path parameter", { params: { schema: z.object({ kind: z.enum(["a"], { error: "expected a" }) }), status: 404 as const, title: "Unknown" } }, "http://x/", { kind: "b" }, 404, "expected a"],
+    ["a query", { query: { schema: z.object({ n: z.coerce.number().max(3) }), title: "Bad query" } }, "http://x/?n=9", {}, 400, "n: Too big: expected number to be <=3"],
+  ])("answers a bad %s before the handler runs", async (_what, spec, url, values, status, detail) => {
+    const response = await route({ access: "public", ...spec }, () => {
+      throw new Error("the handler ran");
+    })(new Request(url), params(values));
+    expect(await problemOf(response)).toMatchObject({ status, detail });
+  });
+
+  it("reads one JSON body within its limit: 413 when larger, 400 when unparseable or invalid, emptyAs when empty", async () => {
+    const handler = route(
+      { access: "public", body: { schema: z.object({ reason: z.string().optional() }), maxBytes: 32, title: "Invalid", example: "a JSON object", emptyAs: {} } },
+      ({ body }) => Response.json(body),
+    );
+    const post = (body: string) => handler(new Request("http://x/", { method: "POST", body }));
+    expect(await (await post('{"reason":"why"}')).json()).toEqual({ reason: "why" });
+    expect(await (await post("")).json()).toEqual({});
+    expect(await problemOf(await post("x".repeat(33)))).toMatchObject({ status: 413 });
+    expect(await problemOf(await post("{"))).toMatchObject({ status: 400, title: "Unparseable body", detail: "Expected a JSON object." });
+    expect(await problemOf(await post('{"reason":1}'))).toMatchObject({ status: 400, title: "Invalid", detail: expect.stringMatching(/^reason: /) });
+  });
+
+  it("resolves the thread a path names, or 404", async () => {
+    const response = await route({ access: "viewer", thread: true }, echo)(new Request("http://x/"), params({ id: "no-such-thread" }));
+    expect(await problemOf(response)).toMatchObject({ status: 404, title: "Not found", detail: 'No thread "no-such-thread".' });
+  });
+});

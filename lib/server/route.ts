@@ -1,0 +1,103 @@
+import type { z } from "zod";
+import { describeZodError } from "@/lib/validation";
+import { authorize, type Access, type CallerFor, type OperatorAction } from "./auth";
+import { BodyParseError, BodyTooLargeError, problem, readBodyText, readJsonBody } from "./http";
+import { resolveThread } from "./resolve-thread";
+
+/**
+ * Every HTTP route is a plain function over the Web Request/Response, declared once: who may
+ * call it, its path parameters, query and body schemas, and whether it names a thread. The
+ * wrapper answers every refusal with problem+json before the handler runs, so a handler only
+ * does its work. Next serves these; any other HTTP server can call them the same way.
+ */
+export interface RouteSpec<A extends Access, P, Q, B> {
+  access: A;
+  /** What an operator route does, for authorization. */
+  action?: OperatorAction;
+  /** Path parameters; a mismatch answers `status` with the first issue's message. */
+  params?: { schema: z.ZodType<P>; status: 400 | 404; title: string };
+  /** The query string (first value of each name); a mismatch is a 400 titled `title`. */
+  query?: { schema: z.ZodType<Q>; title: string; detail?: string };
+  /** A JSON body within `maxBytes`; `emptyAs` accepts an empty body as that value. */
+  body?: { schema: z.ZodType<B>; maxBytes: number; title: string; example: string; emptyAs?: unknown };
+  /** The raw body text within `maxBytes` (formats the handler parses itself). */
+  text?: { maxBytes: number; hint?: string };
+  /** `params.id` (with `?source=`) names a thread: resolved to its key, or 404/409. */
+  thread?: true;
+}
+
+export type RouteCall<A extends Access, P, Q, B> = CallerFor<A> & {
+  request: Request;
+  params: P;
+  query: Q;
+  body: B;
+  text: string;
+  /** The resolved thread's internal key (routes that declare `thread`). */
+  thread: number;
+  search: URLSearchParams;
+  /** When the request arrived (epoch ms). */
+  now: number;
+};
+
+type RouteContext = { params?: Promise<Record<string, string>> };
+
+export function route<A extends Access, P = Record<string, string>, Q = undefined, B = undefined>(
+  spec: RouteSpec<A, P, Q, B>,
+  handler: (call: RouteCall<A, P, Q, B>) => Promise<Response> | Response,
+): (request: Request, context?: RouteContext) => Promise<Response> {
+  return async (request, context) => {
+    const now = Date.now();
+    const authorized = await authorize(spec.access, request, spec.action);
+    if (!authorized.ok) return authorized.response;
+    const rawParams = (await context?.params) ?? {};
+    let params = rawParams as P;
+    if (spec.params) {
+      const parsed = spec.params.schema.safeParse(rawParams);
+      if (!parsed.success) return problem(spec.params.status, spec.params.title, parsed.error.issues[0].message);
+      params = parsed.data;
+    }
+    const search = new URL(request.url).searchParams;
+    let query = undefined as Q;
+    if (spec.query) {
+      const parsed = spec.query.schema.safeParse(firstValues(search));
+      if (!parsed.success) return problem(400, spec.query.title, spec.query.detail ?? describeZodError(parsed.error));
+      query = parsed.data;
+    }
+    let body = undefined as B;
+    let text = "";
+    try {
+      if (spec.body) {
+        const json = await readJsonBody(request, spec.body.maxBytes, spec.body.emptyAs);
+        const parsed = spec.body.schema.safeParse(json);
+        if (!parsed.success) return problem(400, spec.body.title, describeZodError(parsed.error));
+        body = parsed.data;
+      } else if (spec.text) {
+        text = await readBodyText(request, spec.text.maxBytes);
+      }
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) {
+        const limit = spec.body?.maxBytes ?? spec.text?.maxBytes;
+        const hint = spec.text?.hint ? `; ${spec.text.hint}` : "";
+        return problem(413, "Payload Too Large", `The body is larger than ${limit} bytes${hint}.`);
+      }
+      if (error instanceof BodyParseError) return problem(400, "Unparseable body", `Expected ${spec.body!.example}.`);
+      throw error;
+    }
+    let thread = 0;
+    if (spec.thread) {
+      const resolved = await resolveThread(rawParams.id, search.get("source"));
+      if (!resolved.ok) {
+        return problem(resolved.status, resolved.status === 404 ? "Not found" : "Ambiguous thread id", resolved.error, { candidates: resolved.candidates });
+      }
+      thread = resolved.key;
+    }
+    return handler({ ...authorized.caller, request, params, query, body, text, thread, search, now });
+  };
+}
+
+/** A repeated query parameter counts once, by its first value. */
+function firstValues(search: URLSearchParams): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of search) if (!(key in out)) out[key] = value;
+  return out;
+}

@@ -1,0 +1,193 @@
+/**
+ * What the HTTP API and the live stream return, and what the relay and the pages read: the
+ * contract between the server and its clients. Times are ISO-8601 UTC strings. The database
+ * layer declares these as its return types; clients import them from here, never from lib/db.
+ */
+
+import type { InsightsData } from "@/lib/insights/types";
+import type { ThreadState } from "@/lib/retry/types";
+
+/** One thread as the board, the threads API and the thread page show it. */
+export interface ThreadView {
+  /** The agent's own thread id. Unique within a source; `key` is unique everywhere. */
+  id: string;
+  key: number;
+  title: string | null;
+  agent: string | null;
+  provider: string | null;
+  model: string | null;
+  source: string;
+  sourceId: string;
+  parentThreadId: string | null;
+  status: string;
+  turnId: string | null;
+  retry: null | {
+    kind: string;
+    attempt: number | null;
+    maxAttempts: number | null;
+    nextAttemptAt: string | null;
+    nextAttemptEstimated: boolean;
+    deadlineAt: string | null;
+    resetAt: string | null;
+    advisedDelayMs: number | null;
+    policy: string | null;
+  };
+  resetAt: string | null;
+  lastError: null | { kind: string | null; httpStatus: number | null; code: string | null; message: string | null };
+  updatedAt: string;
+  lastEventAt: string | null;
+}
+
+export interface ThreadPage {
+  threads: ThreadView[];
+  total: number;
+  page: number;
+  pageSize: number;
+}
+
+/** GET /api/v1/threads and the board. */
+export interface ThreadBoard extends ThreadPage {
+  /** Per-status counts for the same filter without its status part (the header's numbers). */
+  counts: Record<string, number>;
+  /** How many matching threads Stop all would stop. */
+  stoppable: number;
+  serverTime: string;
+}
+
+export interface AttemptView {
+  n: number;
+  noticeAt: string;
+  advisedDelayMs: number | null;
+  expectedAt: string | null;
+  estimated: boolean;
+  deadlineAt: string | null;
+  startedAt: string | null;
+  actualGapMs: number | null;
+  earlyByMs: number | null;
+  httpStatus: number | null;
+  code: string | null;
+  message: string | null;
+}
+
+export interface EpisodeView {
+  seq: number;
+  turnId: string | null;
+  kind: string;
+  policy: string | null;
+  maxAttempts: number | null;
+  startedAt: string;
+  endedAt: string | null;
+  outcome: string | null;
+  outcomeCode: string | null;
+  outcomeReason: string | null;
+  resetAt: string | null;
+  attempts: AttemptView[];
+}
+
+export interface EventView {
+  seq: number;
+  type: string;
+  nativeType: string | null;
+  format: string;
+  at: string;
+  receivedAt: string;
+  lastAt: string | null;
+  count: number;
+  turnId: string | null;
+  attempt: number | null;
+  maxAttempts: number | null;
+  delayMs: number | null;
+  kind: string | null;
+  httpStatus: number | null;
+  code: string | null;
+  message: string | null;
+  late: boolean;
+  /** The payload exactly as the source sent it. */
+  raw: unknown;
+}
+
+/** A directive as the thread page shows it, with its delivery history. */
+export interface DirectiveHistory {
+  id: string;
+  kind: string;
+  origin: string;
+  reason: string;
+  state: string;
+  turnId: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+  acknowledgedAt: string | null;
+  result: string | null;
+  detail: string | null;
+}
+
+/** One thread with everything the thread page shows. */
+export interface ThreadDetail {
+  thread: ThreadView;
+  parent: ThreadView | null;
+  children: ThreadView[];
+  episodes: EpisodeView[];
+  events: EventView[];
+  directives: DirectiveHistory[];
+  /** The engine's state for the thread, as stored. */
+  state: ThreadState;
+}
+
+/** GET /api/v1/threads/{id} and /api/v1/threads/by-key/{key}. */
+export interface ThreadDetailResponse extends ThreadDetail {
+  serverTime: string;
+}
+
+/** Distinct values for the filter menus. */
+export interface FilterOptions {
+  providers: string[];
+  models: string[];
+  sources: { id: string; name: string }[];
+}
+
+/** A source with its activity and its tokens (never the secrets), as the Sources page shows it. */
+export interface SourceOverview {
+  id: string;
+  name: string;
+  policy: string | null;
+  capacityRecovery: boolean;
+  createdAt: string;
+  lastSeenAt: string | null;
+  events: number;
+  threads: number;
+  tokens: { id: string; prefix: string; label: string | null; createdAt: string; revokedAt: string | null }[];
+}
+
+/** A directive as a source sees it (ingest responses and the long-poll). */
+export interface DirectiveView {
+  id: string;
+  threadId: string;
+  turnId: string | null;
+  kind: string;
+  reason: string;
+  createdAt: string;
+}
+
+/** What every ingestion endpoint answers. */
+export interface IngestResponse {
+  accepted: number;
+  duplicates: number;
+  rejected: { index: number; error: string }[];
+  directives: DirectiveView[];
+}
+
+/** GET /api/v1/directives: the long-poll. */
+export interface DirectivesResponse {
+  directives: DirectiveView[];
+  serverTime: string;
+}
+
+/** The live stream's `hello` and `threads` events. */
+export interface StreamHello {
+  serverTime: string;
+}
+
+/** GET /api/v1/insights: every chart's numbers (fields: lib/insights/types.ts). */
+export interface InsightsResponse extends InsightsData {
+  serverTime: string;
+}
