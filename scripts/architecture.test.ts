@@ -68,6 +68,10 @@ describe("the layering", () => {
   it("no production code imports from e2e/ or from a test", () => {
     expect(violations((from, to) => !isTest(from) && (to.startsWith("e2e/") || isTest(to)))).toEqual([]);
   });
+  it("components and the browser's data module never import the database or server layers (types come from lib/wire)", () => {
+    const client = (file: string) => file.startsWith("components/") || file.startsWith("lib/client/");
+    expect(violations((from, to) => client(from) && (to.startsWith("lib/db/") || to.startsWith("lib/server/")))).toEqual([]);
+  });
   it("the relay imports nothing from the database layer", () => {
     expect(violations((from, to) => from.startsWith("scripts/relay/") && to.startsWith("lib/db/"))).toEqual([]);
   });
