@@ -2,13 +2,15 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
-import { LIVE_KEYS, STREAM_URL } from "@/lib/client/queries";
+import { applyThreadChanges, LIVE_KEYS, STREAM_URL } from "@/lib/client/queries";
+import type { StreamHello, StreamThreads } from "@/lib/wire/types";
 import { useServerClock } from "@/components/time/server-clock";
 
 /**
- * One server-sent event stream per tab: when the server says threads changed, every live query
- * (threads and insights) refetches (within a second of an ingest). While the stream is down, queries poll
- * instead (see `pollInterval`) and the indicator says so.
+ * One server-sent event stream per tab: when the server says which threads changed, the queries
+ * they touch refetch (see applyThreadChanges: changed rows only, or the page when rows may come,
+ * go or move). After a (re)connect everything live refetches. While the stream is down, queries
+ * poll instead (see `pollInterval`) and the indicator says so.
  */
 export type LiveState = { status: "connecting" | "live" | "reconnecting"; since: number | null };
 
@@ -27,13 +29,15 @@ export function LiveUpdatesProvider({ children }: { children: ReactNode }) {
     };
     source.addEventListener("open", () => setState({ status: "live", since: Date.now() }));
     source.addEventListener("hello", (event) => {
-      observe(JSON.parse((event as MessageEvent).data).serverTime);
+      observe((JSON.parse((event as MessageEvent).data) as StreamHello).serverTime);
       // Anything may have changed while we were away.
       invalidate();
     });
     source.addEventListener("threads", (event) => {
-      observe(JSON.parse((event as MessageEvent).data).serverTime);
-      invalidate();
+      const message = JSON.parse((event as MessageEvent).data) as StreamThreads;
+      observe(message.serverTime);
+      // A failed row refetch leaves the rows as they were until the page refetches.
+      applyThreadChanges(queryClient, message.threads).catch(() => invalidate());
     });
     source.addEventListener("error", () =>
       setState((previous) => (previous.status === "reconnecting" ? previous : { status: "reconnecting", since: Date.now() })),

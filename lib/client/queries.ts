@@ -1,5 +1,5 @@
-import { queryOptions } from "@tanstack/react-query";
-import type { InsightsResponse, ThreadBoard, ThreadDetailResponse } from "@/lib/wire/types";
+import { queryOptions, type QueryClient } from "@tanstack/react-query";
+import type { InsightsResponse, StreamThreads, ThreadBoard, ThreadDetailResponse, ThreadRows } from "@/lib/wire/types";
 
 /**
  * Everything the browser reads from the API: one fetcher, the query keys and the query options.
@@ -12,6 +12,7 @@ export const STREAM_URL = "/api/v1/stream";
 export const queryKeys = {
   /** Every query showing thread state: the live stream invalidates these on a change. */
   threads: ["threads"] as const,
+  boards: ["threads", "board"] as const,
   board: (queryString: string) => ["threads", "board", queryString] as const,
   thread: (key: number) => ["threads", "detail", key] as const,
   /** Insights are computed from the same threads, so they go live with them. */
@@ -19,8 +20,41 @@ export const queryKeys = {
   insightsFor: (queryString: string) => ["insights", queryString] as const,
 };
 
-/** The keys a change notice from the live stream makes stale. */
+/** The keys that are stale after the stream was away (its `hello`): anything may have changed. */
 export const LIVE_KEYS = [queryKeys.threads, queryKeys.insights];
+
+/** Most rows one refetch asks for (the query string stays short); more changes refetch the page. */
+const MAX_ROWS_PER_REFETCH = 100;
+
+/**
+ * The browser's half of the live-update protocol (README "Live updates"): a change notice makes
+ * stale only what it touches. A new thread or a changed status may change which rows a board
+ * shows and their order, so boards refetch their page; otherwise only the changed rows that a
+ * board shows are refetched, in one request, and replaced in place (their order by recency is
+ * brought up to date with the next page refetch). Open thread pages of changed threads refetch;
+ * insights, which aggregate every thread, refetch too.
+ */
+export async function applyThreadChanges(queryClient: QueryClient, changes: StreamThreads["threads"]): Promise<void> {
+  void queryClient.invalidateQueries({ queryKey: queryKeys.insights });
+  for (const { key } of changes) void queryClient.invalidateQueries({ queryKey: queryKeys.thread(key) });
+  if (changes.some((change) => change.reorder)) {
+    void queryClient.invalidateQueries({ queryKey: queryKeys.boards });
+    return;
+  }
+  const boards = queryClient.getQueriesData<ThreadBoard>({ queryKey: queryKeys.boards });
+  const shown = new Set(boards.flatMap(([, board]) => board?.threads.map((thread) => thread.key) ?? []));
+  const keys = changes.map((change) => change.key).filter((key) => shown.has(key));
+  if (keys.length === 0) return;
+  if (keys.length > MAX_ROWS_PER_REFETCH) {
+    void queryClient.invalidateQueries({ queryKey: queryKeys.boards });
+    return;
+  }
+  const rows = await fetchJson<ThreadRows>(`/api/v1/threads?keys=${keys.join(",")}`);
+  const fresh = new Map(rows.threads.map((thread) => [thread.key, thread]));
+  queryClient.setQueriesData<ThreadBoard>({ queryKey: queryKeys.boards }, (board) =>
+    board && { ...board, serverTime: rows.serverTime, threads: board.threads.map((thread) => fresh.get(thread.key) ?? thread) },
+  );
+}
 
 /** GET a JSON resource; a refusal throws with the problem+json `detail`, so the UI can say what went wrong. */
 export async function fetchJson<T>(url: string): Promise<T> {

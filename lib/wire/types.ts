@@ -182,8 +182,24 @@ export interface DirectivesResponse {
   serverTime: string;
 }
 
-/** The live stream's `hello` and `threads` events. */
+/** The live stream's `hello` event. */
 export interface StreamHello {
+  serverTime: string;
+}
+
+/**
+ * The live stream's `threads` event: the keys of threads whose projection changed, each marked
+ * `reorder` when it is new or its status changed (lists filtered or sorted by status may gain,
+ * lose or reorder rows). Several changes within ~100 ms arrive as one event.
+ */
+export interface StreamThreads {
+  threads: { key: number; reorder: boolean }[];
+  serverTime: string;
+}
+
+/** GET /api/v1/threads?keys=1,2,3: the current rows of those threads (unknown keys are left out). */
+export interface ThreadRows {
+  threads: ThreadView[];
   serverTime: string;
 }
 
