@@ -4,7 +4,8 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { describeZodError } from "@/lib/validation";
 import { recordAudit } from "@/lib/db/audit";
-import { createSource, createToken, generateToken, getSource } from "@/lib/db/sources";
+import { getSource } from "@/lib/db/sources";
+import { createSource, createToken, generateToken } from "@/lib/server/tokens";
 import { authorizeOperator } from "@/lib/server/auth";
 
 const input = z.object({
@@ -24,16 +25,16 @@ export async function createIngestToken(raw: z.input<typeof input>): Promise<Cre
   let sourceName: string;
   let token: string;
   if (parsed.data.sourceId) {
-    const source = getSource(parsed.data.sourceId);
+    const source = await getSource(parsed.data.sourceId);
     if (!source) return { ok: false, error: "No such source." };
-    token = createToken(source.id, parsed.data.label || null).token;
+    token = (await createToken(source.id, parsed.data.label || null)).token;
     sourceName = source.name;
   } else {
     if (!parsed.data.name) return { ok: false, error: "name: a new source needs a name." };
     token = generateToken();
-    sourceName = createSource(parsed.data.name, token).name;
+    sourceName = (await createSource(parsed.data.name, token)).name;
   }
-  recordAudit({ at: Date.now(), actor: operator.name, action: "create-token", target: sourceName, result: "ok", detail: `token ${token.slice(0, 7)}…` });
+  await recordAudit({ at: Date.now(), actor: operator.name, action: "create-token", target: sourceName, result: "ok", detail: `token ${token.slice(0, 7)}…` });
   revalidatePath("/sources");
   return { ok: true, token, sourceName };
 }

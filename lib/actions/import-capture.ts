@@ -25,19 +25,19 @@ export async function importCapture(formData: FormData): Promise<ImportCaptureSt
   if (!(file instanceof File) || file.size === 0) return { ok: false, error: "file: choose a capture file (.jsonl)." };
   if (file.size > MAX_CAPTURE_BYTES) return { ok: false, error: `file: larger than ${MAX_CAPTURE_BYTES / 1024 / 1024} MiB.` };
   const operator = await authorizeOperator("import");
-  const source = getSource(sourceId.data);
+  const source = await getSource(sourceId.data);
   if (!source) return { ok: false, error: "No such source." };
   let outcome: ImportCaptureState;
   try {
     const capture = parseCapture(await file.text());
     const batch = normalizeBatch(capture.format, capture.items, { receivedAt: Date.now() });
-    const result = ingestLines(source, batch.lines);
+    const result = await ingestLines(source, batch.lines);
     outcome = { ok: true, format: capture.format, accepted: result.accepted, duplicates: result.duplicates, rejected: batch.rejected.length, skipped: capture.skipped };
   } catch (error) {
     if (!(error instanceof CaptureParseError)) throw error;
     outcome = { ok: false, error: error.message };
   }
-  recordAudit({
+  await recordAudit({
     at: Date.now(),
     actor: operator.name,
     action: "import",

@@ -15,8 +15,8 @@ export async function revokeIngestToken(raw: z.input<typeof input>): Promise<Rev
   const parsed = input.safeParse(raw);
   if (!parsed.success) return { ok: false, error: describeZodError(parsed.error) };
   const operator = await authorizeOperator("revoke-token");
-  const revoked = revokeToken(parsed.data.tokenId);
-  recordAudit({
+  const revoked = await revokeToken(parsed.data.tokenId);
+  await recordAudit({
     at: Date.now(),
     actor: operator.name,
     action: "revoke-token",

@@ -31,7 +31,7 @@ export async function stopMatching(raw: z.input<typeof input>): Promise<StopMatc
   if (keys.length !== parsed.data.expected) {
     return { ok: false, error: `The filter now matches ${keys.length} stoppable threads, not ${parsed.data.expected}; review and confirm again.`, count: keys.length };
   }
-  const results = stopThreads(keys, operator, parsed.data.reason || `Stop all matching (${parsed.data.query || "no filter"})`);
+  const results = await stopThreads(keys, operator, parsed.data.reason || `Stop all matching (${parsed.data.query || "no filter"})`);
   return {
     ok: true,
     stopping: results.filter((r) => r.result === "stopping").length,

@@ -17,6 +17,6 @@ export async function stopThread(raw: z.input<typeof input>): Promise<StopThread
   const parsed = input.safeParse(raw);
   if (!parsed.success) return { ok: false, error: describeZodError(parsed.error) };
   const operator = await authorizeOperator("stop");
-  const [result] = stopThreads([parsed.data.key], operator, parsed.data.reason || "Stop retrying (dashboard)");
+  const [result] = await stopThreads([parsed.data.key], operator, parsed.data.reason || "Stop retrying (dashboard)");
   return { ok: true, result };
 }

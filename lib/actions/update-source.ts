@@ -22,12 +22,12 @@ export async function updateSource(raw: z.input<typeof input>): Promise<UpdateSo
   const parsed = input.safeParse(raw);
   if (!parsed.success) return { ok: false, error: describeZodError(parsed.error) };
   const operator = await authorizeOperator("update-source");
-  const before = getSource(parsed.data.sourceId);
+  const before = await getSource(parsed.data.sourceId);
   if (!before) return { ok: false, error: "No such source." };
-  updateSourceSettings(before.id, { policy: parsed.data.policy || null, capacityRecovery: parsed.data.capacityRecovery });
-  const after = getSource(before.id)!;
-  applySourceSettings(after);
-  recordAudit({
+  await updateSourceSettings(before.id, { policy: parsed.data.policy || null, capacityRecovery: parsed.data.capacityRecovery });
+  const after = (await getSource(before.id))!;
+  await applySourceSettings(after);
+  await recordAudit({
     at: Date.now(),
     actor: operator.name,
     action: "update-source",

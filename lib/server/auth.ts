@@ -1,4 +1,5 @@
-import { sourceForToken, type SourceRecord } from "@/lib/db/sources";
+import type { SourceRecord } from "@/lib/db/sources";
+import { sourceForToken } from "./tokens";
 import { problem } from "./http";
 
 type RouteContext<P> = { params: Promise<P> };
@@ -16,7 +17,7 @@ export function withIngestSource<P = Record<string, never>>(
     if (!match) {
       return problem(401, "Unauthorized", "Send the source's ingest token as `Authorization: Bearer <token>`.");
     }
-    const source = sourceForToken(match[1]);
+    const source = await sourceForToken(match[1]);
     if (!source) return problem(401, "Unauthorized", "The ingest token is unknown or has been revoked.");
     return handler(request, source, context);
   };

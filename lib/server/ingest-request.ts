@@ -40,14 +40,14 @@ export async function handleIngest(request: Request, source: SourceRecord, forma
   const turnId = threadId === remembered?.threadId ? (remembered?.turnId ?? null) : null;
   const batch = normalizeBatch(format, parsed.items, { receivedAt, threadId, turnId });
   if (format === "codex-exec" || format === "claude") streamContext.set(contextKey, batch.context);
-  const outcome = ingestLines(source, batch.lines, receivedAt);
+  const outcome = await ingestLines(source, batch.lines, receivedAt);
   const rejected = [...parsed.rejected, ...batch.rejected].sort((a, b) => a.index - b.index);
   return Response.json(
     {
       accepted: outcome.accepted,
       duplicates: outcome.duplicates,
       rejected,
-      directives: openDirectivesForThreads(source.id, outcome.threadIds),
+      directives: await openDirectivesForThreads(source.id, outcome.threadIds),
     },
     { status: outcome.accepted === 0 && rejected.length > 0 ? 422 : 200 },
   );

@@ -22,7 +22,7 @@ export const POST = withIngestSource<{ id: string }>(async (request, source, { p
   }
   const parsed = body.safeParse(json);
   if (!parsed.success) return problem(400, "Invalid acknowledgement", describeZodError(parsed.error));
-  const outcome = acknowledgeDirective(source.id, id, parsed.data.result, parsed.data.detail ?? null);
+  const outcome = await acknowledgeDirective(source.id, id, parsed.data.result, parsed.data.detail ?? null);
   if (!outcome.ok) return problem(outcome.status, outcome.status === 404 ? "Not found" : "Conflict", outcome.error);
   return Response.json({ id, result: parsed.data.result, threadStatus: outcome.threadStatus });
 });

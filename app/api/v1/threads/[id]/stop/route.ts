@@ -26,6 +26,6 @@ export async function POST(request: Request, { params }: { params: Promise<{ id:
   if (!parsed.success) return problem(400, "Invalid stop request", describeZodError(parsed.error));
   const resolved = await resolveThread(id, new URL(request.url).searchParams.get("source"));
   if (!resolved.ok) return problem(resolved.status, resolved.status === 404 ? "Not found" : "Ambiguous thread id", resolved.error, { candidates: resolved.candidates });
-  const [result] = stopThreads([resolved.key], operator, parsed.data.reason || "Stop retrying (API)");
+  const [result] = await stopThreads([resolved.key], operator, parsed.data.reason || "Stop retrying (API)");
   return Response.json(result, { status: result.result === "stopping" ? 202 : 200 });
 }
