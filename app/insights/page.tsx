@@ -27,7 +27,7 @@ export default async function InsightsPage({ searchParams }: { searchParams: Pro
       </p>
     );
   }
-  const data = insights(parsed.query, now);
+  const data = await insights(parsed.query, now);
   const options = await filterOptions();
   return <InsightsView data={data} query={parsed.query} options={options} />;
 }

@@ -12,5 +12,5 @@ export async function GET(request: Request) {
   const now = Date.now();
   const parsed = parseInsightsQuery(new URL(request.url).searchParams, now);
   if (!parsed.ok) return problem(400, "Bad insights query", parsed.error);
-  return Response.json({ ...insights(parsed.query, now), serverTime: new Date(now).toISOString() });
+  return Response.json({ ...(await insights(parsed.query, now)), serverTime: new Date(now).toISOString() });
 }

@@ -23,7 +23,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
   if (!resolved.ok) {
     return problem(resolved.status, resolved.status === 404 ? "Not found" : "Ambiguous thread id", resolved.error, { candidates: resolved.candidates });
   }
-  const thread = threadExportRow(resolved.key, now);
+  const thread = await threadExportRow(resolved.key, now);
   if (!thread) return problem(404, "Not found", `No thread "${id}".`);
   const body = exportStream(format.data, TIMELINE_COLUMNS, timelinePages(resolved.key), {
     jsonOpen: `{"thread":${JSON.stringify(thread)},"timeline":[`,
