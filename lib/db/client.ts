@@ -6,8 +6,8 @@ import { migrate } from "./migrate";
 
 /**
  * The one place that opens the database. Two handles on the same WAL file:
- * - `sql`: a raw better-sqlite3 connection for every write and the hot paths (ingestion is
- *   ~70× faster than Prisma's per-row writes on this hardware, see STACK.md);
+ * - `sql`: a raw better-sqlite3 connection for every write and the hot paths (prepared
+ *   statements in one transaction are far faster than Prisma's per-row writes);
  * - `prisma`: the Prisma client for typed reads.
  * Both live on globalThis so Next's dev reload and repeated imports reuse one connection.
  */

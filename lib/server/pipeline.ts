@@ -367,7 +367,7 @@ export async function tickThreads(threadIds: number[], now = Date.now()): Promis
 /**
  * A source's policy or capacity-recovery opt-in changed: every thread of the source learns it
  * through a `settings.changed` event, so replays see the change at the moment it happened
- * (turning recovery off cancels a pending recovery, SPEC §5).
+ * (turning recovery off cancels a pending recovery).
  */
 export async function applySourceSettings(source: SourceRecord, now = Date.now()): Promise<number[]> {
   const { threadIds } = await runBatch(now, (batch, tx) => {
