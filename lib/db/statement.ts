@@ -9,24 +9,41 @@ export type Sql = Database.Database;
  * a filter are kept too; their variety is bounded by the filter's shape, and the oldest go first.
  */
 const MAX_KEPT = 500;
-const kept = new WeakMap<Sql, Map<string, Database.Statement>>();
+
+interface Kept {
+  rows: Map<string, Database.Statement>;
+  plucked: Map<string, Database.Statement>;
+}
+const kept = new WeakMap<Sql, Kept>();
+// The process-wide connection is by far the most used: remembered to skip the WeakMap lookup.
+let last: { sql: Sql; kept: Kept } | null = null;
+
+function keptFor(sql: Sql): Kept {
+  if (last?.sql === sql) return last.kept;
+  let entry = kept.get(sql);
+  if (!entry) {
+    entry = { rows: new Map(), plucked: new Map() };
+    kept.set(sql, entry);
+  }
+  last = { sql, kept: entry };
+  return entry;
+}
+
+function prepared(map: Map<string, Database.Statement>, text: string, make: () => Database.Statement): Database.Statement {
+  let found = map.get(text);
+  if (!found) {
+    if (map.size >= MAX_KEPT) map.delete(map.keys().next().value!);
+    found = make();
+    map.set(text, found);
+  }
+  return found;
+}
 
 export function statement(text: string, sql: Sql = db().sql): Database.Statement {
-  let perConnection = kept.get(sql);
-  if (!perConnection) {
-    perConnection = new Map();
-    kept.set(sql, perConnection);
-  }
-  let prepared = perConnection.get(text);
-  if (!prepared) {
-    if (perConnection.size >= MAX_KEPT) perConnection.delete(perConnection.keys().next().value!);
-    prepared = sql.prepare(text);
-    perConnection.set(text, prepared);
-  }
-  return prepared;
+  return prepared(keptFor(sql).rows, text, () => sql.prepare(text));
 }
 
 /** A statement whose rows are their first column's value. */
 export function pluck(text: string, sql: Sql = db().sql): Database.Statement {
-  return statement(`${text} /* pluck */`, sql).pluck();
+  return prepared(keptFor(sql).plucked, text, () => sql.prepare(text).pluck());
 }

@@ -46,7 +46,7 @@ const STEP_OUTPUTS_OF_OLDER_VERSIONS = ["directives", "applied", "endedEpisode"]
 /** A stored ThreadState as the engine takes it. */
 export function parseState(text: string): ThreadState {
   const state = JSON.parse(text) as ThreadState & Record<string, unknown>;
-  for (const field of STEP_OUTPUTS_OF_OLDER_VERSIONS) delete state[field];
+  for (const field of STEP_OUTPUTS_OF_OLDER_VERSIONS) if (field in state) delete state[field];
   return state;
 }
 
