@@ -10,7 +10,6 @@ import { isStalledRow, stalledWhere, threadWhere, type ThreadFilter } from "./th
  * (thread-filter.ts).
  */
 
-export type { ThreadFilter };
 
 export interface ThreadView {
   /** The agent's own thread id. Unique within a source; `key` is unique everywhere. */
