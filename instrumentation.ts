@@ -3,5 +3,5 @@
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { boot } = await import("./lib/server/boot");
-  boot();
+  await boot();
 }

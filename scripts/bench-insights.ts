@@ -4,7 +4,8 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
 import { exportPages } from "../lib/db/exports";
-import { insights, metricsSnapshot } from "../lib/db/insights";
+import { insights } from "../lib/db/insights";
+import { metricsSnapshot } from "../lib/db/metrics";
 import { migrate } from "../lib/db/migrate";
 import { parseExportQuery, parseInsightsQuery } from "../lib/insights/range";
 
@@ -174,34 +175,36 @@ export interface InsightsBench {
   export: { rows: number; ms: number };
 }
 
-export function benchInsights(): InsightsBench {
+export async function benchInsights(): Promise<InsightsBench> {
   const now = Date.now();
   const built = buildBenchDatabase(now);
   const sql = new Database(built.file, { readonly: true });
   try {
-    const views = ["range=1h", "range=24h", "range=7d", "range=24h&split=model", "range=7d&provider=anthropic&kind=capacity", "range=24h&q=thread-99"].map((view) => {
+    const views: InsightsBench["views"] = [];
+    for (const view of ["range=1h", "range=24h", "range=7d", "range=24h&split=model", "range=7d&provider=anthropic&kind=capacity", "range=24h&q=thread-99"]) {
       const parsed = parseInsightsQuery(new URLSearchParams(view), now);
       if (!parsed.ok) throw new Error(parsed.error);
       const runs: { total: number; log: { label: string; ms: number }[] }[] = [];
       for (let i = 0; i < RUNS; i++) {
         const log: { label: string; ms: number }[] = [];
         const started = performance.now();
-        insights(parsed.query, now, timed(sql, log));
+        await insights(parsed.query, now, timed(sql, log));
         runs.push({ total: performance.now() - started, log });
       }
       const best = runs.find((run) => run.total === median(runs.map((r) => r.total)))!;
-      return { view, ms: +best.total.toFixed(1), statements: best.log.map((s) => ({ label: s.label, ms: +s.ms.toFixed(1) })) };
-    });
-    const metricsRuns = Array.from({ length: RUNS }, () => {
+      views.push({ view, ms: +best.total.toFixed(1), statements: best.log.map((s) => ({ label: s.label, ms: +s.ms.toFixed(1) })) });
+    }
+    const metricsRuns: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
       const started = performance.now();
-      metricsSnapshot(now, sql);
-      return performance.now() - started;
-    });
+      await metricsSnapshot(now, sql);
+      metricsRuns.push(performance.now() - started);
+    }
     const exportQuery = parseExportQuery(new URLSearchParams("range=24h"), now);
     if (!exportQuery.ok) throw new Error(exportQuery.error);
     const exportStarted = performance.now();
     let rows = 0;
-    for (const page of exportPages("attempts", exportQuery.query, now, sql)) rows += page.length;
+    for await (const page of exportPages("attempts", exportQuery.query, now, sql)) rows += page.length;
     return {
       events: built.events,
       threads: THREADS,
@@ -232,5 +235,5 @@ export function formatInsightsBench(result: InsightsBench): string {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  console.log(formatInsightsBench(benchInsights()));
+  benchInsights().then((result) => console.log(formatInsightsBench(result)));
 }

@@ -62,14 +62,14 @@ export async function benchReducer(): Promise<{ eventsPerSecond: number; events:
   for (let index = 0; index < EVENTS_PER_THREAD; index++) {
     for (let thread = 0; thread < THREADS; thread++) {
       const event = eventFor(thread, index, ids[thread]);
-      states[thread] = reduce(states[thread], event, event.at);
+      states[thread] = reduce(states[thread], event, event.at).state;
       events++;
     }
     // The watchdog's pass: wake every thread whose timer is due by the end of this round.
     const roundEnd = T0 + Math.floor(index / TURN.length) * TURN_GAP_MS + ((index % TURN.length) + 1) * EVENT_GAP_MS + 1000;
     for (let thread = 0; thread < THREADS; thread++) {
       const wakeAt = states[thread].wakeAt;
-      if (wakeAt !== null && wakeAt <= roundEnd) states[thread] = tick(states[thread], roundEnd);
+      if (wakeAt !== null && wakeAt <= roundEnd) states[thread] = tick(states[thread], roundEnd).state;
     }
   }
   const ms = performance.now() - started;

@@ -27,7 +27,7 @@ export default async function InsightsPage({ searchParams }: { searchParams: Pro
       </p>
     );
   }
-  const data = { ...insights(parsed.query, now), serverTime: new Date(now).toISOString() };
+  const data = { ...(await insights(parsed.query, now)), serverTime: new Date(now).toISOString() };
   const options = await filterOptions();
   return <InsightsView initial={data} query={parsed.query} options={options} />;
 }

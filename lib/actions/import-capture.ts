@@ -22,14 +22,14 @@ export const importCapture = formAction(
         .refine((file) => file.size > 0, "choose a capture file (.jsonl).")
         .refine((file) => file.size <= MAX_CAPTURE_BYTES, `larger than ${MAX_CAPTURE_BYTES / 1024 / 1024} MiB.`),
     }),
-    resolve: ({ sourceId }) => getSource(sourceId) ?? fail("No such source."),
+    resolve: async ({ sourceId }) => (await getSource(sourceId)) ?? fail("No such source."),
     revalidate: "/sources",
   },
   async ({ file }, { resolved: source }) => {
     try {
       const capture = parseCapture(await file.text());
       const batch = normalizeBatch(capture.format, capture.items, { receivedAt: Date.now() });
-      const result = ingestLines(source, batch.lines);
+      const result = await ingestLines(source, batch.lines);
       return { ok: true, format: capture.format, accepted: result.accepted, duplicates: result.duplicates, rejected: batch.rejected.length, skipped: capture.skipped };
     } catch (error) {
       if (!(error instanceof CaptureParseError)) throw error;

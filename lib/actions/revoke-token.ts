@@ -10,6 +10,6 @@ export const revokeIngestToken = formAction(
     input: z.object({ tokenId: z.string().min(1), reason: z.string().trim().max(500).optional() }),
     revalidate: "/sources",
   },
-  ({ tokenId }) => (revokeToken(tokenId) ? { ok: true } : fail("That token does not exist or is already revoked.")),
+  async ({ tokenId }) => ((await revokeToken(tokenId)) ? { ok: true } : fail("That token does not exist or is already revoked.")),
   ({ tokenId, reason }, result) => ({ target: tokenId, reason: reason ?? null, result: result.ok ? "ok" : "not-found" }),
 );

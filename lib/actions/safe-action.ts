@@ -29,7 +29,7 @@ export interface ActionSpec<S extends z.ZodType, R> {
   access?: Exclude<Access, "public" | "ingest">;
   input: S;
   /** The entity the input names (e.g. a source), or a refusal. */
-  resolve?: (input: z.output<S>) => R | ActionFailure;
+  resolve?: (input: z.output<S>) => R | ActionFailure | Promise<R | ActionFailure>;
   /** The page whose server-rendered data the action changes. */
   revalidate?: string;
 }
@@ -52,11 +52,11 @@ function execute<S extends z.ZodType, R, O extends Outcome>(spec: ActionSpec<S, 
     const authorized = await authorize(spec.access ?? "operator", null, spec.name);
     if (!authorized.ok) return fail(((await authorized.response.json()) as { detail: string }).detail);
     const { operator } = authorized.caller as { operator: Operator };
-    const resolved = spec.resolve ? spec.resolve(parsed.data) : (undefined as R);
+    const resolved = spec.resolve ? await spec.resolve(parsed.data) : (undefined as R);
     if (isRefusal(resolved)) return resolved;
     const outcome = await run(parsed.data, { operator, resolved, now: Date.now() });
     const entry = audit?.(parsed.data, outcome, resolved);
-    if (entry) recordAudit({ ...entry, action: entry.action ?? spec.name, at: Date.now(), actor: operator.name });
+    if (entry) await recordAudit({ ...entry, action: entry.action ?? spec.name, at: Date.now(), actor: operator.name });
     if (spec.revalidate) revalidatePath(spec.revalidate);
     return outcome;
   };

@@ -28,7 +28,7 @@ export const stopMatching = action(
     if (keys.length !== expected) {
       return { ok: false, error: `The filter now matches ${keys.length} stoppable threads, not ${expected}; review and confirm again.`, count: keys.length };
     }
-    const results = stopThreads(keys, operator, reason || `Stop all matching (${query || "no filter"})`, now);
+    const results = await stopThreads(keys, operator, reason || `Stop all matching (${query || "no filter"})`, now);
     return { ok: true, stopping: results.filter((r) => r.result === "stopping").length, notActive: results.filter((r) => r.result !== "stopping").length };
   },
 );

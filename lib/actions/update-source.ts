@@ -18,12 +18,12 @@ export const updateSource = formAction(
       /** A checkbox: present ("on") when ticked. */
       capacityRecovery: z.literal("on").optional().transform((value) => value === "on"),
     }),
-    resolve: ({ sourceId }) => getSource(sourceId) ?? fail("No such source."),
+    resolve: async ({ sourceId }) => (await getSource(sourceId)) ?? fail("No such source."),
     revalidate: "/sources",
   },
-  ({ policy, capacityRecovery }, { resolved: before }) => {
-    updateSourceSettings(before.id, { policy: policy || null, capacityRecovery });
-    applySourceSettings(getSource(before.id)!);
+  async ({ policy, capacityRecovery }, { resolved: before }) => {
+    await updateSourceSettings(before.id, { policy: policy || null, capacityRecovery });
+    await applySourceSettings((await getSource(before.id))!);
     return { ok: true };
   },
   ({ policy, capacityRecovery }, _result, before) => ({

@@ -1,4 +1,7 @@
-import { db } from "./client";
+import { db, serialized } from "./client";
+import { statement } from "./statement";
+
+/** The audit log: who did what, when, why and with which result. */
 
 export interface AuditInput {
   at: number;
@@ -10,10 +13,17 @@ export interface AuditInput {
   detail?: string | null;
 }
 
-export function recordAudit(entry: AuditInput): void {
-  db()
-    .sql.prepare(`INSERT INTO "AuditEntry" (at, actor, action, target, reason, result, detail) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-    .run(entry.at, entry.actor, entry.action, entry.target ?? null, entry.reason ?? null, entry.result, entry.detail ?? null);
+const INSERT = `INSERT INTO "AuditEntry" (at, actor, action, target, reason, result, detail) VALUES (?, ?, ?, ?, ?, ?, ?)`;
+
+/** Records one entry, or several in one transaction (a "Stop all" writes one per thread). */
+export function recordAudit(entries: AuditInput | AuditInput[]): Promise<void> {
+  return serialized(() =>
+    db().sql.transaction(() => {
+      for (const entry of Array.isArray(entries) ? entries : [entries]) {
+        statement(INSERT).run(entry.at, entry.actor, entry.action, entry.target ?? null, entry.reason ?? null, entry.result, entry.detail ?? null);
+      }
+    })(),
+  );
 }
 
 export interface AuditFilter {

@@ -40,3 +40,16 @@ export function db(): DatabaseHandles {
   globalForDb.__radarDb ??= openDatabase();
   return globalForDb.__radarDb;
 }
+
+/**
+ * Every use of the connection outside Prisma goes through this queue, one after another in call
+ * order, so no read or write ever lands inside another caller's unit of work (see
+ * unit-of-work.ts). On SQLite each queued function runs synchronously to its end.
+ */
+let tail: Promise<unknown> = Promise.resolve();
+
+export function serialized<T>(fn: () => T): Promise<T> {
+  const result = tail.then(fn);
+  tail = result.catch(() => undefined);
+  return result;
+}

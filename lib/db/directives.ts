@@ -1,5 +1,9 @@
+import type { DirectiveIntent } from "@/lib/retry";
 import type { DirectiveView } from "@/lib/wire/types";
-import { db } from "./client";
+import { db, serialized } from "./client";
+import { statement } from "./statement";
+
+/** Directives: what the engine asks of a source, their delivery and the source's answer. */
 
 interface DirectiveRow {
   id: string;
@@ -23,17 +27,36 @@ const toView = (row: DirectiveRow): DirectiveView => ({
 
 const SELECT = `SELECT d.id, t.externalId, d.turnId, d.kind, d.reason, d.createdAt, d.state, d.threadId
   FROM "Directive" d JOIN "Thread" t ON t.id = d.threadId`;
+const OPEN_FOR_THREADS = `${SELECT} WHERE d.sourceId = ? AND d.state IN ('pending', 'delivered')
+  AND d.threadId IN (SELECT value FROM json_each(?)) ORDER BY d.createdAt, d.id`;
+const DELIVERABLE = `${SELECT} WHERE d.sourceId = ? AND (d.state = 'pending' OR (d.state = 'delivered' AND d.deliveredAt <= ?))
+  ORDER BY d.createdAt, d.id`;
+const MARK_DELIVERED = `UPDATE "Directive" SET state = 'delivered', deliveredAt = ? WHERE id = ?`;
+const FOR_ACK = `SELECT threadId, turnId, kind, state, result, dedupeKey AS key FROM "Directive" WHERE id = ? AND sourceId = ?`;
+const RECORD_ACK = `UPDATE "Directive" SET state = ?, result = ?, detail = ?, acknowledgedAt = ?, deliveredAt = coalesce(deliveredAt, ?) WHERE id = ?`;
+const INSERT = `INSERT OR IGNORE INTO "Directive" (id, sourceId, threadId, dedupeKey, turnId, kind, origin, reason, state, createdAt)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)`;
+const EXPIRE = `UPDATE "Directive" SET state = 'expired', result = 'expired', detail = ?, acknowledgedAt = ? WHERE id = ?`;
+
+/** The directive statements of a unit of work (see unit-of-work.ts); synchronous on SQLite. */
+export const directiveRows = {
+  /** Inserts a directive unless one with the same engine key exists; returns its id when new. */
+  insertDirective(sourceId: string, threadId: number, intent: DirectiveIntent, now: number): string | null {
+    const id = crypto.randomUUID();
+    const info = statement(INSERT).run(id, sourceId, threadId, intent.key, intent.turnId ?? null, intent.kind, intent.origin, intent.reason, now);
+    return info.changes === 1 ? id : null;
+  },
+
+  /** Directives the engine emitted for moments long past (e.g. while importing an old capture) are never sent. */
+  expireDirective(id: string, now: number): void {
+    statement(EXPIRE).run("emitted for a moment already past when it was recorded (an import or replay); not sent", now, id);
+  },
+};
 
 /** Directives not yet acknowledged for the given threads (what an ingest response carries). */
-export function openDirectivesForThreads(sourceId: string, threadIds: number[]): DirectiveView[] {
+export async function openDirectivesForThreads(sourceId: string, threadIds: number[]): Promise<DirectiveView[]> {
   if (threadIds.length === 0) return [];
-  const rows = db()
-    .sql.prepare(
-      `${SELECT} WHERE d.sourceId = ? AND d.state IN ('pending', 'delivered')
-        AND d.threadId IN (SELECT value FROM json_each(?)) ORDER BY d.createdAt, d.id`,
-    )
-    .all(sourceId, JSON.stringify(threadIds)) as DirectiveRow[];
-  return rows.map(toView);
+  return serialized(() => (statement(OPEN_FOR_THREADS).all(sourceId, JSON.stringify(threadIds)) as DirectiveRow[]).map(toView));
 }
 
 /**
@@ -41,19 +64,15 @@ export function openDirectivesForThreads(sourceId: string, threadIds: number[]):
  * within `redeliverAfterMs` (the response may have been lost). They are marked delivered at `now`.
  * Delivery is at least once; sources recognise a directive they already carried out by its id.
  */
-export function takePendingDirectives(sourceId: string, now: number, redeliverAfterMs: number): DirectiveView[] {
-  const { sql } = db();
-  return sql.transaction(() => {
-    const rows = sql
-      .prepare(
-        `${SELECT} WHERE d.sourceId = ? AND (d.state = 'pending' OR (d.state = 'delivered' AND d.deliveredAt <= ?))
-         ORDER BY d.createdAt, d.id`,
-      )
-      .all(sourceId, now - redeliverAfterMs) as DirectiveRow[];
-    const mark = sql.prepare(`UPDATE "Directive" SET state = 'delivered', deliveredAt = ? WHERE id = ?`);
-    for (const row of rows) mark.run(now, row.id);
-    return rows.map(toView);
-  })();
+export function takePendingDirectives(sourceId: string, now: number, redeliverAfterMs: number): Promise<DirectiveView[]> {
+  return serialized(() =>
+    db().sql.transaction(() => {
+      const rows = statement(DELIVERABLE).all(sourceId, now - redeliverAfterMs) as DirectiveRow[];
+      const mark = statement(MARK_DELIVERED);
+      for (const row of rows) mark.run(now, row.id);
+      return rows.map(toView);
+    })(),
+  );
 }
 
 export type AckOutcome =
@@ -67,27 +86,17 @@ export function recordAck(
   result: "acknowledged" | "failed",
   detail: string | null,
   now: number,
-): AckOutcome {
-  const { sql } = db();
-  const row = sql
-    .prepare(`SELECT threadId, turnId, kind, state, result, dedupeKey AS key FROM "Directive" WHERE id = ? AND sourceId = ?`)
-    .get(id, sourceId) as { threadId: number; turnId: string | null; kind: string; state: string; result: string | null; key: string } | undefined
-  if (!row) return { ok: false, status: 404, error: `No directive ${id} for this source.` };
-  if (row.state === "acknowledged" || row.state === "failed") {
-    if (row.result === result) return { ok: true, threadId: row.threadId, turnId: row.turnId, kind: row.kind, key: row.key, repeated: true };
-    return { ok: false, status: 409, error: `Directive ${id} was already answered "${row.result}".` };
-  }
-  sql
-    .prepare(
-      `UPDATE "Directive" SET state = ?, result = ?, detail = ?, acknowledgedAt = ?, deliveredAt = coalesce(deliveredAt, ?) WHERE id = ?`,
-    )
-    .run(result, result, detail, now, now, id);
-  return { ok: true, threadId: row.threadId, turnId: row.turnId, kind: row.kind, key: row.key, repeated: false };
-}
-
-/** Directives the engine emitted for moments long past (e.g. while importing an old capture) are never sent. */
-export function expireDirective(id: string, now: number): void {
-  db()
-    .sql.prepare(`UPDATE "Directive" SET state = 'expired', result = 'expired', detail = ?, acknowledgedAt = ? WHERE id = ?`)
-    .run("emitted for a moment already past when it was recorded (an import or replay); not sent", now, id);
+): Promise<AckOutcome> {
+  return serialized((): AckOutcome => {
+    const row = statement(FOR_ACK).get(id, sourceId) as
+      | { threadId: number; turnId: string | null; kind: string; state: string; result: string | null; key: string }
+      | undefined;
+    if (!row) return { ok: false, status: 404, error: `No directive ${id} for this source.` };
+    if (row.state === "acknowledged" || row.state === "failed") {
+      if (row.result === result) return { ok: true, threadId: row.threadId, turnId: row.turnId, kind: row.kind, key: row.key, repeated: true };
+      return { ok: false, status: 409, error: `Directive ${id} was already answered "${row.result}".` };
+    }
+    statement(RECORD_ACK).run(result, result, detail, now, now, id);
+    return { ok: true, threadId: row.threadId, turnId: row.turnId, kind: row.kind, key: row.key, repeated: false };
+  });
 }

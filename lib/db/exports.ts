@@ -1,9 +1,10 @@
-import type Database from "better-sqlite3";
 import type { ExportQuery } from "@/lib/insights/range";
 import type { ExportKind, ExportRow } from "@/lib/insights/stream";
-import { db } from "./client";
-import { factFilterSql, RETRIED_AT_SQL, threadFilterSql, waitMsSql } from "./insights";
-import { stalledSql } from "./threads";
+import { db, serialized } from "./client";
+import { factFilterSql, RETRIED_AT_SQL, waitMsSql } from "./fact-sql";
+import { statement, type Sql } from "./statement";
+import { threadFilterSql } from "./thread-filter";
+import { THREAD_SELECT } from "./thread-projection";
 
 /**
  * Exports read in keyset pages (`WHERE (time, id) > last ORDER BY time, id LIMIT n`): each page is one short
@@ -15,7 +16,6 @@ import { stalledSql } from "./threads";
  * rename. Times are ISO-8601 UTC, durations integer milliseconds, empty values null.
  */
 
-type Sql = Database.Database;
 const PAGE_SIZE = 500;
 
 export const EXPORT_COLUMNS = {
@@ -61,15 +61,6 @@ function present(row: Record<string, unknown>): ExportRow {
   }
   return out;
 }
-
-const derivedStatus = `CASE WHEN ${stalledSql()} THEN 'stalled' ELSE t.status END`;
-
-const THREAD_SELECT = `SELECT t.id AS _sort, t.id AS _key, t.externalId AS threadId, t.sourceId, s.name AS source, t.title, t.agent,
-    t.provider, t.model, t.parentExternalId AS parentThreadId, ${derivedStatus} AS status, t.turnId, t.retryKind,
-    t.retryAttempt, t.retryMaxAttempts, t.nextAttemptAt, t.nextAttemptEstimated, t.deadlineAt, t.resetAt,
-    t.advisedDelayMs, t.policy, t.lastErrorKind, t.lastErrorHttpStatus, t.lastErrorCode, t.lastErrorMessage,
-    t.createdAt, t.updatedAt, t.lastEventAt
-  FROM "Thread" t JOIN "Source" s ON s.id = t.sourceId`;
 
 interface PagedQuery {
   text: string;
@@ -129,12 +120,11 @@ function pagedQuery(kind: ExportKind, query: ExportQuery, now: number): PagedQue
 }
 
 /** Pages of export rows; each `next()` runs one query. */
-export function* exportPages(kind: ExportKind, query: ExportQuery, now: number, sql: Sql = db().sql, pageSize = PAGE_SIZE): Generator<ExportRow[]> {
+export async function* exportPages(kind: ExportKind, query: ExportQuery, now: number, sql: Sql = db().sql, pageSize = PAGE_SIZE): AsyncGenerator<ExportRow[]> {
   const { text, before, after } = pagedQuery(kind, query, now);
-  const statement = sql.prepare(text);
   let cursor: [number, number] = [Number.MIN_SAFE_INTEGER, 0];
   for (;;) {
-    const rows = statement.all(...before, ...cursor, ...after, pageSize) as Record<string, unknown>[];
+    const rows = (await serialized(() => statement(text, sql).all(...before, ...cursor, ...after, pageSize))) as Record<string, unknown>[];
     if (rows.length === 0) return;
     const last = rows[rows.length - 1];
     cursor = [last._sort as number, last._key as number];
@@ -144,8 +134,8 @@ export function* exportPages(kind: ExportKind, query: ExportQuery, now: number, 
 }
 
 /** One thread as the first line / envelope of its timeline export. */
-export function threadExportRow(key: number, now: number, sql: Sql = db().sql): ExportRow | null {
-  const row = sql.prepare(`${THREAD_SELECT} WHERE t.id = ?`).get(now, key) as Record<string, unknown> | undefined;
+export async function threadExportRow(key: number, now: number, sql: Sql = db().sql): Promise<ExportRow | null> {
+  const row = (await serialized(() => statement(`${THREAD_SELECT} WHERE t.id = ?`, sql).get(now, key))) as Record<string, unknown> | undefined;
   return row ? present(row) : null;
 }
 
@@ -172,11 +162,10 @@ const TIMELINE = `SELECT * FROM (
     FROM "Event" e WHERE e.threadId = ?
   ) WHERE (at, _rank, _key) > (?, ?, ?) ORDER BY at, _rank, _key LIMIT ?`;
 
-export function* timelinePages(key: number, sql: Sql = db().sql, pageSize = PAGE_SIZE): Generator<ExportRow[]> {
-  const statement = sql.prepare(TIMELINE);
+export async function* timelinePages(key: number, sql: Sql = db().sql, pageSize = PAGE_SIZE): AsyncGenerator<ExportRow[]> {
   let cursor: [number, number, number] = [Number.MIN_SAFE_INTEGER, 0, 0];
   for (;;) {
-    const rows = statement.all(key, key, key, ...cursor, pageSize) as Record<string, unknown>[];
+    const rows = (await serialized(() => statement(TIMELINE, sql).all(key, key, key, ...cursor, pageSize))) as Record<string, unknown>[];
     if (rows.length === 0) return;
     const last = rows[rows.length - 1];
     cursor = [last.at as number, last._rank as number, last._key as number];

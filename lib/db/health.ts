@@ -1,4 +1,5 @@
-import { db } from "./client";
+import { db, serialized } from "./client";
+import { statement } from "./statement";
 
 export interface DatabaseHealth {
   ok: boolean;
@@ -9,12 +10,17 @@ export interface DatabaseHealth {
   error?: string;
 }
 
-export function databaseHealth(): DatabaseHealth {
+export function databaseHealth(): Promise<DatabaseHealth> {
+  return serialized(health);
+}
+
+function health(): DatabaseHealth {
   try {
     const { sql, path } = db();
-    const row = sql
-      .prepare(`SELECT sqlite_version() AS version, (SELECT count(*) FROM "_radar_migrations") AS migrations`)
-      .get() as { version: string; migrations: number };
+    const row = statement(`SELECT sqlite_version() AS version, (SELECT count(*) FROM "_radar_migrations") AS migrations`, sql).get() as {
+      version: string;
+      migrations: number;
+    };
     const journalMode = sql.pragma("journal_mode", { simple: true }) as string;
     return { ok: true, path, journalMode, migrations: row.migrations, sqliteVersion: row.version };
   } catch (error) {

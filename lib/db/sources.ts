@@ -1,21 +1,24 @@
-import crypto from "node:crypto";
 import type { SourceOverview } from "@/lib/wire/types";
-import { db } from "./client";
+import { db, serialized } from "./client";
+import { statement } from "./statement";
 
-/** Ingest tokens are random secrets shown once; only their SHA-256 is stored. */
-export function hashToken(token: string): string {
-  return crypto.createHash("sha256").update(token).digest("hex");
-}
-
-export function generateToken(): string {
-  return `rr_${crypto.randomBytes(24).toString("base64url")}`;
-}
+/**
+ * Sources and their ingest tokens. Tokens are stored as their hash only: hashing and generating
+ * them is the server's (lib/server/tokens.ts); here hashes are stored and found.
+ */
 
 export interface SourceRecord {
   id: string;
   name: string;
   policy: string | null;
   capacityRecovery: boolean;
+}
+
+/** A token as stored: its hash, the first characters shown to tell tokens apart, a label. */
+export interface StoredToken {
+  tokenHash: string;
+  prefix: string;
+  label: string | null;
 }
 
 interface SourceRow {
@@ -25,86 +28,92 @@ interface SourceRow {
   capacityRecovery: number;
 }
 
+const SOURCE_COLUMNS = `id, name, policy, capacityRecovery`;
+const INSERT_SOURCE = `INSERT INTO "Source" (id, name, createdAt, capacityRecovery) VALUES (?, ?, ?, 0)`;
+const INSERT_TOKEN = `INSERT INTO "IngestToken" (id, sourceId, tokenHash, prefix, label, createdAt) VALUES (?, ?, ?, ?, ?, ?)`;
+const REVOKE_TOKEN = `UPDATE "IngestToken" SET revokedAt = ? WHERE id = ? AND revokedAt IS NULL`;
+const FIRST_SOURCE = `SELECT ${SOURCE_COLUMNS} FROM "Source" ORDER BY createdAt LIMIT 1`;
+const TOKEN_BY_HASH = `SELECT revokedAt FROM "IngestToken" WHERE tokenHash = ?`;
+const SOURCE_BY_TOKEN_HASH = `SELECT s.id, s.name, s.policy, s.capacityRecovery FROM "IngestToken" t JOIN "Source" s ON s.id = t.sourceId
+  WHERE t.tokenHash = ? AND t.revokedAt IS NULL`;
+const SOURCE_BY_ID = `SELECT ${SOURCE_COLUMNS} FROM "Source" WHERE id = ?`;
+const SET_POLICY = `UPDATE "Source" SET policy = ? WHERE id = ?`;
+const SET_CAPACITY_RECOVERY = `UPDATE "Source" SET capacityRecovery = ? WHERE id = ?`;
+const TOUCH = `UPDATE "Source" SET lastSeenAt = max(coalesce(lastSeenAt, 0), ?) WHERE id = ?`;
+
 const toSource = (row: SourceRow): SourceRecord => ({ ...row, capacityRecovery: row.capacityRecovery === 1 });
 
-export function createSource(name: string, token: string, now = Date.now()): SourceRecord {
-  const { sql } = db();
+function insertToken(sourceId: string, token: StoredToken, now: number): string {
   const id = crypto.randomUUID();
-  sql.transaction(() => {
-    sql.prepare(`INSERT INTO "Source" (id, name, createdAt, capacityRecovery) VALUES (?, ?, ?, 0)`).run(id, name, now);
-    insertToken(id, token, "initial", now);
-  })();
-  return { id, name, policy: null, capacityRecovery: false };
-}
-
-function insertToken(sourceId: string, token: string, label: string | null, now: number): string {
-  const id = crypto.randomUUID();
-  db()
-    .sql.prepare(`INSERT INTO "IngestToken" (id, sourceId, tokenHash, prefix, label, createdAt) VALUES (?, ?, ?, ?, ?, ?)`)
-    .run(id, sourceId, hashToken(token), token.slice(0, 7), label, now);
+  statement(INSERT_TOKEN).run(id, sourceId, token.tokenHash, token.prefix, token.label, now);
   return id;
 }
 
-/** Issues a new token for a source; the caller shows it once. */
-export function createToken(sourceId: string, label: string | null, now = Date.now()): { id: string; token: string } {
-  const token = generateToken();
-  return { id: insertToken(sourceId, token, label, now), token };
+/** A new source with its first token, in one transaction. */
+export function createSource(name: string, token: StoredToken, now = Date.now()): Promise<SourceRecord> {
+  return serialized(() => {
+    const id = crypto.randomUUID();
+    db().sql.transaction(() => {
+      statement(INSERT_SOURCE).run(id, name, now);
+      insertToken(id, token, now);
+    })();
+    return { id, name, policy: null, capacityRecovery: false };
+  });
 }
 
-export function revokeToken(tokenId: string, now = Date.now()): boolean {
-  return db().sql.prepare(`UPDATE "IngestToken" SET revokedAt = ? WHERE id = ? AND revokedAt IS NULL`).run(now, tokenId).changes === 1;
+/** Stores another token of a source; returns its id. */
+export function addToken(sourceId: string, token: StoredToken, now = Date.now()): Promise<string> {
+  return serialized(() => insertToken(sourceId, token, now));
 }
 
-/**
- * On first start the database has no source: create "default" with RADAR_INGEST_TOKEN (or a
- * generated token). Returns the token only when it was created now, so it is printed once.
- */
-export function ensureDefaultSource(configuredToken: string | undefined): { source: SourceRecord; token: string | null } {
-  const { sql } = db();
-  const existing = sql.prepare(`SELECT id, name, policy, capacityRecovery FROM "Source" ORDER BY createdAt LIMIT 1`).get() as
-    | SourceRow
-    | undefined;
-  if (existing) {
-    // A configured token that is not known yet is added to the first source, so changing
-    // RADAR_INGEST_TOKEN between restarts works as an operator expects.
-    if (configuredToken) {
-      const known = sql.prepare(`SELECT revokedAt FROM "IngestToken" WHERE tokenHash = ?`).get(hashToken(configuredToken)) as
-        | { revokedAt: number | null }
-        | undefined;
-      if (!known) insertToken(existing.id, configuredToken, "RADAR_INGEST_TOKEN", Date.now());
-      else if (known.revokedAt !== null) {
-        // An operator revoked it: setting it again in the environment does not bring it back.
-        process.stderr.write("[radar] RADAR_INGEST_TOKEN was revoked on the Sources page; it stays revoked. Set a new one.\n");
-      }
-    }
-    return { source: toSource(existing), token: null };
-  }
-  const token = configuredToken || generateToken();
-  return { source: createSource("default", token), token };
+export function revokeToken(tokenId: string, now = Date.now()): Promise<boolean> {
+  return serialized(() => statement(REVOKE_TOKEN).run(now, tokenId).changes === 1);
 }
 
-/** The source an ingest token belongs to, or null for an unknown or revoked token. */
-export function sourceForToken(token: string): SourceRecord | null {
-  const row = db()
-    .sql.prepare(
-      `SELECT s.id, s.name, s.policy, s.capacityRecovery FROM "IngestToken" t JOIN "Source" s ON s.id = t.sourceId
-       WHERE t.tokenHash = ? AND t.revokedAt IS NULL`,
-    )
-    .get(hashToken(token)) as SourceRow | undefined;
-  return row ? toSource(row) : null;
+/** The first source created (the one a configured token belongs to), or null on an empty database. */
+export function firstSource(): Promise<SourceRecord | null> {
+  return serialized(() => {
+    const row = statement(FIRST_SOURCE).get() as SourceRow | undefined;
+    return row ? toSource(row) : null;
+  });
 }
 
-export function getSource(id: string): SourceRecord | null {
-  const row = db().sql.prepare(`SELECT id, name, policy, capacityRecovery FROM "Source" WHERE id = ?`).get(id) as SourceRow | undefined;
-  return row ? toSource(row) : null;
+/** Whether a token hash is known, and whether it was revoked. */
+export function tokenStatus(tokenHash: string): Promise<"unknown" | "active" | "revoked"> {
+  return serialized(() => {
+    const row = statement(TOKEN_BY_HASH).get(tokenHash) as { revokedAt: number | null } | undefined;
+    return !row ? "unknown" : row.revokedAt === null ? "active" : "revoked";
+  });
 }
 
-export function updateSourceSettings(id: string, settings: { policy?: string | null; capacityRecovery?: boolean }): void {
-  const { sql } = db();
-  if (settings.policy !== undefined) sql.prepare(`UPDATE "Source" SET policy = ? WHERE id = ?`).run(settings.policy, id);
-  if (settings.capacityRecovery !== undefined)
-    sql.prepare(`UPDATE "Source" SET capacityRecovery = ? WHERE id = ?`).run(settings.capacityRecovery ? 1 : 0, id);
+/** The source a token hash belongs to, or null for an unknown or revoked token. */
+export function sourceForTokenHash(tokenHash: string): Promise<SourceRecord | null> {
+  return serialized(() => {
+    const row = statement(SOURCE_BY_TOKEN_HASH).get(tokenHash) as SourceRow | undefined;
+    return row ? toSource(row) : null;
+  });
 }
+
+export function getSource(id: string): Promise<SourceRecord | null> {
+  return serialized(() => {
+    const row = statement(SOURCE_BY_ID).get(id) as SourceRow | undefined;
+    return row ? toSource(row) : null;
+  });
+}
+
+export function updateSourceSettings(id: string, settings: { policy?: string | null; capacityRecovery?: boolean }): Promise<void> {
+  return serialized(() => {
+    if (settings.policy !== undefined) statement(SET_POLICY).run(settings.policy, id);
+    if (settings.capacityRecovery !== undefined) statement(SET_CAPACITY_RECOVERY).run(settings.capacityRecovery ? 1 : 0, id);
+  });
+}
+
+/** The source statements of a unit of work (see unit-of-work.ts); synchronous on SQLite. */
+export const sourceRows = {
+  touchSource(sourceId: string, at: number): void {
+    statement(TOUCH).run(at, sourceId);
+  },
+};
 
 /** The Sources page: every source with its activity and its tokens (never the secrets). */
 export async function listSourceOverviews(): Promise<SourceOverview[]> {

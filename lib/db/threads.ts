@@ -3,25 +3,15 @@ import type { ThreadState } from "@/lib/retry/types";
 import { ATTENTION_STATUSES, STOPPABLE_STATUSES, WAITING_STATUSES as WAITING } from "@/lib/threads/statuses";
 import type { FilterOptions, ThreadBoard, ThreadDetail, ThreadPage, ThreadView } from "@/lib/wire/types";
 import { db } from "./client";
+import { parseState } from "./thread-state";
+import { isStalledRow, stalledWhere, threadWhere, type ThreadFilter } from "./thread-filter";
 
 /**
- * The read side for threads: the board, the threads API, exports and the thread page all read
- * through here. Statuses are stored as the engine last derived them; `stalled` is derived at
- * read time (a retry whose deadline has passed but the watchdog has not ended yet).
+ * The read side for threads: the board, the threads API and the thread page read through here.
+ * Statuses are stored as the engine last derived them; `stalled` is derived at read time
+ * (thread-filter.ts).
  */
 
-
-export interface ThreadFilter {
-  status?: string[];
-  kind?: string[];
-  provider?: string[];
-  model?: string[];
-  source?: string[];
-  q?: string;
-  /** updatedAt range, epoch ms. */
-  from?: number;
-  to?: number;
-}
 
 const threadInclude = { source: { select: { name: true } } } satisfies Prisma.ThreadInclude;
 type ThreadRow = Prisma.ThreadGetPayload<{ include: typeof threadInclude }>;
@@ -29,8 +19,7 @@ type ThreadRow = Prisma.ThreadGetPayload<{ include: typeof threadInclude }>;
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 function toThreadView(row: ThreadRow, now: number): ThreadView {
-  // The same rule as the engine's viewStatus(): a wait whose deadline passed before the watchdog ticked.
-  const stalled = WAITING.includes(row.status) && row.deadlineAt !== null && row.deadlineAt.getTime() <= now;
+  const stalled = isStalledRow(row, now);
   return {
     id: row.externalId,
     key: row.id,
@@ -64,42 +53,6 @@ function toThreadView(row: ThreadRow, now: number): ThreadView {
     updatedAt: row.updatedAt.toISOString(),
     lastEventAt: iso(row.lastEventAt),
   };
-}
-
-/** The same rule in SQL on thread alias `t` (one `?`: now), for the raw aggregations. */
-export function stalledSql(t = "t"): string {
-  return `(${t}.status IN (${WAITING.map((w) => `'${w}'`).join(", ")}) AND ${t}.deadlineAt <= ?)`;
-}
-
-function statusCondition(status: string, now: Date): Prisma.ThreadWhereInput {
-  if (status === "stalled") return { status: { in: WAITING }, deadlineAt: { lte: now } };
-  if (WAITING.includes(status)) return { status, OR: [{ deadlineAt: null }, { deadlineAt: { gt: now } }] };
-  return { status };
-}
-
-export function threadWhere(filter: ThreadFilter, now: number): Prisma.ThreadWhereInput {
-  const at = new Date(now);
-  const and: Prisma.ThreadWhereInput[] = [];
-  if (filter.status?.length) and.push({ OR: filter.status.map((status) => statusCondition(status, at)) });
-  if (filter.kind?.length) and.push({ OR: [{ retryKind: { in: filter.kind } }, { lastErrorKind: { in: filter.kind } }] });
-  if (filter.provider?.length) and.push({ provider: { in: filter.provider } });
-  if (filter.model?.length) and.push({ model: { in: filter.model } });
-  if (filter.source?.length) and.push({ OR: [{ sourceId: { in: filter.source } }, { source: { name: { in: filter.source } } }] });
-  if (filter.q) {
-    const q = filter.q;
-    and.push({
-      OR: [
-        { externalId: { contains: q } },
-        { title: { contains: q } },
-        { lastErrorMessage: { contains: q } },
-        { agent: { contains: q } },
-        { model: { contains: q } },
-      ],
-    });
-  }
-  if (filter.from !== undefined) and.push({ updatedAt: { gte: new Date(filter.from) } });
-  if (filter.to !== undefined) and.push({ updatedAt: { lte: new Date(filter.to) } });
-  return and.length ? { AND: and } : {};
 }
 
 /** Newest first; `attentionFirst` puts the statuses an operator must act on before the rest. */
@@ -152,7 +105,7 @@ async function statusCounts(filter: Omit<ThreadFilter, "status">, now = Date.now
   const { prisma } = db();
   const [groups, stalled] = await Promise.all([
     prisma.thread.groupBy({ by: ["status"], where, _count: { _all: true } }),
-    prisma.thread.count({ where: { AND: [where, statusCondition("stalled", new Date(now))] } }),
+    prisma.thread.count({ where: { AND: [where, stalledWhere(now)] } }),
   ]);
   const counts: Record<string, number> = {};
   for (const group of groups) counts[group.status] = group._count._all;
@@ -160,7 +113,7 @@ async function statusCounts(filter: Omit<ThreadFilter, "status">, now = Date.now
     counts.stalled = stalled;
     for (const status of WAITING) {
       if (!counts[status]) continue;
-      const overdue = await prisma.thread.count({ where: { AND: [where, { status, deadlineAt: { lte: new Date(now) } }] } });
+      const overdue = await prisma.thread.count({ where: { AND: [where, stalledWhere(now), { status }] } });
       counts[status] -= overdue;
       if (counts[status] === 0) delete counts[status];
     }
@@ -288,7 +241,7 @@ export async function threadDetail(key: number, now = Date.now()): Promise<Threa
       result: directive.result,
       detail: directive.detail,
     })),
-    state: JSON.parse(row.state) as ThreadState,
+    state: parseState(row.state) as ThreadState,
   };
 }
 

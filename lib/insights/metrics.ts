@@ -56,10 +56,13 @@ function loadHistogram(histogram: Histogram<"kind" | "provider">, rows: readonly
   });
 }
 
-export function createMetricsRegistry(read: () => MetricsSnapshot) {
+export function createMetricsRegistry(read: () => MetricsSnapshot | Promise<MetricsSnapshot>) {
   const registry = new Registry();
   let snapshot: MetricsSnapshot | null = null;
-  const current = () => (snapshot ??= read());
+  const current = () => {
+    if (!snapshot) throw new Error("metrics are read through scrape()");
+    return snapshot;
+  };
   const registers = [registry];
 
   const counter = <L extends string>(name: string, help: string, labelNames: L[], rows: (s: MetricsSnapshot) => LabelRow<L>[], scale = 1) =>
@@ -115,7 +118,7 @@ export function createMetricsRegistry(read: () => MetricsSnapshot) {
     contentType: registry.contentType,
     /** One database snapshot per scrape, shared by every metric's collect(). */
     async scrape(): Promise<string> {
-      snapshot = null;
+      snapshot = await read();
       try {
         return await registry.metrics();
       } finally {

@@ -1,7 +1,7 @@
 import { csvLine } from "./csv";
 
 /**
- * Streamed export encoding. Rows arrive in batches from a generator (lib/db/exports.ts reads
+ * Streamed export encoding. Rows arrive in batches from an iterator (lib/db/exports.ts reads
  * one keyset page per batch), and each batch is encoded and handed to the response only when
  * the client asks for more: memory stays at one batch whatever the export's size.
  */
@@ -42,14 +42,14 @@ function encodeBatch(format: ExportFormat, columns: readonly string[], rows: rea
 export function exportStream(
   format: ExportFormat,
   columns: readonly string[],
-  batches: Iterator<readonly ExportRow[]>,
+  batches: Iterator<readonly ExportRow[]> | AsyncIterator<readonly ExportRow[]>,
   options: StreamOptions = {},
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let wroteRow = false;
   let started = false;
   return new ReadableStream<Uint8Array>({
-    pull(controller) {
+    async pull(controller) {
       let text = "";
       if (!started) {
         started = true;
@@ -59,7 +59,7 @@ export function exportStream(
       }
       // A pull that enqueues nothing is never followed by another: skip empty batches here.
       for (;;) {
-        const next = batches.next();
+        const next = await batches.next();
         if (next.done) {
           if (format === "json") text += `${wroteRow ? "\n" : ""}${options.jsonClose ?? "]"}\n`;
           if (text) controller.enqueue(encoder.encode(text));
@@ -74,8 +74,8 @@ export function exportStream(
         }
       }
     },
-    cancel() {
-      batches.return?.();
+    async cancel() {
+      await batches.return?.();
     },
   });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { initialThreadState, reduce, tick, viewStatus } from "./reducer";
-import { MIN, SEC, T0, eventsOn, feed } from "./testing";
+import { MIN, SEC, T0, eventsOn, feed, feedStep, withEffects } from "./testing";
 import type { ErrorReport, RadarEvent, ThreadState, ThreadStatus } from "./types";
 
 const RATE_429: ErrorReport = { httpStatus: 429, code: "responseStreamDisconnected", message: "Reconnecting... 1/5" };
@@ -68,7 +68,7 @@ describe("a thread's status follows its events", () => {
   it("an unknown event kind is kept and changes nothing", () => {
     const before = feed(running(() => []));
     const e = eventsOn();
-    const after = reduce(before, { ...e("unknown", 5 * SEC), seq: 99 }, T0 + 5 * SEC);
+    const after = withEffects(reduce(before, { ...e("unknown", 5 * SEC), seq: 99 }, T0 + 5 * SEC));
     expect(after).toMatchObject({ status: "running", applied: { note: "unknown event kind: kept, changes nothing" } });
   });
 });
@@ -133,7 +133,7 @@ describe("retry notices: attempt n of m, expected next attempt, deadline", () =>
     expect(s.lastError).toMatchObject({ kind: error.httpStatus === 401 ? "auth" : "invalid_request" });
   });
   it("a notice of a new kind starts a new episode; the old one is superseded", () => {
-    const s = feed(running((e) => [retry429(e, 0, 1), e("retry", SEC, { turnId: "u1", error: OVERLOADED, attempt: 1, maxAttempts: 3 })]));
+    const s = withEffects(feedStep(running((e) => [retry429(e, 0, 1), e("retry", SEC, { turnId: "u1", error: OVERLOADED, attempt: 1, maxAttempts: 3 })])));
     expect(s).toMatchObject({ episodeCount: 2, episode: { seq: 2, kind: "capacity", policy: "codex-capacity" }, retry: { attempt: 1, maxAttempts: 3 } });
     // The replaced episode's final form comes out of the same step, so the server can store it.
     expect(s.endedEpisode).toMatchObject({ seq: 1, kind: "rate_limit", outcome: "superseded", endedAt: T0 + SEC });
@@ -146,7 +146,7 @@ describe("retry notices: attempt n of m, expected next attempt, deadline", () =>
 
 describe("the bound: a missed deadline or an attempt past the bound ends the episode exhausted", () => {
   it("a missed deadline under codex-429-stall-bound ends it exhausted at notice + 65 s with rateLimitRetryExhausted and a cascading interrupt", () => {
-    const s = feed(running((e) => [retry429(e, 10 * SEC, 1)]), 75 * SEC);
+    const s = withEffects(feedStep(running((e) => [retry429(e, 10 * SEC, 1)]), 75 * SEC));
     expect(s).toMatchObject({ status: "exhausted", retry: null, lastError: { code: "rateLimitRetryExhausted" } });
     expect(s.episode).toMatchObject({ outcome: "exhausted", outcomeCode: "rateLimitRetryExhausted", endedAt: T0 + 75 * SEC });
     expect(s.directives).toEqual([
@@ -172,7 +172,7 @@ describe("the bound: a missed deadline or an attempt past the bound ends the epi
     expect(feed(events, deadline).episode).toMatchObject({ outcome: "exhausted", outcomeCode: code, policy });
   });
   it("a Retry-After above 300 s under codex-429-stall-bound ends the episode at once as exhausted with the reset time", () => {
-    const s = feed(running((e) => [retry429(e, 10 * SEC, 1, { error: { ...RATE_429, retryAfter: "3600" } })]));
+    const s = withEffects(feedStep(running((e) => [retry429(e, 10 * SEC, 1, { error: { ...RATE_429, retryAfter: "3600" } })])));
     expect(s).toMatchObject({ status: "exhausted", episode: { outcome: "exhausted", outcomeCode: "rateLimitRetryExhausted", resetAt: T0 + 3610 * SEC, endedAt: T0 + 10 * SEC } });
     expect(s.episode?.outcomeReason).toBe("advised wait of 60 min is above the 5 min cap of codex-429-stall-bound");
     expect(s.directives.map((d) => d.kind)).toEqual(["interrupt"]);
@@ -181,7 +181,7 @@ describe("the bound: a missed deadline or an attempt past the bound ends the epi
     expect(feed(running((e) => [retry429(e, 0, 1, { error: { ...RATE_429, retryAfter: "300" } })])).status).toBe("retrying");
   });
   it("a 6th attempt under codex-429-stall-bound ends the episode at once as exhausted", () => {
-    const s = feed(running((e) => [1, 2, 3, 4, 5, 6].map((n) => retry429(e, n * SEC, n))));
+    const s = withEffects(feedStep(running((e) => [1, 2, 3, 4, 5, 6].map((n) => retry429(e, n * SEC, n)))));
     expect(s).toMatchObject({ status: "exhausted", episode: { outcome: "exhausted", outcomeReason: "attempt 6 is past the bound of 5" } });
     expect(s.directives[0]).toMatchObject({ kind: "interrupt", cascade: true, at: T0 + 6 * SEC });
   });
@@ -207,7 +207,7 @@ describe("the bound: a missed deadline or an attempt past the bound ends the epi
     expect(s.retry).toMatchObject({ policy: "recipe-runner", nextAttemptAt: T0 + 60 * SEC, deadlineAt: T0 + 120 * SEC });
   });
   it("an unknown policy name falls back to the default and says so", () => {
-    const s = feed(running((e) => [e("retry", 0, { turnId: "u1", error: { httpStatus: 429 }, policy: "nope" })]));
+    const s = withEffects(feedStep(running((e) => [e("retry", 0, { turnId: "u1", error: { httpStatus: 429 }, policy: "nope" })])));
     expect(s.retry?.policy).toBe("codex-429-stall-bound");
     expect(s.applied?.note).toContain("policy nope is unknown or invalid: using the default");
   });
@@ -228,7 +228,7 @@ describe("stalled is a derived view between a missed deadline and the watchdog's
     expect(viewStatus(feed(events), T0 + at)).toBe(status);
   });
   it("the tick then ends it exhausted", () => {
-    expect(viewStatus(tick(feed(events), T0 + 65 * SEC), T0 + 65 * SEC)).toBe("exhausted");
+    expect(viewStatus(tick(feed(events), T0 + 65 * SEC).state, T0 + 65 * SEC)).toBe("exhausted");
   });
 });
 
@@ -238,13 +238,13 @@ describe("terminal failures", () => {
     expect(s).toMatchObject({ status: "failed", retry: null, lastError: { kind: "capacity", code: "serverOverloaded" }, episode: { outcome: "failed", outcomeCode: "serverOverloaded" } });
   });
   it("the terminal notice and the turn.failed that follows are one failure and one episode", () => {
-    const s = feed(
+    const s = withEffects(feedStep(
       running((e) => [
         retry429(e, 0, 1),
         e("retry", SEC, { turnId: "u1", willRetry: false, error: { code: "responseTooManyFailedAttempts", httpStatus: 429 } }),
         e("turn.failed", SEC + 10, { turnId: "u1", error: { code: "responseTooManyFailedAttempts", httpStatus: 429 } }),
       ]),
-    );
+    ));
     expect(s).toMatchObject({ status: "failed", turnOpen: false, episodeCount: 1, episode: { outcome: "failed", outcomeCode: "responseTooManyFailedAttempts" } });
     expect(s.applied?.late).toBe(false);
   });
@@ -253,7 +253,7 @@ describe("terminal failures", () => {
     expect(s).toMatchObject({ status: "failed", episode: null, lastError: { kind: "auth", httpStatus: 401 } });
   });
   it("a terminal failure the source gave up on is failed, not exhausted (exhausted means our bound ended it)", () => {
-    const s = feed(running((e) => [retry429(e, 0, 5), e("retry", SEC, { turnId: "u1", willRetry: false, error: { message: "exceeded retry limit, last status: 429 Too Many Requests" } })]));
+    const s = withEffects(feedStep(running((e) => [retry429(e, 0, 5), e("retry", SEC, { turnId: "u1", willRetry: false, error: { message: "exceeded retry limit, last status: 429 Too Many Requests" } })])));
     expect(s).toMatchObject({ status: "failed", lastError: { kind: "rate_limit" }, directives: [] });
   });
 });
@@ -297,23 +297,23 @@ describe("late frames after an episode ended change nothing and are marked late"
     ["a late attempt", "attempt", { attempt: 1 }],
   ])("%s for an exhausted turn keeps exhausted", (_name, type, fields) => {
     const before = feed(exhausted(), 70 * SEC);
-    const after = reduce(before, { seq: 100, type, at: T0 + 80 * SEC, threadId: "thread-1", turnId: "u1", ...fields }, T0 + 80 * SEC);
+    const after = withEffects(reduce(before, { seq: 100, type, at: T0 + 80 * SEC, threadId: "thread-1", turnId: "u1", ...fields }, T0 + 80 * SEC));
     expect(after).toMatchObject({ status: "exhausted", episode: before.episode, applied: { late: true }, directives: [] });
   });
   it("a turn.completed while the policy's interrupt is pending is late, and confirms the interrupt", () => {
-    const s = feed(running((e) => [retry429(e, 0, 1), e("turn.completed", 70 * SEC, { turnId: "u1" })]));
+    const s = withEffects(feedStep(running((e) => [retry429(e, 0, 1), e("turn.completed", 70 * SEC, { turnId: "u1" })])));
     expect(s).toMatchObject({ status: "exhausted", applied: { late: true }, interrupt: { result: "acknowledged" }, wakeAt: null });
   });
   it("frames for a previous turn are late", () => {
-    const s = feed(running((e) => [e("turn.completed", SEC, { turnId: "u1" }), e("turn.started", 2 * SEC, { turnId: "u2" }), e("retry", 3 * SEC, { turnId: "u1", error: RATE_429 })]));
+    const s = withEffects(feedStep(running((e) => [e("turn.completed", SEC, { turnId: "u1" }), e("turn.started", 2 * SEC, { turnId: "u2" }), e("retry", 3 * SEC, { turnId: "u1", error: RATE_429 })])));
     expect(s).toMatchObject({ status: "running", turnId: "u2", episode: null, applied: { late: true } });
   });
   it("a turn.started for a turn that already ended is late", () => {
-    const s = feed(running((e) => [e("turn.completed", SEC, { turnId: "u1" }), e("turn.started", 2 * SEC, { turnId: "u1" })]));
+    const s = withEffects(feedStep(running((e) => [e("turn.completed", SEC, { turnId: "u1" }), e("turn.started", 2 * SEC, { turnId: "u1" })])));
     expect(s).toMatchObject({ status: "completed", applied: { late: true } });
   });
   it("a late frame after an operator stop is late too", () => {
-    const s = feed(running((e) => [retry429(e, 0, 1), e("stop.requested", SEC, { actor: "ops" }), e("progress", 2 * SEC, { turnId: "u1" })]));
+    const s = withEffects(feedStep(running((e) => [retry429(e, 0, 1), e("stop.requested", SEC, { actor: "ops" }), e("progress", 2 * SEC, { turnId: "u1" })])));
     expect(s).toMatchObject({ status: "stopping", applied: { late: true } });
   });
 });
@@ -323,7 +323,7 @@ describe("Stop retrying: stopping, then stopped on acknowledgement, or broken af
     running((e) => [retry429(e, 0, 1), e("stop.requested", SEC, { actor: "alice", reason: "runaway" }), ...ack(e)], options);
 
   it("stop.requested on a retrying thread makes it stopping and sends a cascading operator interrupt", () => {
-    const s = feed(stopped(() => []));
+    const s = withEffects(feedStep(stopped(() => [])));
     expect(s).toMatchObject({ status: "stopping", retry: null, episode: { outcome: "stopped", outcomeCode: "stoppedByOperator", outcomeReason: "runaway" } });
     expect(s.directives).toEqual([{ key: "thread-1:u1:stop4", kind: "interrupt", turnId: "u1", reason: "runaway", origin: "operator", cascade: true, at: T0 + SEC, dueAt: T0 + SEC }]);
     expect(s.interrupt).toMatchObject({ actor: "alice", result: "pending", graceEndsAt: T0 + 61 * SEC });
@@ -339,7 +339,7 @@ describe("Stop retrying: stopping, then stopped on acknowledgement, or broken af
   });
   it("a failed directive.acked keeps it stopping until the grace ends, then broken", () => {
     const events = stopped((e) => [e("directive.acked", 2 * SEC, { turnId: "u1", ackResult: "failed" })]);
-    expect(feed(events).applied?.note).toBe("the source could not apply the interrupt: still stopping until the grace ends");
+    expect(feedStep(events).effects.applied?.note).toBe("the source could not apply the interrupt: still stopping until the grace ends");
     expect(feed(events, 60 * SEC).status).toBe("stopping");
     expect(feed(events, 61 * SEC).status).toBe("broken");
   });
@@ -366,30 +366,30 @@ describe("Stop retrying: stopping, then stopped on acknowledgement, or broken af
     expect(s.status).toBe("idle");
   });
   it("a later stop of a broken thread sends a new interrupt", () => {
-    const s = feed(stopped((e) => [e("stop.requested", 2 * MIN, { actor: "bob" })]));
+    const s = withEffects(feedStep(stopped((e) => [e("stop.requested", 2 * MIN, { actor: "bob" })])));
     expect(s).toMatchObject({ status: "stopping", directives: [{ key: "thread-1:u1:stop5", kind: "interrupt", origin: "operator" }] });
   });
   it("an explicit acknowledgement of the first stop arriving after the grace also returns the thread to idle", () => {
     expect(feed(stopped((e) => [e("interrupt.ack", 2 * MIN, { turnId: "u1" })])).status).toBe("idle");
   });
   it("a late turn.completed after the grace is only a late frame: the thread stays broken", () => {
-    expect(feed(stopped((e) => [e("turn.completed", 2 * MIN, { turnId: "u1" })]))).toMatchObject({ status: "broken", applied: { late: true } });
+    expect(withEffects(feedStep(stopped((e) => [e("turn.completed", 2 * MIN, { turnId: "u1" })])))).toMatchObject({ status: "broken", applied: { late: true } });
   });
   it.each<[string, (e: ReturnType<typeof eventsOn>) => RadarEvent[], string]>([
     ["an idle thread", (e) => [e("thread.started", 0)], "thread is idle: nothing to stop"],
     ["a completed thread", (e) => [e("turn.started", 0, { turnId: "u1" }), e("turn.completed", 1, { turnId: "u1" })], "thread is completed: nothing to stop"],
   ])("stop.requested on %s does nothing and says so", (_name, events, noteText) => {
     const e = eventsOn();
-    const s = feed([...events(e), e("stop.requested", SEC, { actor: "alice" })]);
+    const s = withEffects(feedStep([...events(e), e("stop.requested", SEC, { actor: "alice" })]));
     expect(s.directives).toEqual([]);
     expect(s.applied?.note).toBe(noteText);
   });
   it("a second stop while one is pending does nothing", () => {
-    const s = feed(stopped((e) => [e("stop.requested", 2 * SEC)]));
+    const s = withEffects(feedStep(stopped((e) => [e("stop.requested", 2 * SEC)])));
     expect(s).toMatchObject({ status: "stopping", directives: [], applied: { note: "an interrupt is already pending" } });
   });
   it("an interrupt the source itself requested makes it stopping without a directive", () => {
-    const s = feed(running((e) => [retry429(e, 0, 1), e("interrupt.requested", SEC, { turnId: "u1" })]));
+    const s = withEffects(feedStep(running((e) => [retry429(e, 0, 1), e("interrupt.requested", SEC, { turnId: "u1" })])));
     expect(s).toMatchObject({ status: "stopping", directives: [], interrupt: { actor: "source", result: "pending" } });
   });
   it("a turn.interrupted nobody here asked for makes it stopped and the episode interrupted", () => {
@@ -411,7 +411,7 @@ describe("the policy's own interrupt after exhaustion", () => {
     expect(feed(exhausted(), 125 * SEC)).toMatchObject({ status: "broken", episode: { outcome: "exhausted" } });
   });
   it("a stop pressed while the policy's interrupt is pending does nothing more", () => {
-    const s = feed(exhausted((e) => [e("stop.requested", 70 * SEC)]));
+    const s = withEffects(feedStep(exhausted((e) => [e("stop.requested", 70 * SEC)])));
     expect(s).toMatchObject({ status: "exhausted", directives: [], interrupt: { origin: "policy", result: "pending" } });
     expect(s.applied?.note).toMatch(/an interrupt is already pending$/);
   });
@@ -422,15 +422,15 @@ describe("late timers: a deadline missed while the server was down or busy", () 
   // 30 s and starts again at 10 min: its first tick is 10 min late.
   const DOWN_UNTIL = 10 * MIN;
   const retrying = () => feed(running((e) => [retry429(e, 0, 1)]), 30 * SEC);
-  const afterRestart = () => tick(retrying(), T0 + DOWN_UNTIL, T0 + DOWN_UNTIL);
+  const afterRestart = () => tick(retrying(), T0 + DOWN_UNTIL, T0 + DOWN_UNTIL).state;
   const ackAt = (s: ThreadState, atMs: number, type: "interrupt.ack" | "turn.interrupted" = "interrupt.ack") =>
-    reduce(s, { seq: 90, type, at: T0 + atMs, threadId: "thread-1", turnId: "u1" }, T0 + atMs);
+    reduce(s, { seq: 90, type, at: T0 + atMs, threadId: "thread-1", turnId: "u1" }, T0 + atMs).state;
 
   it("the episode ends exhausted at its true deadline, not when the tick came", () => {
     expect(afterRestart()).toMatchObject({ status: "exhausted", episode: { outcome: "exhausted", endedAt: T0 + 65 * SEC } });
   });
   it("its interrupt is requested at the tick, with a full grace from then (the source could not hear it sooner)", () => {
-    const s = afterRestart();
+    const s = withEffects(tick(retrying(), T0 + DOWN_UNTIL, T0 + DOWN_UNTIL));
     expect(s.interrupt).toMatchObject({ result: "pending", requestedAt: T0 + DOWN_UNTIL, graceEndsAt: T0 + DOWN_UNTIL + 60 * SEC });
     expect(s.directives).toEqual([expect.objectContaining({ kind: "interrupt", at: T0 + DOWN_UNTIL, dueAt: T0 + 65 * SEC })]);
     expect(s.wakeAt).toBe(T0 + DOWN_UNTIL + 60 * SEC);
@@ -450,7 +450,7 @@ describe("late timers: a deadline missed while the server was down or busy", () 
     expect(feed([], DOWN_UNTIL + 10 * MIN, acked).status).toBe("exhausted");
   });
   it("a tick that is only a little late (a blocked event loop) still gives the whole grace", () => {
-    const s = tick(retrying(), T0 + 68 * SEC);
+    const s = tick(retrying(), T0 + 68 * SEC).state;
     expect(s).toMatchObject({ status: "exhausted", episode: { endedAt: T0 + 65 * SEC }, interrupt: { requestedAt: T0 + 68 * SEC, graceEndsAt: T0 + 128 * SEC } });
   });
   it("an on-time watchdog requests the interrupt at the deadline itself", () => {
@@ -461,22 +461,22 @@ describe("late timers: a deadline missed while the server was down or busy", () 
     // Stop pressed at 20 s on a running turn (grace to 80 s); the server is down from 30 s to 10 min.
     const stopping = () => feed(running((e) => [e("stop.requested", 20 * SEC, { actor: "alice" })]), 30 * SEC);
     it("gets a full grace from the restart instead of breaking on the first tick", () => {
-      const s = tick(stopping(), T0 + DOWN_UNTIL, T0 + DOWN_UNTIL);
+      const s = tick(stopping(), T0 + DOWN_UNTIL, T0 + DOWN_UNTIL).state;
       expect(s).toMatchObject({ status: "stopping", interrupt: { result: "pending", requestedAt: T0 + 20 * SEC, graceEndsAt: T0 + DOWN_UNTIL + 60 * SEC } });
     });
     it("a relay that reconnects and acknowledges it leaves the thread stopped, not broken", () => {
-      const s = ackAt(tick(stopping(), T0 + DOWN_UNTIL, T0 + DOWN_UNTIL), DOWN_UNTIL + 30 * SEC);
+      const s = ackAt(tick(stopping(), T0 + DOWN_UNTIL, T0 + DOWN_UNTIL).state, DOWN_UNTIL + 30 * SEC);
       expect(s).toMatchObject({ status: "stopped", interrupt: { result: "acknowledged" } });
     });
     it("still breaks when nothing acknowledges within the grace from the restart", () => {
-      const s = tick(stopping(), T0 + DOWN_UNTIL, T0 + DOWN_UNTIL);
+      const s = tick(stopping(), T0 + DOWN_UNTIL, T0 + DOWN_UNTIL).state;
       expect(feed([], DOWN_UNTIL + 60 * SEC, s)).toMatchObject({ status: "broken", interrupt: { result: "unconfirmed" } });
     });
     it("a server that never went down (no restart time) breaks it when its grace ends", () => {
-      expect(tick(stopping(), T0 + DOWN_UNTIL).status).toBe("broken");
+      expect(tick(stopping(), T0 + DOWN_UNTIL).state.status).toBe("broken");
     });
     it("ticks at times before the restart (a replay of older events) are not affected by it", () => {
-      expect(tick(stopping(), T0 + 90 * SEC, T0 + DOWN_UNTIL).status).toBe("broken");
+      expect(tick(stopping(), T0 + 90 * SEC, T0 + DOWN_UNTIL).state.status).toBe("broken");
     });
   });
 
@@ -484,14 +484,14 @@ describe("late timers: a deadline missed while the server was down or busy", () 
     const ON = { capacityRecovery: true };
     const failed = feed(running((e) => [e("turn.failed", 0, { turnId: "u1", error: OVERLOADED })], { settings: ON }));
     const dueAt = failed.recovery!.dueAt;
-    const s = tick(failed, T0 + DOWN_UNTIL, T0 + DOWN_UNTIL);
+    const s = withEffects(tick(failed, T0 + DOWN_UNTIL, T0 + DOWN_UNTIL));
     expect(s.directives).toEqual([expect.objectContaining({ kind: "continue", at: T0 + DOWN_UNTIL, dueAt })]);
   });
 });
 
 describe("early retries are recorded with how early they came", () => {
   it("an attempt sooner than the advised delay records earlyByMs on the attempt and in applied", () => {
-    const s = feed(running((e) => [retry429(e, 0, 1, { error: { ...RATE_429, retryAfter: "2" } }), e("attempt", 232, { turnId: "u1", attempt: 1 })]));
+    const s = withEffects(feedStep(running((e) => [retry429(e, 0, 1, { error: { ...RATE_429, retryAfter: "2" } }), e("attempt", 232, { turnId: "u1", attempt: 1 })])));
     expect(s.episode?.attempts[0]).toMatchObject({ startedAt: T0 + 232, earlyByMs: 1768 });
     expect(s.applied).toMatchObject({ earlyByMs: 1768, note: "retry 1 came 1.77 s early" });
   });
@@ -501,7 +501,7 @@ describe("early retries are recorded with how early they came", () => {
   });
   it("a next notice sooner than the advised delay shows the previous retry came early (advised 2 s, next notice after 0.232 s)", () => {
     const advice = { ...RATE_429, details: { additionalDetails: "Rate limit reached. Please try again in 2s." } };
-    const s = feed(running((e) => [retry429(e, 0, 1, { error: advice }), retry429(e, 232, 2, { error: advice })]));
+    const s = withEffects(feedStep(running((e) => [retry429(e, 0, 1, { error: advice }), retry429(e, 232, 2, { error: advice })])));
     expect(s.episode?.attempts.map((a) => a.earlyByMs)).toEqual([1768, null]);
     expect(s.applied?.earlyByMs).toBe(1768);
   });
@@ -510,7 +510,7 @@ describe("early retries are recorded with how early they came", () => {
     expect(s.episode?.attempts.map((a) => a.earlyByMs)).toEqual([null, null]);
   });
   it("an attempt with no notice waiting is only noted", () => {
-    expect(feed(running((e) => [e("attempt", 0, { turnId: "u1", attempt: 1 })])).applied?.note).toBe("no retry notice is waiting for this attempt");
+    expect(feedStep(running((e) => [e("attempt", 0, { turnId: "u1", attempt: 1 })])).effects.applied?.note).toBe("no retry notice is waiting for this attempt");
   });
 });
 
@@ -537,7 +537,7 @@ describe("capacity recovery (opt-in): promptless continuations after a terminal 
     expect(feed(events).recovery).toEqual(afterNotice.recovery);
   });
   it("when due it fires one continue directive from the recovery", () => {
-    const s = feed(running((e) => failOverloaded(e, 0), { settings: ON }), 60 * SEC);
+    const s = withEffects(feedStep(running((e) => failOverloaded(e, 0), { settings: ON }), 60 * SEC));
     expect(s.recovery?.state).toBe("fired");
     expect(s.directives).toEqual([
       { key: "thread-1:u1:recovery1:continue", kind: "continue", turnId: "u1", reason: "model at capacity: promptless continuation 1/3", origin: "recovery", cascade: false, at: s.recovery!.dueAt, dueAt: s.recovery!.dueAt },
@@ -545,7 +545,7 @@ describe("capacity recovery (opt-in): promptless continuations after a terminal 
   });
   it("the turn.started that follows a fired continue is the recovery's own turn, not a new user turn", () => {
     const fired = feed(running((e) => failOverloaded(e, 0), { settings: ON }), 60 * SEC);
-    const s = reduce(fired, { seq: 50, type: "turn.started", at: T0 + 61 * SEC, threadId: "thread-1", turnId: "c1" }, T0 + 61 * SEC);
+    const s = reduce(fired, { seq: 50, type: "turn.started", at: T0 + 61 * SEC, threadId: "thread-1", turnId: "c1" }, T0 + 61 * SEC).state;
     expect(s).toMatchObject({ status: "running", recovery: { state: "fired", turnId: "c1" } });
   });
   it("each failing continuation schedules the next (1, 4, 15 min at 50–100 %), and after the third the recovery gives up", () => {
@@ -556,7 +556,7 @@ describe("capacity recovery (opt-in): promptless continuations after a terminal 
       expect(s.recovery).toMatchObject({ attempt: k, state: "scheduled" });
       const failedAt = s.recovery!.dueAt - T0;
       waits.push(s.recovery!.dueAt - (s.lastEventAt ?? 0));
-      s = tick(s, s.recovery!.dueAt);
+      s = tick(s, s.recovery!.dueAt).state;
       s = feed([e("turn.started", failedAt + SEC, { turnId }), ...failOverloaded(e, failedAt + 30 * SEC, turnId)], undefined, s);
     }
     expect(s).toMatchObject({ status: "failed", recovery: { attempt: 3, state: "exhausted" } });
@@ -588,12 +588,12 @@ describe("capacity recovery (opt-in): promptless continuations after a terminal 
     ["turning the policy off", (e) => e("settings.changed", 5 * SEC, { settings: { capacityRecovery: false } }), "failed", "capacity recovery was turned off"],
     ["an open approval or question", (e) => e("unknown", 5 * SEC, { awaitingUser: true }), "failed", "an approval or question is open"],
   ])("a pending recovery is cancelled by %s, with the reason recorded", (_name, cancel, status, reason) => {
-    const s = feed(running((e) => [...failOverloaded(e, 0), cancel(e)], { settings: ON }), 30 * MIN);
+    const s = withEffects(feedStep(running((e) => [...failOverloaded(e, 0), cancel(e)], { settings: ON }), 30 * MIN));
     expect(s).toMatchObject({ status, recovery: { state: "cancelled", cancelledReason: reason }, directives: [] });
   });
   it("a fired continue the source refuses cancels the recovery", () => {
     const fired = feed(running((e) => failOverloaded(e, 0), { settings: ON }), 60 * SEC);
-    const s = reduce(fired, { seq: 60, type: "directive.acked", at: T0 + 61 * SEC, threadId: "thread-1", turnId: "u1", ackResult: "failed", reason: "busy" }, T0 + 61 * SEC);
+    const s = reduce(fired, { seq: 60, type: "directive.acked", at: T0 + 61 * SEC, threadId: "thread-1", turnId: "u1", ackResult: "failed", reason: "busy" }, T0 + 61 * SEC).state;
     expect(s).toMatchObject({ status: "failed", recovery: { state: "cancelled", cancelledReason: "the source could not start the continuation: busy" } });
   });
   it("settings that keep recovery on leave a pending recovery alone", () => {
@@ -604,7 +604,7 @@ describe("capacity recovery (opt-in): promptless continuations after a terminal 
 
 describe("state", () => {
   it("starts idle with nothing pending", () => {
-    expect(initialThreadState("t")).toMatchObject({ threadId: "t", status: "idle", retry: null, episode: null, wakeAt: null, directives: [], applied: null });
+    expect(initialThreadState("t")).toMatchObject({ threadId: "t", status: "idle", retry: null, episode: null, wakeAt: null });
   });
   it("is JSON-serialisable: a stored and reloaded state reduces the same", () => {
     const events = running((e) => [retry429(e, 0, 1, { error: { ...RATE_429, retryAfter: "2" } }), e("attempt", 232, { turnId: "u1", attempt: 1 })]);
@@ -613,16 +613,24 @@ describe("state", () => {
     expect(reloaded).toEqual(live);
     expect(tick(reloaded, T0 + 2 * MIN)).toEqual(tick(live, T0 + 2 * MIN));
   });
-  it("directives and applied describe only the last call", () => {
-    const exhausted = feed(running((e) => [retry429(e, 0, 1)]), 65 * SEC);
-    expect(exhausted.directives).toHaveLength(1);
-    const next = reduce(exhausted, { seq: 40, type: "unknown", at: T0 + 66 * SEC, threadId: "thread-1" }, T0 + 66 * SEC);
-    expect(next.directives).toEqual([]);
-    expect(tick(next, T0 + 67 * SEC)).toMatchObject({ directives: [], applied: null });
+  it("directives and applied describe only the last call, and are never part of the state", () => {
+    const exhausted = feedStep(running((e) => [retry429(e, 0, 1)]), 65 * SEC);
+    expect(exhausted.effects.directives).toHaveLength(1);
+    expect(exhausted.state).not.toHaveProperty("directives");
+    const next = reduce(exhausted.state, { seq: 40, type: "unknown", at: T0 + 66 * SEC, threadId: "thread-1" }, T0 + 66 * SEC);
+    expect(next.effects.directives).toEqual([]);
+    expect(tick(next.state, T0 + 67 * SEC).effects).toMatchObject({ directives: [], applied: null });
+  });
+  it("a state stored with the per-step fields of older versions still reduces, and drops them", () => {
+    const live = feed(running((e) => [retry429(e, 0, 1)]));
+    const stored = { ...live, directives: [], applied: null, endedEpisode: null } as ThreadState;
+    const next = reduce(stored, { seq: 40, type: "unknown", at: T0 + 2 * SEC, threadId: "thread-1" }, T0 + 2 * SEC);
+    expect(next.state).toEqual(reduce(live, { seq: 40, type: "unknown", at: T0 + 2 * SEC, threadId: "thread-1" }, T0 + 2 * SEC).state);
+    expect(next.state).not.toHaveProperty("applied");
   });
   it("a tick with nothing due returns the state untouched", () => {
-    const s = tick(feed(running((e) => [retry429(e, 0, 1)])), T0);
-    expect(tick(s, T0 + SEC)).toBe(s);
+    const s = tick(feed(running((e) => [retry429(e, 0, 1)])), T0).state;
+    expect(tick(s, T0 + SEC).state).toBe(s);
   });
   it("keeps at most 50 attempts per episode, the newest", () => {
     const unlimited = { name: "forever", kinds: ["rate_limit" as const], maxAttempts: null, baseDelayMs: SEC, factor: 1, maxDelayMs: SEC, jitterMin: 0, jitterMax: 0, adviceCapMs: null, graceMs: 60 * SEC };

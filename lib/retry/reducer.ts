@@ -15,6 +15,8 @@ import type {
   RadarEvent,
   RadarEventType,
   RecoveryRecord,
+  StepEffects,
+  StepResult,
   ThreadSettings,
   ThreadState,
   ThreadStatus,
@@ -51,9 +53,6 @@ export function initialThreadState(threadId: string): ThreadState {
     lastSeq: null,
     lastProgressAt: null,
     progressCount: 0,
-    directives: [],
-    applied: null,
-    endedEpisode: null,
   };
 }
 
@@ -64,7 +63,7 @@ export function initialThreadState(threadId: string): ThreadState {
  * `random` draws recovery jitter; by default it is seeded by thread and event, so a replay
  * draws the same waits.
  */
-export function reduce(state: ThreadState, event: RadarEvent, now: number, random?: () => number): ThreadState {
+export function reduce(state: ThreadState, event: RadarEvent, now: number, random?: () => number): StepResult {
   const step = begin(state);
   runTimers(step, Math.min(event.at, now));
   const s = step.s;
@@ -84,12 +83,9 @@ export function reduce(state: ThreadState, event: RadarEvent, now: number, rando
  * could fetch or acknowledge it while the server was down. Ticks at times before it (a replay of
  * older events) are unaffected, so a replay reproduces what the live server decided.
  */
-export function tick(state: ThreadState, now: number, reachableSince?: number): ThreadState {
+export function tick(state: ThreadState, now: number, reachableSince?: number): StepResult {
   const resumed = reachableSince === undefined || now < reachableSince ? state : resumeGrace(state, reachableSince);
-  if (resumed.wakeAt === null || resumed.wakeAt > now) {
-    if (resumed === state && state.directives.length === 0 && state.applied === null) return state;
-    return { ...resumed, directives: NO_DIRECTIVES, applied: null, endedEpisode: null };
-  }
+  if (resumed.wakeAt === null || resumed.wakeAt > now) return { state: resumed, effects: NO_EFFECTS };
   const step = begin(resumed);
   runTimers(step, now);
   return finish(step, false);
@@ -98,24 +94,26 @@ export function tick(state: ThreadState, now: number, reachableSince?: number): 
 /**
  * Ticks at each wake time up to `until`, as a watchdog that was on time would have, so replays
  * and events after a quiet stretch reproduce what the live server decided then. `onStep` sees
- * every step (each may end an episode or carry directives). Bounded: every tick must move the
- * wake time on, and a fired timer never comes back.
+ * every step (each may end an episode or carry directives); the result carries the effects of
+ * the last one (none when no timer was due). Bounded: every tick must move the wake time on, and
+ * a fired timer never comes back.
  */
 export function tickOnTime(
   state: ThreadState,
   until: number,
-  onStep?: (before: ThreadState, after: ThreadState) => void,
+  onStep?: (before: ThreadState, after: StepResult) => void,
   reachableSince?: number,
-): ThreadState {
+): StepResult {
+  let last: StepResult = { state, effects: NO_EFFECTS };
   for (let guard = 0; guard < MAX_TIMERS_PER_CATCH_UP; guard++) {
-    const wakeAt = state.wakeAt;
-    if (wakeAt === null || wakeAt > until) return state;
-    const after = tick(state, wakeAt, reachableSince);
-    onStep?.(state, after);
-    if (after.wakeAt !== null && after.wakeAt <= wakeAt) return after;
-    state = after;
+    const wakeAt = last.state.wakeAt;
+    if (wakeAt === null || wakeAt > until) return last;
+    const after = tick(last.state, wakeAt, reachableSince);
+    onStep?.(last.state, after);
+    last = after;
+    if (after.state.wakeAt !== null && after.state.wakeAt <= wakeAt) return after;
   }
-  return state;
+  return last;
 }
 
 /**
@@ -139,8 +137,8 @@ export function replay(events: RadarEvent[], now: number, randomFor?: (event: Ra
   if (events.some((e) => e.threadId !== threadId)) throw new RangeError("replay takes the events of one thread");
   const ordered = [...events].sort((a, b) => a.at - b.at || a.seq - b.seq);
   let state = initialThreadState(threadId);
-  for (const event of ordered) state = reduce(tickOnTime(state, Math.min(event.at, now)), event, now, randomFor?.(event));
-  return tickOnTime(state, now);
+  for (const event of ordered) state = reduce(tickOnTime(state, Math.min(event.at, now)).state, event, now, randomFor?.(event)).state;
+  return tickOnTime(state, now).state;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -153,19 +151,24 @@ interface Step {
   notes: string | null;
   late: boolean;
   earlyByMs: number | null;
+  endedEpisode: EpisodeRecord | null;
 }
 
 /** Shared by every quiet step (most of them), so reducing allocates as little as it can. */
 const NO_DIRECTIVES: DirectiveIntent[] = Object.freeze([]) as unknown as DirectiveIntent[];
 const APPLIED_QUIETLY: AppliedStep = Object.freeze({ late: false, earlyByMs: null, note: null });
+const NO_EFFECTS: StepEffects = Object.freeze({ directives: NO_DIRECTIVES, applied: null, endedEpisode: null });
 
 type Handler = (step: Step, event: RadarEvent, random: (() => number) | undefined) => void;
 
 function begin(state: ThreadState): Step {
-  return { s: copy(state), directives: NO_DIRECTIVES, notes: null, late: false, earlyByMs: null };
+  return { s: copy(state), directives: NO_DIRECTIVES, notes: null, late: false, earlyByMs: null, endedEpisode: null };
 }
 
-/** A shallow copy spelled out: V8 builds it far faster than a spread, and the type keeps it complete. */
+/**
+ * A shallow copy spelled out: V8 builds it far faster than a spread, and the type keeps it
+ * complete. It also drops fields a state stored by an older version may still carry.
+ */
 function copy(s: ThreadState): ThreadState {
   return {
     threadId: s.threadId,
@@ -189,20 +192,15 @@ function copy(s: ThreadState): ThreadState {
     lastSeq: s.lastSeq,
     lastProgressAt: s.lastProgressAt,
     progressCount: s.progressCount,
-    directives: s.directives,
-    applied: s.applied,
-    endedEpisode: null,
   };
 }
 
-function finish(step: Step, fromEvent: boolean): ThreadState {
+function finish(step: Step, fromEvent: boolean): StepResult {
   const s = step.s;
   const { notes: note, late, earlyByMs } = step;
-  s.directives = step.directives;
-  if (note === null && !late && earlyByMs === null) s.applied = fromEvent ? APPLIED_QUIETLY : null;
-  else s.applied = { late, earlyByMs, note };
   s.wakeAt = wakeAtOf(s);
-  return s;
+  const applied = note === null && !late && earlyByMs === null ? (fromEvent ? APPLIED_QUIETLY : null) : { late, earlyByMs, note };
+  return { state: s, effects: { directives: step.directives, applied, endedEpisode: step.endedEpisode } };
 }
 
 function note(step: Step, text: string) {
@@ -293,7 +291,7 @@ function absorbMetadata(s: ThreadState, e: RadarEvent) {
 
 function onThreadStarted(step: Step, e: RadarEvent) {
   const s = step.s;
-  if (episodeOpen(s)) endEpisode(s, e.at, "superseded", "superseded", "the thread started again");
+  if (episodeOpen(s)) endEpisode(step, e.at, "superseded", "superseded", "the thread started again");
   supersedeInterrupt(s);
   s.turnOpen = false;
   s.retry = null;
@@ -308,7 +306,7 @@ function onTurnStarted(step: Step, e: RadarEvent) {
     else markLate(step, "this turn has already ended");
     return;
   }
-  if (episodeOpen(s)) endEpisode(s, e.at, "superseded", "superseded", "a new turn started");
+  if (episodeOpen(s)) endEpisode(step, e.at, "superseded", "superseded", "a new turn started");
   supersedeInterrupt(s);
   const r = s.recovery;
   if (r?.state === "fired" && r.turnId === null) {
@@ -329,7 +327,7 @@ function onProgress(step: Step, e: RadarEvent) {
   s.lastProgressAt = e.lastAt ?? e.at;
   s.progressCount += positiveInt(e.progressCount) ?? 1;
   if (episodeOpen(s)) {
-    endEpisode(s, e.at, "recovered", null, "progress resumed");
+    endEpisode(step, e.at, "recovered", null, "progress resumed");
     s.status = "recovered";
     s.retry = null;
   }
@@ -355,7 +353,7 @@ function onRetry(step: Step, e: RadarEvent, random: (() => number) | undefined) 
   // A new kind or a count that starts over (Codex keeps capacity retries on their own counter)
   // is a new episode: attempts stay unique by n within one.
   if (episode && (episode.kind !== cls.kind || (last !== null && n <= last.n))) {
-    endEpisode(s, e.at, "superseded", "superseded", `a new ${cls.kind} retry count began`);
+    endEpisode(step, e.at, "superseded", "superseded", `a new ${cls.kind} retry count began`);
     episode = null;
   }
   // A named policy is enforced even below the source's own maximum; the kind's default defers
@@ -457,7 +455,7 @@ function onAttempt(step: Step, e: RadarEvent) {
 function onTurnCompleted(step: Step, e: RadarEvent) {
   if (confirmInterrupt(step, e, "turn-end") || !admitTurnEvent(step, e)) return;
   const s = step.s;
-  if (episodeOpen(s)) endEpisode(s, e.at, "completed", null, "the turn completed");
+  if (episodeOpen(s)) endEpisode(step, e.at, "completed", null, "the turn completed");
   s.status = "completed";
   s.turnOpen = false;
   s.retry = null;
@@ -474,7 +472,7 @@ function onTurnInterrupted(step: Step, e: RadarEvent) {
   if (confirmInterrupt(step, e, "ack") || !admitTurnEvent(step, e)) return;
   // Nobody here asked for it: the agent's own user interrupted the turn.
   const s = step.s;
-  if (episodeOpen(s)) endEpisode(s, e.at, "interrupted", "interrupted", "the turn was interrupted at its source");
+  if (episodeOpen(s)) endEpisode(step, e.at, "interrupted", "interrupted", "the turn was interrupted at its source");
   s.status = "stopped";
   s.turnOpen = false;
   s.retry = null;
@@ -497,7 +495,7 @@ function requestStop(step: Step, e: RadarEvent, sendDirective: boolean) {
     return;
   }
   const reason = e.reason ?? (sendDirective ? "Stop retrying" : "interrupt requested by the source");
-  if (episodeOpen(s)) endEpisode(s, e.at, "stopped", "stoppedByOperator", reason);
+  if (episodeOpen(s)) endEpisode(step, e.at, "stopped", "stoppedByOperator", reason);
   const key = `${s.threadId}:${s.turnId ?? "-"}:stop${e.seq}`;
   interrupt(step, e.at, key, "operator", e.actor ?? (sendDirective ? null : "source"), reason, fromBroken, sendDirective);
   s.status = "stopping";
@@ -804,10 +802,11 @@ function newEpisode(s: ThreadState, at: number, kind: TroubleKind): EpisodeRecor
   };
 }
 
-function endEpisode(s: ThreadState, at: number, outcome: EpisodeOutcome, code: string | null, reason: string) {
+function endEpisode(step: Step, at: number, outcome: EpisodeOutcome, code: string | null, reason: string) {
+  const s = step.s;
   s.episode = { ...s.episode!, endedAt: at, outcome, outcomeCode: code, outcomeReason: reason };
   // A new episode may replace it within the same step: keep its final form for the server.
-  s.endedEpisode = s.episode;
+  step.endedEpisode = s.episode;
 }
 
 function episodeOpen(s: ThreadState): boolean {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { initialThreadState, reduce, tick } from "./reducer";
-import { MIN, SEC, T0, eventsOn, feed } from "./testing";
+import { MIN, SEC, T0, eventsOn, feed, feedStep, withEffects } from "./testing";
 import type { ErrorReport, RadarEvent } from "./types";
 
 /**
@@ -51,7 +51,7 @@ describe("Codex app-server: 429 with Retry-After 3600 — one notice, then an ho
 
   it("under codex-429-stall-bound the silent hang ends exhausted at notice + 65 s with an interrupt directive", () => {
     expect(feed(events, 1000 + 65 * SEC - 1).status).toBe("retrying");
-    const s = feed(events, 1000 + 65 * SEC);
+    const s = withEffects(feedStep(events, 1000 + 65 * SEC));
     expect(s).toMatchObject({ status: "exhausted", episode: { outcome: "exhausted", outcomeCode: "rateLimitRetryExhausted", endedAt: T0 + 1000 + 65 * SEC } });
     expect(s.directives).toEqual([expect.objectContaining({ kind: "interrupt", turnId: "turn-h", origin: "policy", cascade: true, key: "codex-hang:turn-h:ep1:interrupt" })]);
   });
@@ -62,9 +62,9 @@ describe("Codex app-server: 429 with Retry-After 3600 — one notice, then an ho
   });
   it("Codex answers the interrupt within milliseconds with turn/completed interrupted: still exhausted, interrupt acknowledged", () => {
     const exhausted = feed(events, 1000 + 65 * SEC);
-    const s = reduce(exhausted, e("turn.interrupted", 1000 + 65 * SEC + 10, { turnId: "turn-h" }), T0 + 1000 + 65 * SEC + 10);
+    const s = reduce(exhausted, e("turn.interrupted", 1000 + 65 * SEC + 10, { turnId: "turn-h" }), T0 + 1000 + 65 * SEC + 10).state;
     expect(s).toMatchObject({ status: "exhausted", interrupt: { result: "acknowledged" }, wakeAt: null });
-    expect(tick(s, T0 + 2 * 3600 * SEC).status).toBe("exhausted");
+    expect(tick(s, T0 + 2 * 3600 * SEC).state.status).toBe("exhausted");
   });
 });
 
@@ -108,7 +108,7 @@ describe("Codex app-server: 503 overloaded — five silent quick retries, then s
   it("with capacity recovery opted in, a continuation is scheduled and then sent as a continue directive", () => {
     const scheduled = feed(events({ capacityRecovery: true }));
     expect(scheduled).toMatchObject({ status: "recovery_scheduled", recovery: { attempt: 1, max: 3, state: "scheduled" } });
-    const fired = tick(scheduled, scheduled.recovery!.dueAt);
+    const fired = withEffects(tick(scheduled, scheduled.recovery!.dueAt));
     expect(fired.directives).toEqual([expect.objectContaining({ kind: "continue", turnId: "turn-c", origin: "recovery" })]);
   });
 });
@@ -169,7 +169,7 @@ describe("bridge seed: resource_exhausted advised 2 s but the client retried aft
   ];
 
   it("records each early retry on its attempt: 1.77 s and 1.59 s early", () => {
-    const s = feed(events);
+    const s = withEffects(feedStep(events));
     expect(s.episode?.attempts.map((a) => [a.n, a.advisedDelayMs, a.earlyByMs])).toEqual([
       [1, 2000, 1768],
       [2, 2000, 1592],
@@ -186,12 +186,12 @@ describe("lineage: a parent's bound cascades a stop to its subagent", () => {
   const childEvents: RadarEvent[] = [child("thread.started", 0, { parentThreadId: "parent" }), child("turn.started", 500, { turnId: "c1" })];
 
   it("the parent's interrupt asks the server to stop every active descendant (cascade)", () => {
-    expect(feed(parentEvents, 66 * SEC).directives).toEqual([expect.objectContaining({ kind: "interrupt", cascade: true, turnId: "p1" })]);
+    expect(feedStep(parentEvents, 66 * SEC).effects.directives).toEqual([expect.objectContaining({ kind: "interrupt", cascade: true, turnId: "p1" })]);
   });
   it("the subagent, stopped by the cascade and never acknowledging, is abandoned (failed), and a later acknowledged stop returns it to idle", () => {
-    const cascaded = feed([...childEvents, child("stop.requested", 66 * SEC, { actor: "policy", reason: "parent thread parent: stalled" })]);
+    const cascaded = withEffects(feedStep([...childEvents, child("stop.requested", 66 * SEC, { actor: "policy", reason: "parent thread parent: stalled" })]));
     expect(cascaded).toMatchObject({ status: "stopping", directives: [expect.objectContaining({ kind: "interrupt", turnId: "c1" })] });
-    const abandoned = tick(cascaded, T0 + 126 * SEC);
+    const abandoned = tick(cascaded, T0 + 126 * SEC).state;
     expect(abandoned).toMatchObject({ status: "failed", lastError: { code: "abandoned" } });
     const idle = feed([child("stop.requested", 5 * MIN, { actor: "alice" }), child("interrupt.ack", 5 * MIN + 10, { turnId: "c1" })], undefined, abandoned);
     expect(idle.status).toBe("idle");

@@ -1,5 +1,5 @@
 import { initialThreadState, reduce, tickOnTime } from "./reducer";
-import type { RadarEvent, RadarEventType, ThreadState } from "./types";
+import type { RadarEvent, RadarEventType, StepEffects, StepResult, ThreadState } from "./types";
 
 /**
  * Builders for engine tests (unit and capture replays): events on one thread, times in ms
@@ -28,7 +28,19 @@ export function eventsOn(threadId = "thread-1") {
  * (downtime) call tick() themselves.
  */
 export function feed(events: RadarEvent[], untilMs?: number, start: ThreadState = initialThreadState(events[0].threadId)): ThreadState {
-  let state = start;
-  for (const event of events) state = reduce(tickOnTime(state, event.at), event, event.at);
-  return untilMs === undefined ? state : tickOnTime(state, T0 + untilMs);
+  return feedStep(events, untilMs, start).state;
+}
+
+/** As feed(), with the effects of the last step taken (an event's, or the last timer's). */
+export function feedStep(events: RadarEvent[], untilMs?: number, start: ThreadState = initialThreadState(events[0].threadId)): StepResult {
+  let last: StepResult = { state: start, effects: { directives: [], applied: null, endedEpisode: null } };
+  const onStep = (_before: ThreadState, after: StepResult) => (last = after);
+  for (const event of events) last = reduce(tickOnTime(last.state, event.at, onStep).state, event, event.at);
+  if (untilMs !== undefined) tickOnTime(last.state, T0 + untilMs, onStep);
+  return last;
+}
+
+/** A step's state and its effects as one object, for assertions that read both. */
+export function withEffects({ state, effects }: StepResult): ThreadState & StepEffects {
+  return { ...state, ...effects };
 }

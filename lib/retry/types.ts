@@ -298,7 +298,7 @@ export interface DirectiveIntent {
   dueAt: number;
 }
 
-/** How the last reduce/tick call applied. */
+/** How one reduce/tick call applied. */
 export interface AppliedStep {
   /** The event arrived after its turn had ended: kept in the timeline, changed nothing. */
   late: boolean;
@@ -331,9 +331,21 @@ export interface ThreadState {
   lastSeq: number | null;
   lastProgressAt: number | null;
   progressCount: number;
-  /** Per-step outputs: they describe only the last reduce/tick call. */
+}
+
+/**
+ * What one reduce/tick call asks of the server besides its new state: never stored, it
+ * describes only that call.
+ */
+export interface StepEffects {
   directives: DirectiveIntent[];
   applied: AppliedStep | null;
   /** The episode this step ended, in its final form (it may already be replaced by a new one). */
   endedEpisode: EpisodeRecord | null;
+}
+
+/** One engine step: the state to save and the effects to carry out. */
+export interface StepResult {
+  state: ThreadState;
+  effects: StepEffects;
 }

@@ -1,6 +1,7 @@
 import { config } from "@/lib/config";
-import { sourceForToken, type SourceRecord } from "@/lib/db/sources";
+import type { SourceRecord } from "@/lib/db/sources";
 import { problem, refuseCrossSite } from "./http";
+import { sourceForToken } from "./tokens";
 
 /**
  * Who may call a route or a server action; every one declares it. `ingest` callers are sources
@@ -29,7 +30,7 @@ export async function authorize<A extends Access>(access: A, request: Request | 
   if (access === "public") return { ok: true, caller: {} as CallerFor<A> };
   if (access === "ingest") {
     if (!request) throw new Error("An ingest caller is identified by its request.");
-    const source = ingestSource(request);
+    const source = await ingestSource(request);
     return source instanceof Response ? { ok: false, response: source } : { ok: true, caller: { source } as CallerFor<A> };
   }
   if (request && access !== "viewer") {
@@ -40,11 +41,11 @@ export async function authorize<A extends Access>(access: A, request: Request | 
 }
 
 /** The bearer token identifies the source. Wrong or missing → 401, with a detail that says which. */
-function ingestSource(request: Request): SourceRecord | Response {
+async function ingestSource(request: Request): Promise<SourceRecord | Response> {
   const header = request.headers.get("authorization");
   const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
   if (!match) return problem(401, "Unauthorized", "Send the source's ingest token as `Authorization: Bearer <token>`.");
-  return sourceForToken(match[1]) ?? problem(401, "Unauthorized", "The ingest token is unknown or has been revoked.");
+  return (await sourceForToken(match[1])) ?? problem(401, "Unauthorized", "The ingest token is unknown or has been revoked.");
 }
 
 async function authorizeOperator(action: OperatorAction | undefined): Promise<Operator> {

@@ -1,12 +1,12 @@
 import { config, ConfigError, type Config } from "@/lib/config";
 import { db } from "@/lib/db/client";
-import { ensureDefaultSource } from "@/lib/db/sources";
+import { ensureDefaultSource } from "./tokens";
 import { startWatchdog } from "./watchdog";
 
 const globalForBoot = globalThis as unknown as { __radarBooted?: boolean };
 
 /** Server start: database ready, first source and its token, watchdog running. Once per process. */
-export function boot(): void {
+export async function boot(): Promise<void> {
   if (globalForBoot.__radarBooted) return;
   globalForBoot.__radarBooted = true;
   let settings: Config;
@@ -18,7 +18,7 @@ export function boot(): void {
     process.stderr.write(`[radar] ${message}\n`);
     process.exit(1);
   }
-  const { token } = ensureDefaultSource(settings.RADAR_INGEST_TOKEN);
+  const { token } = await ensureDefaultSource(settings.RADAR_INGEST_TOKEN);
   if (token) {
     const url = `http://${settings.HOST}:${settings.PORT}`;
     // Printed once: only the hash is stored, so this is the only time it can be shown.

@@ -9,7 +9,7 @@ import { applyInternalEvent } from "./pipeline";
  * otherwise wakes on the first "directives pending" publication, the timeout or disconnect.
  */
 export async function waitForDirectives(sourceId: string, waitMs: number, signal?: AbortSignal): Promise<DirectiveView[]> {
-  const ready = takePendingDirectives(sourceId, Date.now(), redeliverAfterMs());
+  const ready = await takePendingDirectives(sourceId, Date.now(), redeliverAfterMs());
   if (ready.length || waitMs <= 0) return ready;
   await new Promise<void>((resolve) => {
     const done = () => {
@@ -24,7 +24,7 @@ export async function waitForDirectives(sourceId: string, waitMs: number, signal
     });
     signal?.addEventListener("abort", done);
   });
-  return signal?.aborted ? [] : takePendingDirectives(sourceId, Date.now(), redeliverAfterMs());
+  return signal?.aborted ? [] : await takePendingDirectives(sourceId, Date.now(), redeliverAfterMs());
 }
 
 /** A delivered directive nobody acknowledged within this long is delivered again. */
@@ -33,18 +33,18 @@ function redeliverAfterMs(): number {
 }
 
 /** Records the acknowledgement and lets the engine move the thread on (stopping → stopped). */
-export function acknowledgeDirective(
+export async function acknowledgeDirective(
   sourceId: string,
   id: string,
   result: "acknowledged" | "failed",
   detail: string | null,
   now = Date.now(),
 ) {
-  const outcome = recordAck(sourceId, id, result, detail, now);
+  const outcome = await recordAck(sourceId, id, result, detail, now);
   if (!outcome.ok) return outcome;
   // A source that repeats its answer (a retried request) changes nothing.
   if (outcome.repeated) return { ...outcome, threadStatus: null };
-  const state = applyInternalEvent(outcome.threadId, {
+  const applied = await applyInternalEvent(outcome.threadId, {
     type: "directive.acked",
     turnId: outcome.turnId,
     // The engine knows directives by its own deterministic key, not by the database id.
@@ -52,5 +52,5 @@ export function acknowledgeDirective(
     ackResult: result,
     reason: detail,
   }, now);
-  return { ...outcome, threadStatus: state?.status ?? null };
+  return { ...outcome, threadStatus: applied?.state.status ?? null };
 }

@@ -15,7 +15,7 @@ const globalForContext = globalThis as unknown as { __radarStreamContext?: Map<s
 const streamContext = (globalForContext.__radarStreamContext ??= new Map());
 
 /** One ingestion request of any format, its body already read: parse → normalize → reduce/persist → respond. */
-export function handleIngest(request: Request, text: string, source: SourceRecord, format: IngestFormat, receivedAt: number): Response {
+export async function handleIngest(request: Request, text: string, source: SourceRecord, format: IngestFormat, receivedAt: number): Promise<Response> {
   let parsed: ReturnType<typeof parseBody>;
   try {
     parsed = parseBody(text, request.headers.get("content-type"));
@@ -31,13 +31,13 @@ export function handleIngest(request: Request, text: string, source: SourceRecor
   const turnId = threadId === remembered?.threadId ? (remembered?.turnId ?? null) : null;
   const batch = normalizeBatch(format, parsed.items, { receivedAt, threadId, turnId });
   if (format === "codex-exec" || format === "claude") streamContext.set(contextKey, batch.context);
-  const outcome = ingestLines(source, batch.lines, receivedAt);
+  const outcome = await ingestLines(source, batch.lines, receivedAt);
   const rejected = [...parsed.rejected, ...batch.rejected].sort((a, b) => a.index - b.index);
   const body: IngestResponse = {
     accepted: outcome.accepted,
     duplicates: outcome.duplicates,
     rejected,
-    directives: openDirectivesForThreads(source.id, outcome.threadIds),
+    directives: await openDirectivesForThreads(source.id, outcome.threadIds),
   };
   return Response.json(body, { status: outcome.accepted === 0 && rejected.length > 0 ? 422 : 200 });
 }

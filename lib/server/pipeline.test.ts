@@ -15,6 +15,7 @@ process.env.RADAR_STOP_GRACE_MS = "60000";
 type Modules = {
   pipeline: typeof import("./pipeline");
   sources: typeof import("@/lib/db/sources");
+  tokens: typeof import("./tokens");
   client: typeof import("@/lib/db/client");
 };
 let m: Modules;
@@ -22,6 +23,7 @@ beforeAll(async () => {
   m = {
     pipeline: await import("./pipeline"),
     sources: await import("@/lib/db/sources"),
+    tokens: await import("./tokens"),
     client: await import("@/lib/db/client"),
   };
 });
@@ -46,17 +48,17 @@ const directivesOf = (threadKey: number) =>
   sql().prepare(`SELECT kind, state, origin FROM "Directive" WHERE threadId = ?`).all(threadKey) as { kind: string; state: string; origin: string }[];
 
 describe("the ingestion pipeline", () => {
-  it("keeps two sources' threads with the same agent id apart, directives included", () => {
-    const a = m.sources.createSource("a", `rr_a_${Date.now()}`);
-    const b = m.sources.createSource("b", `rr_b_${Date.now()}`);
+  it("keeps two sources' threads with the same agent id apart, directives included", async () => {
+    const a = await m.tokens.createSource("a", `rr_a_${Date.now()}`);
+    const b = await m.tokens.createSource("b", `rr_b_${Date.now()}`);
     const stall = [
       { threadId: "shared", type: "turn.started" as const, turnId: "u1", at: T0 },
       { threadId: "shared", type: "retry" as const, turnId: "u1", at: T0, attempt: 1, error: { httpStatus: 429 } },
     ];
-    m.pipeline.ingestLines(a, lines(stall), T0);
-    m.pipeline.ingestLines(b, lines(stall), T0);
+    await m.pipeline.ingestLines(a, lines(stall), T0);
+    await m.pipeline.ingestLines(b, lines(stall), T0);
     const later = T0 + 100_000; // past the deadline (notice + 65 s), inside the stop grace
-    m.pipeline.tickThreads([threadRow(a.id, "shared").id, threadRow(b.id, "shared").id], later);
+    await m.pipeline.tickThreads([threadRow(a.id, "shared").id, threadRow(b.id, "shared").id], later);
     for (const source of [a, b]) {
       const row = threadRow(source.id, "shared");
       expect(row.status).toBe("exhausted");
@@ -64,22 +66,22 @@ describe("the ingestion pipeline", () => {
     }
   });
 
-  it("sends the interrupt of a deadline that passed while the server was down, however long ago", () => {
-    const s = m.sources.createSource("downtime", `rr_d_${Date.now()}`);
+  it("sends the interrupt of a deadline that passed while the server was down, however long ago", async () => {
+    const s = await m.tokens.createSource("downtime", `rr_d_${Date.now()}`);
     const old = Date.now() - 3 * 3_600_000;
-    m.pipeline.ingestLines(s, lines([
+    await m.pipeline.ingestLines(s, lines([
       { threadId: "slept", type: "turn.started", turnId: "u1", at: old },
       { threadId: "slept", type: "retry", turnId: "u1", at: old, attempt: 1, error: { httpStatus: 429 } },
     ]), old + 1000);
     const row = threadRow(s.id, "slept");
-    m.pipeline.tickThreads([row.id]);
+    await m.pipeline.tickThreads([row.id]);
     expect(directivesOf(row.id)).toEqual([{ kind: "interrupt", state: "pending", origin: "policy" }]);
   });
 
-  it("records directives of an imported, long-past incident as expired instead of sending them", () => {
-    const s = m.sources.createSource("import", `rr_i_${Date.now()}`);
+  it("records directives of an imported, long-past incident as expired instead of sending them", async () => {
+    const s = await m.tokens.createSource("import", `rr_i_${Date.now()}`);
     const old = Date.now() - 3 * 3_600_000;
-    m.pipeline.ingestLines(s, lines([
+    await m.pipeline.ingestLines(s, lines([
       { threadId: "history", type: "turn.started", turnId: "u1", at: old },
       { threadId: "history", type: "retry", turnId: "u1", at: old, attempt: 1, error: { httpStatus: 429 } },
       { threadId: "history", type: "progress", turnId: "u1", at: old + 3_600_000 },
@@ -87,21 +89,21 @@ describe("the ingestion pipeline", () => {
     expect(directivesOf(threadRow(s.id, "history").id)).toEqual([{ kind: "interrupt", state: "expired", origin: "policy" }]);
   });
 
-  it("folds progress only in order, so a late event's replay keeps the thread recovered", () => {
-    const s = m.sources.createSource("fold", `rr_f_${Date.now()}`);
+  it("folds progress only in order, so a late event's replay keeps the thread recovered", async () => {
+    const s = await m.tokens.createSource("fold", `rr_f_${Date.now()}`);
     const send = (events: Partial<NormalizedEvent>[]) => m.pipeline.ingestLines(s, lines(events.map((e) => ({ threadId: "f", turnId: "u1", ...e }))), T0 + 10_000);
-    send([{ type: "turn.started", at: T0 }]);
-    send([{ type: "retry", at: T0 + 1000, attempt: 1, error: { httpStatus: 429 } }]);
-    send([{ type: "progress", at: T0 + 500 }]);
-    send([{ type: "progress", at: T0 + 3000 }]);
+    await send([{ type: "turn.started", at: T0 }]);
+    await send([{ type: "retry", at: T0 + 1000, attempt: 1, error: { httpStatus: 429 } }]);
+    await send([{ type: "progress", at: T0 + 500 }]);
+    await send([{ type: "progress", at: T0 + 3000 }]);
     expect(threadRow(s.id, "f").status).toBe("recovered");
-    send([{ type: "progress", at: T0 + 200 }]);
+    await send([{ type: "progress", at: T0 + 200 }]);
     expect(threadRow(s.id, "f").status).toBe("recovered");
   });
 
-  it("cascades a parent's stop to a subagent reported in the same request", () => {
-    const s = m.sources.createSource("lineage", `rr_l_${Date.now()}`);
-    m.pipeline.ingestLines(s, lines([
+  it("cascades a parent's stop to a subagent reported in the same request", async () => {
+    const s = await m.tokens.createSource("lineage", `rr_l_${Date.now()}`);
+    await m.pipeline.ingestLines(s, lines([
       { threadId: "parent", type: "turn.started", turnId: "p1", at: T0 },
       { threadId: "child", type: "turn.started", turnId: "c1", at: T0, parentThreadId: "parent" },
       { threadId: "parent", type: "retry", turnId: "p1", at: T0 + 1, attempt: 6, maxAttempts: 5, policy: "codex-429-stall-bound", error: { httpStatus: 429 } },
@@ -110,45 +112,45 @@ describe("the ingestion pipeline", () => {
     expect(threadRow(s.id, "child").status).toBe("stopping");
   });
 
-  it("replays from the settings a thread started with, not today's", () => {
-    const s = m.sources.createSource("settings", `rr_s_${Date.now()}`);
+  it("replays from the settings a thread started with, not today's", async () => {
+    const s = await m.tokens.createSource("settings", `rr_s_${Date.now()}`);
     const failure = { code: "serverOverloaded", message: "Selected model is at capacity." };
-    m.pipeline.ingestLines(s, lines([
+    await m.pipeline.ingestLines(s, lines([
       { threadId: "cap", type: "turn.started", turnId: "u1", at: T0 },
       { threadId: "cap", type: "turn.failed", turnId: "u1", at: T0 + 1000, error: failure },
     ]), T0 + 2000);
     expect(threadRow(s.id, "cap").status).toBe("failed");
-    m.sources.updateSourceSettings(s.id, { capacityRecovery: true });
-    m.pipeline.applySourceSettings(m.sources.getSource(s.id)!, T0 + 2500);
+    await m.sources.updateSourceSettings(s.id, { capacityRecovery: true });
+    await m.pipeline.applySourceSettings((await m.sources.getSource(s.id))!, T0 + 2500);
     // A late line forces a replay of the whole thread.
-    m.pipeline.ingestLines(m.sources.getSource(s.id)!, lines([{ threadId: "cap", type: "progress", turnId: "u1", at: T0 + 500 }]), T0 + 3000);
+    await m.pipeline.ingestLines((await m.sources.getSource(s.id))!, lines([{ threadId: "cap", type: "progress", turnId: "u1", at: T0 + 500 }]), T0 + 3000);
     expect(threadRow(s.id, "cap").status).toBe("failed");
   });
 
   it("a stop that cancels a scheduled capacity recovery counts as a stop", async () => {
     const { stopThreads } = await import("./stop");
-    const s = m.sources.createSource("recovery", `rr_r_${Date.now()}`);
-    m.sources.updateSourceSettings(s.id, { capacityRecovery: true });
+    const s = await m.tokens.createSource("recovery", `rr_r_${Date.now()}`);
+    await m.sources.updateSourceSettings(s.id, { capacityRecovery: true });
     const failure = { code: "serverOverloaded", message: "Selected model is at capacity." };
     const now = Date.now();
-    m.pipeline.ingestLines(m.sources.getSource(s.id)!, lines([
+    await m.pipeline.ingestLines((await m.sources.getSource(s.id))!, lines([
       { threadId: "rec", type: "turn.started", turnId: "u1", at: now },
       { threadId: "rec", type: "turn.failed", turnId: "u1", at: now, error: failure },
     ]), now);
     const row = threadRow(s.id, "rec");
     expect(row.status).toBe("recovery_scheduled");
-    const [result] = stopThreads([row.id], { name: "test" }, "enough");
+    const [result] = await stopThreads([row.id], { name: "test" }, "enough");
     expect(result).toMatchObject({ result: "stopping" });
   });
 });
 
 describe("the first source's token", () => {
-  it("stays revoked when RADAR_INGEST_TOKEN names a revoked token at the next start", () => {
+  it("stays revoked when RADAR_INGEST_TOKEN names a revoked token at the next start", async () => {
     const token = `rr_env_${Date.now()}`;
-    m.sources.ensureDefaultSource(token);
-    const id = sql().prepare(`SELECT id FROM "IngestToken" WHERE tokenHash = ?`).pluck().get(m.sources.hashToken(token)) as string;
-    m.sources.revokeToken(id);
-    expect(() => m.sources.ensureDefaultSource(token)).not.toThrow();
-    expect(m.sources.sourceForToken(token)).toBeNull();
+    await m.tokens.ensureDefaultSource(token);
+    const id = sql().prepare(`SELECT id FROM "IngestToken" WHERE tokenHash = ?`).pluck().get(m.tokens.hashToken(token)) as string;
+    await m.sources.revokeToken(id);
+    await expect(m.tokens.ensureDefaultSource(token)).resolves.toBeDefined();
+    expect(await m.tokens.sourceForToken(token)).toBeNull();
   });
 });

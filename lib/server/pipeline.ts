@@ -1,36 +1,18 @@
 import { classify, initialThreadState, reduce, tick, tickOnTime } from "@/lib/retry";
-import type { DirectiveIntent, EpisodeRecord, RadarEvent, ThreadState } from "@/lib/retry";
+import type { AppliedStep, DirectiveIntent, EpisodeRecord, RadarEvent, StepResult, ThreadState } from "@/lib/retry";
 import type { NormalizedEvent, NormalizedLine } from "@/lib/ingest/types";
-import { expireDirective } from "@/lib/db/directives";
 import type { SourceRecord } from "@/lib/db/sources";
-import {
-  childThreadIds,
-  createThread,
-  deleteEpisodes,
-  findThread,
-  foldProgress,
-  insertDirective,
-  insertEvent,
-  isDuplicateKey,
-  markLate,
-  saveEpisode,
-  saveThread,
-  saveTurn,
-  threadById,
-  threadEvents,
-  threadIdsOfSource,
-  touchSource,
-  transaction,
-  type StoredThread,
-} from "@/lib/db/store";
+import type { StoredThread } from "@/lib/db/thread-state";
+import { transaction, type Tx } from "@/lib/db/unit-of-work";
 import { config } from "@/lib/config";
 import { isStoppable } from "@/lib/threads/statuses";
 import { publishDirectivesPending, publishThreadChanges } from "./bus";
 
 /**
- * The middle of the data path: normalized lines → reduce → persist, inside one transaction,
- * then publish. The engine (lib/retry) decides; this module only feeds it events in order,
- * stores what it returns and turns its directive intents into directives.
+ * The middle of the data path: normalized lines → reduce → persist, inside one unit of work
+ * (lib/db/unit-of-work.ts: computed synchronously against its Tx), then publish. The engine
+ * (lib/retry) decides; this module only feeds it events in order, saves the state it returns and
+ * carries out its effects (episodes to write, directives to send).
  */
 
 /** Directives for moments further in the past than this are recorded as expired, not sent. */
@@ -71,21 +53,24 @@ class Batch {
    */
   expireStale = false;
 
-  constructor(private readonly now: number) {}
+  constructor(
+    private readonly tx: Tx,
+    private readonly now: number,
+  ) {}
 
   thread(source: SourceRecord, externalId: string): WorkingThread {
     const key = `${source.id}\0${externalId}`;
     const cached = this.bySourceKey.get(key);
     if (cached) return cached;
     const stored =
-      findThread(source.id, externalId) ?? createThread(source.id, externalId, newThreadState(externalId, source), this.now);
+      this.tx.findThread(source.id, externalId) ?? this.tx.createThread(source.id, externalId, newThreadState(externalId, source), this.now);
     return this.remember(source.id, stored);
   }
 
   threadById(id: number): WorkingThread | null {
     const cached = this.threads.get(id);
     if (cached) return cached;
-    const stored = threadById(id);
+    const stored = this.tx.threadById(id);
     return stored ? this.remember(stored.sourceId, stored) : null;
   }
 
@@ -96,8 +81,11 @@ class Batch {
     return working;
   }
 
-  /** Stores one event of a thread and applies it, unless it must wait for a replay. */
-  apply(thread: WorkingThread, event: NormalizedEvent, meta: { key: string; format: string; nativeType: string | null; raw: unknown; receivedAt: number }) {
+  /**
+   * Stores one event of a thread and applies it, unless it must wait for a replay. Returns how
+   * the engine applied it (null when it waits for the replay).
+   */
+  apply(thread: WorkingThread, event: NormalizedEvent, meta: { key: string; format: string; nativeType: string | null; raw: unknown; receivedAt: number }): AppliedStep | null {
     thread.changed = true;
     const inOrder = !thread.needsReplay && (thread.state.lastEventAt == null || event.at >= thread.state.lastEventAt);
     // Fold only into the progress row that is still the thread's last applied event, and only in
@@ -108,10 +96,10 @@ class Batch {
         : null;
     let seq: number;
     if (foldInto !== null) {
-      foldProgress(thread.sourceId, foldInto, meta.key, event.progressCount ?? 1, event.lastAt ?? event.at);
+      this.tx.foldProgress(thread.sourceId, foldInto, meta.key, event.progressCount ?? 1, event.lastAt ?? event.at);
       seq = foldInto;
     } else {
-      seq = insertEvent({
+      seq = this.tx.insertEvent({
         sourceId: thread.sourceId,
         threadId: thread.id,
         idempotencyKey: meta.key,
@@ -124,12 +112,12 @@ class Batch {
       });
       thread.openProgressEventId = event.type === "progress" && inOrder ? seq : null;
     }
-    if (thread.needsReplay) return;
+    if (thread.needsReplay) return null;
     if (thread.state.lastEventAt != null && event.at < thread.state.lastEventAt) {
       thread.needsReplay = true;
-      return;
+      return null;
     }
-    this.step(thread, { ...event, seq }, seq);
+    return this.step(thread, { ...event, seq }, seq);
   }
 
   /**
@@ -137,20 +125,21 @@ class Batch {
    * would fire them too, but ticking separately lets every episode a timer ends be saved before
    * the event may start the next one.
    */
-  private step(thread: WorkingThread, event: RadarEvent, eventId: number | null) {
+  private step(thread: WorkingThread, event: RadarEvent, eventId: number | null): AppliedStep | null {
     this.advance(thread, event.at);
     const before = thread.state;
     const after = reduce(before, event, event.at);
     this.record(thread, before, after);
-    if (eventId !== null && after.applied?.late) markLate(eventId, true);
+    if (eventId !== null && after.effects.applied?.late) this.tx.markLate(eventId, true);
     if (event.turnId && event.type.startsWith("turn.")) {
-      saveTurn(thread.id, event.turnId, TURN_STATUS[event.type] ?? "running", event.at, event.type === "turn.started" ? null : event.at);
+      this.tx.saveTurn(thread.id, event.turnId, TURN_STATUS[event.type] ?? "running", event.at, event.type === "turn.started" ? null : event.at);
     }
+    return after.effects.applied;
   }
 
   /** Fires the timers due by `until` as an on-time watchdog did (see tickOnTime). */
   private advance(thread: WorkingThread, until: number) {
-    thread.state = tickOnTime(thread.state, until, (before, after) => this.record(thread, before, after), this.reachableSince());
+    tickOnTime(thread.state, until, (before, after) => this.record(thread, before, after), this.reachableSince());
   }
 
   /** Historical batches pass no start time: their interrupts were never deliverable. */
@@ -172,19 +161,20 @@ class Batch {
     this.record(thread, before, tick(before, this.now, this.reachableSince()));
   }
 
-  private record(thread: WorkingThread, before: ThreadState, after: ThreadState) {
+  /** Keeps a step's state and carries out its effects: episodes to write, directives to send. */
+  private record(thread: WorkingThread, before: ThreadState, { state: after, effects }: StepResult) {
     thread.state = after;
     thread.changed = true;
-    if (after.endedEpisode) thread.episodes.set(after.endedEpisode.seq, after.endedEpisode);
+    if (effects.endedEpisode) thread.episodes.set(effects.endedEpisode.seq, effects.endedEpisode);
     if (after.episode && after.episode !== before.episode) thread.episodes.set(after.episode.seq, after.episode);
-    for (const intent of after.directives ?? []) this.directive(thread, intent);
+    for (const intent of effects.directives) this.directive(thread, intent);
   }
 
   private directive(thread: WorkingThread, intent: DirectiveIntent) {
-    const id = insertDirective(thread.sourceId, thread.id, intent, this.now);
+    const id = this.tx.insertDirective(thread.sourceId, thread.id, intent, this.now);
     // Already recorded (a replay re-emits it): sent, and cascaded, once.
     if (!id) return;
-    if (this.expireStale && this.now - intent.dueAt > DIRECTIVE_MAX_AGE_MS) expireDirective(id, this.now);
+    if (this.expireStale && this.now - intent.dueAt > DIRECTIVE_MAX_AGE_MS) this.tx.expireDirective(id, this.now);
     else {
       this.newDirectives++;
       this.directiveSources.add(thread.sourceId);
@@ -207,15 +197,15 @@ class Batch {
    * this unit of work created or changed (not saved yet).
    */
   private activeChildren(parent: WorkingThread): WorkingThread[] {
-    for (const id of childThreadIds(parent.sourceId, parent.externalId)) this.threadById(id);
+    for (const id of this.tx.childThreadIds(parent.sourceId, parent.externalId)) this.threadById(id);
     return [...this.threads.values()].filter(
       (t) => t.sourceId === parent.sourceId && t.state.parentThreadId === parent.externalId && isStoppable(t.state.status),
     );
   }
 
   /** A server-originated event (stop, acknowledgement, settings): stored like any other, then applied. */
-  internal(thread: WorkingThread, event: Omit<NormalizedEvent, "seq">) {
-    this.apply(thread, event, {
+  internal(thread: WorkingThread, event: Omit<NormalizedEvent, "seq">): AppliedStep | null {
+    return this.apply(thread, event, {
       key: `radar:${crypto.randomUUID()}`,
       format: "radar",
       nativeType: null,
@@ -238,20 +228,20 @@ class Batch {
         thread.changed = true;
       }
       if (!thread.changed) continue;
-      for (const episode of thread.episodes.values()) saveEpisode(thread.id, episode);
+      for (const episode of thread.episodes.values()) this.tx.saveEpisode(thread.id, episode);
       thread.episodes.clear();
-      saveThread(thread, this.now);
+      this.tx.saveThread(thread, this.now);
     }
     return [...this.threads.values()].filter((t) => t.changed).map((t) => t.id);
   }
 
   private replay(thread: WorkingThread) {
-    deleteEpisodes(thread.id);
+    this.tx.deleteEpisodes(thread.id);
     thread.episodes.clear();
     thread.state = { ...initialThreadState(thread.externalId), settings: thread.initialSettings };
     thread.needsReplay = false;
-    for (const event of threadEvents(thread.id)) {
-      markLate(event.seq, false);
+    for (const event of this.tx.threadEvents(thread.id)) {
+      this.tx.markLate(event.seq, false);
       this.step(thread, event, event.seq);
     }
   }
@@ -284,11 +274,11 @@ function newThreadState(externalId: string, source: SourceRecord): ThreadState {
 }
 
 /** Runs one unit of work in a transaction and publishes what changed only after it committed. */
-function runBatch(now: number, work: (batch: Batch) => void): { threadIds: number[]; batch: Batch } {
-  const batch = new Batch(now);
-  const threadIds = transaction(() => {
-    work(batch);
-    return batch.finish();
+async function runBatch(now: number, work: (batch: Batch, tx: Tx) => void): Promise<{ threadIds: number[]; batch: Batch }> {
+  const { threadIds, batch } = await transaction((tx) => {
+    const batch = new Batch(tx, now);
+    work(batch, tx);
+    return { threadIds: batch.finish(), batch };
   });
   publishThreadChanges(threadIds.map((key) => ({ key, reorder: true })), now);
   for (const sourceId of batch.published()) publishDirectivesPending(sourceId);
@@ -296,31 +286,31 @@ function runBatch(now: number, work: (batch: Batch) => void): { threadIds: numbe
 }
 
 /** Ingests normalized lines from one source: one transaction, then publication. */
-export function ingestLines(source: SourceRecord, lines: NormalizedLine[], now = Date.now()): BatchOutcome {
+export async function ingestLines(source: SourceRecord, lines: NormalizedLine[], now = Date.now()): Promise<BatchOutcome> {
   let accepted = 0;
   let duplicates = 0;
-  const { threadIds, batch } = runBatch(now, (batch) => {
+  const { threadIds, batch } = await runBatch(now, (batch, tx) => {
     batch.expireStale = lines.length > 0 && lines.every((line) => (line.event?.at ?? now) < now - DIRECTIVE_MAX_AGE_MS);
     const seenKeys = new Set<string>();
     for (const line of lines) {
-      if (seenKeys.has(line.idempotencyKey) || isDuplicateKey(source.id, line.idempotencyKey)) {
+      if (seenKeys.has(line.idempotencyKey) || tx.isDuplicateKey(source.id, line.idempotencyKey)) {
         duplicates++;
         continue;
       }
       seenKeys.add(line.idempotencyKey);
       accepted++;
       const meta = { key: line.idempotencyKey, format: line.format, nativeType: line.nativeType, raw: line.raw, receivedAt: line.receivedAt };
-      if (!line.event || !line.event.threadId) storeThreadless(source.id, line, meta.key);
+      if (!line.event || !line.event.threadId) storeThreadless(tx, source.id, line, meta.key);
       else batch.apply(batch.thread(source, line.event.threadId), line.event, meta);
     }
-    if (accepted) touchSource(source.id, now);
+    if (accepted) tx.touchSource(source.id, now);
   });
   return { accepted, duplicates, threadIds, newDirectives: batch.newDirectives };
 }
 
 /** Lines that belong to no thread (e.g. account-wide rate-limit updates) are kept raw. */
-function storeThreadless(sourceId: string, line: NormalizedLine, key: string) {
-  insertEvent({
+function storeThreadless(tx: Tx, sourceId: string, line: NormalizedLine, key: string) {
+  tx.insertEvent({
     sourceId,
     threadId: null,
     idempotencyKey: key,
@@ -333,30 +323,39 @@ function storeThreadless(sourceId: string, line: NormalizedLine, key: string) {
   });
 }
 
+/** What applying a server-originated event did: the thread's state after the unit of work, and the engine's note on the event. */
+export interface InternalEventOutcome {
+  state: ThreadState;
+  applied: AppliedStep | null;
+}
+
 /** Applies one server-originated event to a thread (Stop retrying, a directive acknowledgement). */
-export function applyInternalEvent(
+export async function applyInternalEvent(
   threadId: number,
   event: Omit<NormalizedEvent, "threadId" | "at"> & { at?: number },
   now = Date.now(),
-): ThreadState | null {
+): Promise<InternalEventOutcome | null> {
   let thread: WorkingThread | null = null;
-  runBatch(now, (batch) => {
+  let applied: AppliedStep | null = null;
+  await runBatch(now, (batch) => {
     thread = batch.threadById(threadId);
     // Never before the thread's last event: a source whose clock runs ahead must not make the
     // operator's stop sort before what it already reported.
-    if (thread) batch.internal(thread, { ...event, at: Math.max(event.at ?? now, thread.state.lastEventAt ?? 0), threadId: thread.externalId });
+    if (thread) applied = batch.internal(thread, { ...event, at: Math.max(event.at ?? now, thread.state.lastEventAt ?? 0), threadId: thread.externalId });
   });
-  return (thread as WorkingThread | null)?.state ?? null;
+  const found = thread as WorkingThread | null;
+  return found ? { state: found.state, applied } : null;
 }
 
 /** The watchdog's pass: applies the engine's tick to threads whose wake time has come. */
-export function tickThreads(threadIds: number[], now = Date.now()): number[] {
-  return runBatch(now, (batch) => {
+export async function tickThreads(threadIds: number[], now = Date.now()): Promise<number[]> {
+  const { threadIds: changed } = await runBatch(now, (batch) => {
     for (const id of threadIds) {
       const thread = batch.threadById(id);
       if (thread) thread.changed = true;
     }
-  }).threadIds;
+  });
+  return changed;
 }
 
 /**
@@ -364,9 +363,9 @@ export function tickThreads(threadIds: number[], now = Date.now()): number[] {
  * through a `settings.changed` event, so replays see the change at the moment it happened
  * (turning recovery off cancels a pending recovery).
  */
-export function applySourceSettings(source: SourceRecord, now = Date.now()): number[] {
-  return runBatch(now, (batch) => {
-    for (const id of threadIdsOfSource(source.id)) {
+export async function applySourceSettings(source: SourceRecord, now = Date.now()): Promise<number[]> {
+  const { threadIds } = await runBatch(now, (batch, tx) => {
+    for (const id of tx.threadIdsOfSource(source.id)) {
       const thread = batch.threadById(id);
       if (!thread) continue;
       batch.internal(thread, {
@@ -376,5 +375,6 @@ export function applySourceSettings(source: SourceRecord, now = Date.now()): num
         settings: { ...thread.state.settings, policy: source.policy, capacityRecovery: source.capacityRecovery },
       });
     }
-  }).threadIds;
+  });
+  return threadIds;
 }

@@ -14,9 +14,9 @@ let route: typeof import("./route").route;
 let token: string;
 beforeAll(async () => {
   route = (await import("./route")).route;
-  const sources = await import("@/lib/db/sources");
-  token = sources.generateToken();
-  sources.createSource("route-test", token);
+  const tokens = await import("@/lib/server/tokens");
+  token = tokens.generateToken();
+  await tokens.createSource("route-test", token);
 });
 
 const params = (values: Record<string, string>) => ({ params: Promise.resolve(values) });

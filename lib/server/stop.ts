@@ -1,5 +1,5 @@
 import { recordAudit } from "@/lib/db/audit";
-import { threadById, transaction } from "@/lib/db/store";
+import { storedThread } from "@/lib/db/thread-state";
 import type { Operator } from "./auth";
 import { applyInternalEvent } from "./pipeline";
 
@@ -16,32 +16,31 @@ export interface StopResult {
  * POST /api/v1/threads/{id}/stop. The engine decides (stopping + an interrupt directive, or a
  * note that nothing is active); every attempt is audited with who, when, why and the result.
  */
-export function stopThreads(keys: number[], operator: Operator, reason: string, now = Date.now()): StopResult[] {
+export async function stopThreads(keys: number[], operator: Operator, reason: string, now = Date.now()): Promise<StopResult[]> {
   const results: StopResult[] = [];
   for (const key of keys) {
-    const before = threadById(key);
+    const before = await storedThread(key);
     if (!before) {
       results.push({ key, threadId: String(key), status: null, result: "not-found", detail: "No such thread." });
       continue;
     }
-    const state = applyInternalEvent(key, { type: "stop.requested", actor: operator.name, reason }, now);
+    const outcome = await applyInternalEvent(key, { type: "stop.requested", actor: operator.name, reason }, now);
+    const state = outcome?.state;
     // A stop that cancels a scheduled recovery ends `stopped` at once: that is a stop too.
     const stopping = state?.status === "stopping" || (state?.status === "stopped" && before.state.status !== "stopped");
-    const detail = stopping ? null : (state?.applied?.note ?? `Thread is ${state?.status ?? "unknown"}; nothing to stop.`);
+    const detail = stopping ? null : (outcome?.applied?.note ?? `Thread is ${state?.status ?? "unknown"}; nothing to stop.`);
     results.push({ key, threadId: before.externalId, status: state?.status ?? null, result: stopping ? "stopping" : "not-active", detail });
   }
-  transaction(() => {
-    for (const result of results) {
-      recordAudit({
-        at: now,
-        actor: operator.name,
-        action: keys.length > 1 ? "stop-all" : "stop",
-        target: result.threadId,
-        reason,
-        result: result.result,
-        detail: result.detail,
-      });
-    }
-  });
+  await recordAudit(
+    results.map((result) => ({
+      at: now,
+      actor: operator.name,
+      action: keys.length > 1 ? "stop-all" : "stop",
+      target: result.threadId,
+      reason,
+      result: result.result,
+      detail: result.detail,
+    })),
+  );
   return results;
 }

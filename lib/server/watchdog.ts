@@ -1,4 +1,4 @@
-import { dueThreadIds, nextWakeAt } from "@/lib/db/store";
+import { dueThreadIds, nextWakeAt } from "@/lib/db/thread-state";
 import { tickThreads } from "./pipeline";
 
 /**
@@ -15,14 +15,14 @@ const globalForWatchdog = globalThis as unknown as { __radarWatchdog?: NodeJS.Ti
 
 export function startWatchdog(): void {
   if (globalForWatchdog.__radarWatchdog) return;
-  const loop = () => {
+  const loop = async () => {
     let delay = MAX_SLEEP_MS;
     try {
       const now = Date.now();
       // Bounded per pass so one pass never holds the database for long.
-      const due = dueThreadIds(now, BATCH);
-      if (due.length) tickThreads(due, now);
-      const next = due.length === BATCH ? now : nextWakeAt();
+      const due = await dueThreadIds(now, BATCH);
+      if (due.length) await tickThreads(due, now);
+      const next = due.length === BATCH ? now : await nextWakeAt();
       if (next != null) delay = Math.min(MAX_SLEEP_MS, Math.max(10, next - Date.now()));
     } catch (error) {
       process.stderr.write(`[radar] watchdog pass failed: ${(error as Error).message}\n`);
@@ -30,5 +30,5 @@ export function startWatchdog(): void {
     globalForWatchdog.__radarWatchdog = setTimeout(loop, delay);
     globalForWatchdog.__radarWatchdog.unref();
   };
-  loop();
+  void loop();
 }

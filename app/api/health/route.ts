@@ -4,8 +4,8 @@ import pkg from "@/package.json";
 
 export const dynamic = "force-dynamic";
 
-export const GET = route({ access: "public" }, () => {
-  const health = databaseHealth();
+export const GET = route({ access: "public" }, async () => {
+  const health = await databaseHealth();
   return Response.json(
     { status: health.ok ? "ok" : "error", version: pkg.version, database: health },
     { status: health.ok ? 200 : 503 },

@@ -1,4 +1,4 @@
-import { metricsSnapshot } from "@/lib/db/insights";
+import { metricsSnapshot } from "@/lib/db/metrics";
 import { createMetricsRegistry } from "@/lib/insights/metrics";
 import { route } from "@/lib/server/route";
 

@@ -16,8 +16,8 @@ export const POST = route(
       example: 'a JSON object such as {"result": "acknowledged"}',
     },
   },
-  ({ source, params, body }) => {
-    const outcome = acknowledgeDirective(source.id, params.id, body.result, body.detail ?? null);
+  async ({ source, params, body }) => {
+    const outcome = await acknowledgeDirective(source.id, params.id, body.result, body.detail ?? null);
     if (!outcome.ok) return problem(outcome.status, outcome.status === 404 ? "Not found" : "Conflict", outcome.error);
     return Response.json({ id: params.id, result: body.result, threadStatus: outcome.threadStatus });
   },

@@ -19,8 +19,8 @@ export const POST = route(
     },
     thread: true,
   },
-  ({ operator, body, thread, now }) => {
-    const [result] = stopThreads([thread], operator, body.reason || "Stop retrying (API)", now);
+  async ({ operator, body, thread, now }) => {
+    const [result] = await stopThreads([thread], operator, body.reason || "Stop retrying (API)", now);
     return Response.json(result, { status: result.result === "stopping" ? 202 : 200 });
   },
 );

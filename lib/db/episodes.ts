@@ -1,0 +1,74 @@
+import type { EpisodeRecord } from "@/lib/retry";
+import { codeText } from "./events";
+import { statement } from "./statement";
+
+/** Episodes with their attempts, and turns: rows derived from a thread's events by the engine. */
+
+const UPSERT_EPISODE = `INSERT INTO "Episode" (threadId, seq, turnId, kind, policy, maxAttempts, startedAt, endedAt, outcome, outcomeCode,
+    outcomeReason, resetAt)
+  VALUES (@threadId, @seq, @turnId, @kind, @policy, @maxAttempts, @startedAt, @endedAt, @outcome, @outcomeCode,
+    @outcomeReason, @resetAt)
+  ON CONFLICT (threadId, seq) DO UPDATE SET turnId = excluded.turnId, kind = excluded.kind, policy = excluded.policy,
+    maxAttempts = excluded.maxAttempts, startedAt = excluded.startedAt, endedAt = excluded.endedAt,
+    outcome = excluded.outcome, outcomeCode = excluded.outcomeCode, outcomeReason = excluded.outcomeReason,
+    resetAt = excluded.resetAt
+  RETURNING id`;
+const UPSERT_ATTEMPT = `INSERT INTO "Attempt" (episodeId, n, noticeAt, advisedDelayMs, expectedAt, estimated, deadlineAt, startedAt,
+    earlyByMs, httpStatus, code, message)
+  VALUES (@episodeId, @n, @noticeAt, @advisedDelayMs, @expectedAt, @estimated, @deadlineAt, @startedAt,
+    @earlyByMs, @httpStatus, @code, @message)
+  ON CONFLICT (episodeId, n) DO UPDATE SET noticeAt = excluded.noticeAt, advisedDelayMs = excluded.advisedDelayMs,
+    expectedAt = excluded.expectedAt, estimated = excluded.estimated, deadlineAt = excluded.deadlineAt,
+    startedAt = excluded.startedAt, earlyByMs = excluded.earlyByMs, httpStatus = excluded.httpStatus,
+    code = excluded.code, message = excluded.message`;
+const DELETE_EPISODES = `DELETE FROM "Episode" WHERE threadId = ?`;
+const UPSERT_TURN = `INSERT INTO "Turn" (threadId, externalId, status, startedAt, endedAt) VALUES (?, ?, ?, ?, ?)
+  ON CONFLICT (threadId, externalId) DO UPDATE SET status = excluded.status, endedAt = excluded.endedAt`;
+
+const roundOrNull = (ms: number | null | undefined) => (ms == null ? null : Math.round(ms));
+
+/** The episode and turn statements of a unit of work (see unit-of-work.ts); synchronous on SQLite. */
+export const episodeRows = {
+  saveEpisode(threadId: number, episode: EpisodeRecord): void {
+    const { id: episodeId } = statement(UPSERT_EPISODE).get({
+      threadId,
+      seq: episode.seq,
+      turnId: episode.turnId ?? null,
+      kind: episode.kind,
+      policy: episode.policy,
+      maxAttempts: episode.maxAttempts ?? null,
+      startedAt: episode.startedAt,
+      endedAt: episode.endedAt ?? null,
+      outcome: episode.outcome ?? null,
+      outcomeCode: episode.outcomeCode ?? null,
+      outcomeReason: episode.outcomeReason ?? null,
+      resetAt: episode.resetAt ?? null,
+    }) as { id: number };
+    const upsertAttempt = statement(UPSERT_ATTEMPT);
+    for (const attempt of episode.attempts) {
+      upsertAttempt.run({
+        episodeId,
+        n: attempt.n,
+        noticeAt: attempt.noticeAt,
+        advisedDelayMs: roundOrNull(attempt.advisedDelayMs),
+        expectedAt: attempt.expectedAt ?? null,
+        estimated: attempt.estimated ? 1 : 0,
+        deadlineAt: attempt.deadlineAt ?? null,
+        startedAt: attempt.startedAt ?? null,
+        earlyByMs: roundOrNull(attempt.earlyByMs),
+        httpStatus: attempt.httpStatus ?? null,
+        code: codeText(attempt.code),
+        message: attempt.message ?? null,
+      });
+    }
+  },
+
+  /** Before a replay, the derived episode rows of a thread are rebuilt from its events. */
+  deleteEpisodes(threadId: number): void {
+    statement(DELETE_EPISODES).run(threadId);
+  },
+
+  saveTurn(threadId: number, turnId: string, status: string, startedAt: number, endedAt: number | null): void {
+    statement(UPSERT_TURN).run(threadId, turnId, status, startedAt, endedAt);
+  },
+};

@@ -1,0 +1,93 @@
+import type { RadarEvent } from "@/lib/retry";
+import { pluck, statement } from "./statement";
+
+/** Stored lines of the sources: their keys (idempotency), the event rows and progress folding. */
+
+const KEY_EXISTS = `SELECT 1 FROM "Event" WHERE sourceId = @sourceId AND idempotencyKey = @key
+  UNION ALL SELECT 1 FROM "IngestKey" WHERE sourceId = @sourceId AND key = @key LIMIT 1`;
+const INSERT_KEY = `INSERT INTO "IngestKey" (sourceId, key, eventId) VALUES (?, ?, ?)`;
+const INSERT_EVENT = `INSERT INTO "Event" (sourceId, threadId, idempotencyKey, format, nativeType, type, at, receivedAt, lastAt, count,
+    turnId, attempt, maxAttempts, delayMs, kind, httpStatus, code, message, late, raw, normalized)
+  VALUES (@sourceId, @threadId, @idempotencyKey, @format, @nativeType, @type, @at, @receivedAt, @lastAt, @count,
+    @turnId, @attempt, @maxAttempts, @delayMs, @kind, @httpStatus, @code, @message, 0, @raw, @normalized)`;
+const FOLD_PROGRESS = `UPDATE "Event" SET count = count + ?, lastAt = max(coalesce(lastAt, at), ?), normalized = ? WHERE id = ?`;
+const EVENT_NORMALIZED = `SELECT normalized FROM "Event" WHERE id = ?`;
+const MARK_LATE = `UPDATE "Event" SET late = ? WHERE id = ?`;
+const THREAD_EVENTS = `SELECT id, normalized FROM "Event" WHERE threadId = ? ORDER BY at, id`;
+
+export interface EventRow {
+  sourceId: string;
+  threadId: number | null;
+  idempotencyKey: string;
+  format: string;
+  nativeType: string | null;
+  event: Omit<RadarEvent, "seq">;
+  kind: string | null;
+  receivedAt: number;
+  raw: unknown;
+}
+
+/** An error code as stored: a source may report a string or a structured code. */
+export function codeText(code: unknown): string | null {
+  if (code == null) return null;
+  return typeof code === "string" ? code : JSON.stringify(code);
+}
+
+/** The event statements of a unit of work (see unit-of-work.ts); synchronous on SQLite. */
+export const eventRows = {
+  isDuplicateKey(sourceId: string, key: string): boolean {
+    return statement(KEY_EXISTS).get({ sourceId, key }) !== undefined;
+  },
+
+  /** Stores one accepted line (its key is unique per source); returns the event id, which is its sequence. */
+  insertEvent(row: EventRow): number {
+    const { event } = row;
+    const info = statement(INSERT_EVENT).run({
+      sourceId: row.sourceId,
+      threadId: row.threadId,
+      idempotencyKey: row.idempotencyKey,
+      format: row.format,
+      nativeType: row.nativeType,
+      type: event.type,
+      at: event.at,
+      receivedAt: row.receivedAt,
+      lastAt: event.lastAt ?? null,
+      count: event.progressCount ?? 1,
+      turnId: event.turnId ?? null,
+      attempt: event.attempt ?? null,
+      maxAttempts: event.maxAttempts ?? null,
+      delayMs: event.delayMs == null ? null : Math.round(event.delayMs),
+      kind: row.kind,
+      httpStatus: event.error?.httpStatus ?? null,
+      code: codeText(event.error?.code),
+      message: event.error?.message ?? event.reason ?? null,
+      raw: JSON.stringify(row.raw ?? null),
+      normalized: JSON.stringify(event),
+    });
+    return Number(info.lastInsertRowid);
+  },
+
+  /**
+   * Progress deltas arrive by the hundred; they are folded into the open progress row of the
+   * thread (count and last time) instead of flooding the event table. The key is still recorded.
+   */
+  foldProgress(sourceId: string, eventId: number, key: string, count: number, at: number): void {
+    const normalized = JSON.parse(pluck(EVENT_NORMALIZED).get(eventId) as string) as Omit<RadarEvent, "seq">;
+    normalized.progressCount = (normalized.progressCount ?? 1) + count;
+    normalized.lastAt = Math.max(normalized.lastAt ?? normalized.at, at);
+    statement(FOLD_PROGRESS).run(count, at, JSON.stringify(normalized), eventId);
+    statement(INSERT_KEY).run(sourceId, key, eventId);
+  },
+
+  markLate(eventId: number, late: boolean): void {
+    statement(MARK_LATE).run(late ? 1 : 0, eventId);
+  },
+
+  /** A thread's events in reducer order (event time, then sequence), for replays. */
+  threadEvents(threadId: number): RadarEvent[] {
+    return (statement(THREAD_EVENTS).all(threadId) as { id: number; normalized: string }[]).map((row) => ({
+      ...(JSON.parse(row.normalized) as Omit<RadarEvent, "seq">),
+      seq: row.id,
+    }));
+  },
+};

@@ -1,0 +1,123 @@
+import type { Prisma } from "./generated/client";
+import { WAITING_STATUSES as WAITING } from "@/lib/threads/statuses";
+
+/**
+ * The board's thread filter and the `stalled` rule, each in its two forms side by side: a Prisma
+ * `where` for the typed reads and SQL on thread alias `t` for the aggregations and exports
+ * Prisma cannot express. thread-filter.test.ts runs both forms over the same rows.
+ *
+ * `stalled` is never stored: it is the engine's viewStatus() (lib/retry/reducer.ts) read from the
+ * projected columns — a waiting status whose deadline has passed before the watchdog ended it.
+ */
+
+export interface ThreadFilter {
+  status?: string[];
+  kind?: string[];
+  provider?: string[];
+  model?: string[];
+  source?: string[];
+  q?: string;
+  /** updatedAt range, epoch ms. */
+  from?: number;
+  to?: number;
+}
+
+export interface Clause {
+  sql: string;
+  params: unknown[];
+}
+
+/** The stalled rule on a row already read (the deadline as a Date, as Prisma returns it). */
+export function isStalledRow(row: { status: string; deadlineAt: Date | null }, now: number): boolean {
+  return WAITING.includes(row.status) && row.deadlineAt !== null && row.deadlineAt.getTime() <= now;
+}
+
+/** The stalled rule as a Prisma condition. */
+export function stalledWhere(now: number): Prisma.ThreadWhereInput {
+  return { status: { in: WAITING }, deadlineAt: { lte: new Date(now) } };
+}
+
+/** The stalled rule in SQL on thread alias `t` (one `?`: now). */
+export function stalledSql(t = "t"): string {
+  return `(${t}.status IN (${WAITING.map((w) => `'${w}'`).join(", ")}) AND ${t}.deadlineAt <= ?)`;
+}
+
+/** The status a reader shows, in SQL (one `?`: now). */
+export function viewStatusSql(t = "t"): string {
+  return `CASE WHEN ${stalledSql(t)} THEN 'stalled' ELSE ${t}.status END`;
+}
+
+function statusWhere(status: string, now: number): Prisma.ThreadWhereInput {
+  if (status === "stalled") return stalledWhere(now);
+  if (WAITING.includes(status)) return { status, OR: [{ deadlineAt: null }, { deadlineAt: { gt: new Date(now) } }] };
+  return { status };
+}
+
+export function threadWhere(filter: ThreadFilter, now: number): Prisma.ThreadWhereInput {
+  const and: Prisma.ThreadWhereInput[] = [];
+  if (filter.status?.length) and.push({ OR: filter.status.map((status) => statusWhere(status, now)) });
+  if (filter.kind?.length) and.push({ OR: [{ retryKind: { in: filter.kind } }, { lastErrorKind: { in: filter.kind } }] });
+  if (filter.provider?.length) and.push({ provider: { in: filter.provider } });
+  if (filter.model?.length) and.push({ model: { in: filter.model } });
+  if (filter.source?.length) and.push({ OR: [{ sourceId: { in: filter.source } }, { source: { name: { in: filter.source } } }] });
+  if (filter.q) {
+    const q = filter.q;
+    and.push({ OR: TEXT_COLUMNS.map((column) => ({ [column]: { contains: q } })) });
+  }
+  if (filter.from !== undefined) and.push({ updatedAt: { gte: new Date(filter.from) } });
+  if (filter.to !== undefined) and.push({ updatedAt: { lte: new Date(filter.to) } });
+  return and.length ? { AND: and } : {};
+}
+
+/** The columns the free-text filter searches. */
+const TEXT_COLUMNS = ["externalId", "title", "lastErrorMessage", "agent", "model"] as const;
+
+const json = (values: readonly unknown[]) => JSON.stringify(values);
+export const inList = (column: string) => `${column} IN (SELECT value FROM json_each(?))`;
+
+/**
+ * threadWhere() as SQL on thread alias `t`. Time is left to the caller: insights and exports
+ * bound facts by their own time, not the threads' updatedAt.
+ */
+export function threadFilterSql(filter: Omit<ThreadFilter, "from" | "to">, now: number, t = "t"): Clause {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (filter.status?.length) {
+    const ors = filter.status.map((status) => {
+      if (status === "stalled") {
+        params.push(now);
+        return stalledSql(t);
+      }
+      if (WAITING.includes(status)) {
+        params.push(status, now);
+        return `(${t}.status = ? AND NOT coalesce(${t}.deadlineAt <= ?, 0))`;
+      }
+      params.push(status);
+      return `${t}.status = ?`;
+    });
+    parts.push(`(${ors.join(" OR ")})`);
+  }
+  if (filter.kind?.length) {
+    parts.push(`(${inList(`${t}.retryKind`)} OR ${inList(`${t}.lastErrorKind`)})`);
+    params.push(json(filter.kind), json(filter.kind));
+  }
+  if (filter.provider?.length) {
+    parts.push(inList(`${t}.provider`));
+    params.push(json(filter.provider));
+  }
+  if (filter.model?.length) {
+    parts.push(inList(`${t}.model`));
+    params.push(json(filter.model));
+  }
+  if (filter.source?.length) {
+    parts.push(`(${inList(`${t}.sourceId`)} OR ${t}.sourceId IN (SELECT id FROM "Source" WHERE ${inList("name")}))`);
+    params.push(json(filter.source), json(filter.source));
+  }
+  if (filter.q) {
+    // Prisma's `contains` on SQLite: LIKE '%q%' (ASCII case-insensitive), wildcards escaped.
+    const pattern = `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    parts.push(`(${TEXT_COLUMNS.map((c) => `${t}.${c} LIKE ? ESCAPE '\\'`).join(" OR ")})`);
+    params.push(...TEXT_COLUMNS.map(() => pattern));
+  }
+  return { sql: parts.length ? parts.join(" AND ") : "1", params };
+}
