@@ -61,7 +61,7 @@ function ThreadRow({ thread }: { thread: ThreadView }) {
   const retry = thread.retry;
   const retrying = thread.status === "retrying" || thread.status === "stalled";
   return (
-    <tr data-testid="thread-row" data-thread-id={thread.id} data-source-id={thread.sourceId} data-status={thread.status} className="align-top hover:bg-slate-50">
+    <tr data-testid="thread-row" data-thread-id={thread.id} data-thread-key={thread.key} data-source-id={thread.sourceId} data-status={thread.status} className="align-top hover:bg-slate-50">
       <td className="px-3 py-2">
         <StatusBadge status={thread.status} />
       </td>

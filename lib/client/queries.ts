@@ -1,5 +1,5 @@
 import { queryOptions, type QueryClient } from "@tanstack/react-query";
-import type { InsightsResponse, StreamThreads, ThreadBoard, ThreadDetailResponse, ThreadRows } from "@/lib/wire/types";
+import { MAX_THREAD_ROWS, type InsightsResponse, type StreamThreads, type ThreadBoard, type ThreadDetailResponse, type ThreadRows } from "@/lib/wire/types";
 
 /**
  * Everything the browser reads from the API: one fetcher, the query keys and the query options.
@@ -23,9 +23,6 @@ export const queryKeys = {
 /** The keys that are stale after the stream was away (its `hello`): anything may have changed. */
 export const LIVE_KEYS = [queryKeys.threads, queryKeys.insights];
 
-/** Most rows one refetch asks for (the query string stays short); more changes refetch the page. */
-const MAX_ROWS_PER_REFETCH = 100;
-
 /**
  * The browser's half of the live-update protocol (README "Live updates"): a change notice makes
  * stale only what it touches. A new thread or a changed status may change which rows a board
@@ -45,7 +42,7 @@ export async function applyThreadChanges(queryClient: QueryClient, changes: Stre
   const shown = new Set(boards.flatMap(([, board]) => board?.threads.map((thread) => thread.key) ?? []));
   const keys = changes.map((change) => change.key).filter((key) => shown.has(key));
   if (keys.length === 0) return;
-  if (keys.length > MAX_ROWS_PER_REFETCH) {
+  if (keys.length > MAX_THREAD_ROWS) {
     void queryClient.invalidateQueries({ queryKey: queryKeys.boards });
     return;
   }

@@ -44,11 +44,12 @@ export function db(): DatabaseHandles {
 /**
  * Every use of the connection outside Prisma goes through this queue, one after another in call
  * order, so no read or write ever lands inside another caller's unit of work (see
- * unit-of-work.ts). On SQLite each queued function runs synchronously to its end.
+ * unit-of-work.ts). A queued function may be asynchronous (a unit of work awaits its `Tx`); the
+ * next one starts when its promise settles.
  */
 let tail: Promise<unknown> = Promise.resolve();
 
-export function serialized<T>(fn: () => T): Promise<T> {
+export function serialized<T>(fn: () => T | Promise<T>): Promise<T> {
   const result = tail.then(fn);
   tail = result.catch(() => undefined);
   return result;

@@ -122,6 +122,13 @@ async function statusCounts(filter: Omit<ThreadFilter, "status">, now = Date.now
 }
 
 /** Distinct values for the filter menus. */
+/** The current rows of the given threads (the live board's row refetch); unknown keys are left out. */
+export async function threadRows(keys: number[], now = Date.now()): Promise<ThreadView[]> {
+  if (keys.length === 0) return [];
+  const rows = await db().prisma.thread.findMany({ where: { id: { in: keys } }, include: threadInclude });
+  return rows.map((row) => toThreadView(row, now));
+}
+
 export async function filterOptions(): Promise<FilterOptions> {
   const { prisma } = db();
   const [providers, models, sources] = await Promise.all([

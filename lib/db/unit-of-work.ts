@@ -10,23 +10,39 @@ import { threadRows } from "./thread-state";
  *
  * The contract, for this SQLite store and for any other behind lib/db:
  * - `transaction(work)` is asynchronous for its callers; it resolves once `work`'s writes are
- *   committed (rejects, with nothing written, when `work` throws).
+ *   committed (rejects, with nothing written, when `work` throws or rejects).
  * - Units of work never interleave, with each other or with any other use of the connection:
  *   each starts after everything queued before it has ended (the queue in client.ts).
- * - `work` receives the transaction's handle, `Tx`, and does everything through it. On SQLite
- *   (better-sqlite3: one connection, a single writer) `Tx` and `work` are synchronous: a
- *   better-sqlite3 transaction cannot span an `await`, and nothing else may run on the
- *   connection while it is open. So the pipeline computes a whole unit of work synchronously
- *   against `Tx` and only the outer interface is a promise.
- * - A database with an asynchronous driver (PostgreSQL through node-postgres) gives each unit
- *   of work its own pooled connection inside BEGIN … COMMIT and its own `Tx` over it, behind the
- *   same `transaction()`; its `Tx` methods return promises, which the pipeline's `work` then
- *   awaits.
+ * - `work` receives the transaction's handle, `Tx`, does everything through it, and awaits every
+ *   call: a `Tx` method may answer with a value or a promise. On SQLite (better-sqlite3: one
+ *   connection, a single writer) every method answers synchronously and the awaits only pass
+ *   through microtasks: the event loop takes no new request until the unit of work commits, and
+ *   the queue keeps every other use of the connection out until then. A database with an
+ *   asynchronous driver (PostgreSQL through node-postgres) gives each unit of work a pooled
+ *   connection inside BEGIN … COMMIT and a `Tx` whose methods return promises; the pipeline, which
+ *   already awaits them, does not change.
  */
 const sqliteTx = { ...eventRows, ...threadRows, ...episodeRows, ...directiveRows, ...sourceRows };
 
-export type Tx = typeof sqliteTx;
+type Awaitable<T> = T | Promise<T>;
 
-export function transaction<T>(work: (tx: Tx) => T): Promise<T> {
-  return serialized(() => db().sql.transaction(() => work(sqliteTx))());
+/** The handle of a unit of work: every store operation it may use, each answering now or later. */
+export type Tx = {
+  [K in keyof typeof sqliteTx]: (...args: Parameters<(typeof sqliteTx)[K]>) => Awaitable<ReturnType<(typeof sqliteTx)[K]>>;
+};
+
+export function transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+  return serialized(async () => {
+    const { sql } = db();
+    // IMMEDIATE: take the write lock now, so the commit can never fail on a busy database.
+    sql.exec("BEGIN IMMEDIATE");
+    try {
+      const result = await work(sqliteTx);
+      sql.exec("COMMIT");
+      return result;
+    } catch (error) {
+      if (sql.inTransaction) sql.exec("ROLLBACK");
+      throw error;
+    }
+  });
 }

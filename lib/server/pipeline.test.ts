@@ -17,6 +17,7 @@ type Modules = {
   sources: typeof import("@/lib/db/sources");
   tokens: typeof import("./tokens");
   client: typeof import("@/lib/db/client");
+  bus: typeof import("./bus");
 };
 let m: Modules;
 beforeAll(async () => {
@@ -25,6 +26,7 @@ beforeAll(async () => {
     sources: await import("@/lib/db/sources"),
     tokens: await import("./tokens"),
     client: await import("@/lib/db/client"),
+    bus: await import("./bus"),
   };
 });
 
@@ -152,5 +154,29 @@ describe("the first source's token", () => {
     await m.sources.revokeToken(id);
     await expect(m.tokens.ensureDefaultSource(token)).resolves.toBeDefined();
     expect(await m.tokens.sourceForToken(token)).toBeNull();
+  });
+});
+
+describe("what the pipeline publishes (the live-update protocol)", () => {
+  /** The changes one ingest publishes; the bus's coalescing window is closed first so it goes out at once. */
+  async function published(source: Awaited<ReturnType<Modules["tokens"]["createSource"]>>, events: Partial<NormalizedEvent>[]) {
+    await new Promise((resolve) => setTimeout(resolve, m.bus.COALESCE_MS + 20));
+    const seen: { key: number; reorder: boolean }[][] = [];
+    const off = m.bus.subscribe("threads", (message) => seen.push(message.threads));
+    await m.pipeline.ingestLines(source, lines(events), T0 + 5_000);
+    off();
+    return seen.flat();
+  }
+  it("marks a new thread and a changed status `reorder`, and a change within the same status not", async () => {
+    const s = await m.tokens.createSource("live", `rr_l_${Date.now()}`);
+    const key = () => threadRow(s.id, "live-1").id;
+    expect(await published(s, [{ threadId: "live-1", type: "turn.started", turnId: "u1", at: T0 }])).toEqual([{ key: key(), reorder: true }]);
+    expect(await published(s, [{ threadId: "live-1", type: "progress", turnId: "u1", at: T0 + 1_000 }])).toEqual([{ key: key(), reorder: false }]);
+    expect(await published(s, [{ threadId: "live-1", type: "retry", turnId: "u1", at: T0 + 2_000, attempt: 1, error: { httpStatus: 429 } }])).toEqual([
+      { key: key(), reorder: true },
+    ]);
+    expect(await published(s, [{ threadId: "live-1", type: "retry", turnId: "u1", at: T0 + 3_000, attempt: 2, error: { httpStatus: 429 } }])).toEqual([
+      { key: key(), reorder: false },
+    ]);
   });
 });

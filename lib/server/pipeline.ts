@@ -6,11 +6,11 @@ import type { StoredThread } from "@/lib/db/thread-state";
 import { transaction, type Tx } from "@/lib/db/unit-of-work";
 import { config } from "@/lib/config";
 import { isStoppable } from "@/lib/threads/statuses";
-import { publishDirectivesPending, publishThreadChanges } from "./bus";
+import { publishDirectivesPending, publishThreadChanges, type ThreadChange } from "./bus";
 
 /**
  * The middle of the data path: normalized lines → reduce → persist, inside one unit of work
- * (lib/db/unit-of-work.ts: computed synchronously against its Tx), then publish. The engine
+ * (lib/db/unit-of-work.ts: every store call awaited through its Tx), then publish. The engine
  * (lib/retry) decides; this module only feeds it events in order, saves the state it returns and
  * carries out its effects (episodes to write, directives to send).
  */
@@ -28,6 +28,8 @@ interface WorkingThread extends StoredThread {
   changed: boolean;
   /** Episodes changed in this unit of work, by seq: each is written once, when it finishes. */
   episodes: Map<number, EpisodeRecord>;
+  /** The status before this unit of work; null for a thread it created. */
+  statusBefore: string | null;
 }
 
 export interface BatchOutcome {
@@ -58,24 +60,24 @@ class Batch {
     private readonly now: number,
   ) {}
 
-  thread(source: SourceRecord, externalId: string): WorkingThread {
+  async thread(source: SourceRecord, externalId: string): Promise<WorkingThread> {
     const key = `${source.id}\0${externalId}`;
     const cached = this.bySourceKey.get(key);
     if (cached) return cached;
-    const stored =
-      this.tx.findThread(source.id, externalId) ?? this.tx.createThread(source.id, externalId, newThreadState(externalId, source), this.now);
-    return this.remember(source.id, stored);
+    const found = await this.tx.findThread(source.id, externalId);
+    if (found) return this.remember(source.id, found, found.state.status);
+    return this.remember(source.id, await this.tx.createThread(source.id, externalId, newThreadState(externalId, source), this.now), null);
   }
 
-  threadById(id: number): WorkingThread | null {
+  async threadById(id: number): Promise<WorkingThread | null> {
     const cached = this.threads.get(id);
     if (cached) return cached;
-    const stored = this.tx.threadById(id);
-    return stored ? this.remember(stored.sourceId, stored) : null;
+    const stored = await this.tx.threadById(id);
+    return stored ? this.remember(stored.sourceId, stored, stored.state.status) : null;
   }
 
-  private remember(sourceId: string, stored: StoredThread): WorkingThread {
-    const working: WorkingThread = { ...stored, sourceId, needsReplay: false, changed: false, episodes: new Map() };
+  private remember(sourceId: string, stored: StoredThread, statusBefore: string | null): WorkingThread {
+    const working: WorkingThread = { ...stored, sourceId, needsReplay: false, changed: false, episodes: new Map(), statusBefore };
     this.threads.set(working.id, working);
     this.bySourceKey.set(`${sourceId}\0${working.externalId}`, working);
     return working;
@@ -85,7 +87,11 @@ class Batch {
    * Stores one event of a thread and applies it, unless it must wait for a replay. Returns how
    * the engine applied it (null when it waits for the replay).
    */
-  apply(thread: WorkingThread, event: NormalizedEvent, meta: { key: string; format: string; nativeType: string | null; raw: unknown; receivedAt: number }): AppliedStep | null {
+  async apply(
+    thread: WorkingThread,
+    event: NormalizedEvent,
+    meta: { key: string; format: string; nativeType: string | null; raw: unknown; receivedAt: number },
+  ): Promise<AppliedStep | null> {
     thread.changed = true;
     const inOrder = !thread.needsReplay && (thread.state.lastEventAt == null || event.at >= thread.state.lastEventAt);
     // Fold only into the progress row that is still the thread's last applied event, and only in
@@ -96,10 +102,10 @@ class Batch {
         : null;
     let seq: number;
     if (foldInto !== null) {
-      this.tx.foldProgress(thread.sourceId, foldInto, meta.key, event.progressCount ?? 1, event.lastAt ?? event.at);
+      await this.tx.foldProgress(thread.sourceId, foldInto, meta.key, event.progressCount ?? 1, event.lastAt ?? event.at);
       seq = foldInto;
     } else {
-      seq = this.tx.insertEvent({
+      seq = await this.tx.insertEvent({
         sourceId: thread.sourceId,
         threadId: thread.id,
         idempotencyKey: meta.key,
@@ -125,21 +131,23 @@ class Batch {
    * would fire them too, but ticking separately lets every episode a timer ends be saved before
    * the event may start the next one.
    */
-  private step(thread: WorkingThread, event: RadarEvent, eventId: number | null): AppliedStep | null {
-    this.advance(thread, event.at);
+  private async step(thread: WorkingThread, event: RadarEvent, eventId: number | null): Promise<AppliedStep | null> {
+    await this.advance(thread, event.at);
     const before = thread.state;
     const after = reduce(before, event, event.at);
-    this.record(thread, before, after);
-    if (eventId !== null && after.effects.applied?.late) this.tx.markLate(eventId, true);
+    await this.record(thread, before, after);
+    if (eventId !== null && after.effects.applied?.late) await this.tx.markLate(eventId, true);
     if (event.turnId && event.type.startsWith("turn.")) {
-      this.tx.saveTurn(thread.id, event.turnId, TURN_STATUS[event.type] ?? "running", event.at, event.type === "turn.started" ? null : event.at);
+      await this.tx.saveTurn(thread.id, event.turnId, TURN_STATUS[event.type] ?? "running", event.at, event.type === "turn.started" ? null : event.at);
     }
     return after.effects.applied;
   }
 
   /** Fires the timers due by `until` as an on-time watchdog did (see tickOnTime). */
-  private advance(thread: WorkingThread, until: number) {
-    tickOnTime(thread.state, until, (before, after) => this.record(thread, before, after), this.reachableSince());
+  private async advance(thread: WorkingThread, until: number) {
+    const steps: [ThreadState, StepResult][] = [];
+    tickOnTime(thread.state, until, (before, after) => steps.push([before, after]), this.reachableSince());
+    for (const [before, after] of steps) await this.record(thread, before, after);
   }
 
   /** Historical batches pass no start time: their interrupts were never deliverable. */
@@ -154,34 +162,34 @@ class Batch {
    * (only events start them). A thread rebuilt by a replay was ticked on time instead, as the
    * live server did before the late event arrived.
    */
-  private catchUp(thread: WorkingThread) {
+  private async catchUp(thread: WorkingThread) {
     const wakeAt = thread.state.wakeAt;
     if (wakeAt == null || wakeAt > this.now) return;
     const before = thread.state;
-    this.record(thread, before, tick(before, this.now, this.reachableSince()));
+    await this.record(thread, before, tick(before, this.now, this.reachableSince()));
   }
 
   /** Keeps a step's state and carries out its effects: episodes to write, directives to send. */
-  private record(thread: WorkingThread, before: ThreadState, { state: after, effects }: StepResult) {
+  private async record(thread: WorkingThread, before: ThreadState, { state: after, effects }: StepResult) {
     thread.state = after;
     thread.changed = true;
     if (effects.endedEpisode) thread.episodes.set(effects.endedEpisode.seq, effects.endedEpisode);
     if (after.episode && after.episode !== before.episode) thread.episodes.set(after.episode.seq, after.episode);
-    for (const intent of effects.directives) this.directive(thread, intent);
+    for (const intent of effects.directives) await this.directive(thread, intent);
   }
 
-  private directive(thread: WorkingThread, intent: DirectiveIntent) {
-    const id = this.tx.insertDirective(thread.sourceId, thread.id, intent, this.now);
+  private async directive(thread: WorkingThread, intent: DirectiveIntent) {
+    const id = await this.tx.insertDirective(thread.sourceId, thread.id, intent, this.now);
     // Already recorded (a replay re-emits it): sent, and cascaded, once.
     if (!id) return;
-    if (this.expireStale && this.now - intent.dueAt > DIRECTIVE_MAX_AGE_MS) this.tx.expireDirective(id, this.now);
+    if (this.expireStale && this.now - intent.dueAt > DIRECTIVE_MAX_AGE_MS) await this.tx.expireDirective(id, this.now);
     else {
       this.newDirectives++;
       this.directiveSources.add(thread.sourceId);
     }
     if (intent.cascade && intent.kind === "interrupt") {
-      for (const child of this.activeChildren(thread)) {
-        this.internal(child, {
+      for (const child of await this.activeChildren(thread)) {
+        await this.internal(child, {
           type: "stop.requested",
           at: intent.at,
           threadId: child.externalId,
@@ -196,15 +204,15 @@ class Batch {
    * The children of a thread that still run, by their current state: stored children and those
    * this unit of work created or changed (not saved yet).
    */
-  private activeChildren(parent: WorkingThread): WorkingThread[] {
-    for (const id of this.tx.childThreadIds(parent.sourceId, parent.externalId)) this.threadById(id);
+  private async activeChildren(parent: WorkingThread): Promise<WorkingThread[]> {
+    for (const id of await this.tx.childThreadIds(parent.sourceId, parent.externalId)) await this.threadById(id);
     return [...this.threads.values()].filter(
       (t) => t.sourceId === parent.sourceId && t.state.parentThreadId === parent.externalId && isStoppable(t.state.status),
     );
   }
 
   /** A server-originated event (stop, acknowledgement, settings): stored like any other, then applied. */
-  internal(thread: WorkingThread, event: Omit<NormalizedEvent, "seq">): AppliedStep | null {
+  internal(thread: WorkingThread, event: Omit<NormalizedEvent, "seq">): Promise<AppliedStep | null> {
     return this.apply(thread, event, {
       key: `radar:${crypto.randomUUID()}`,
       format: "radar",
@@ -214,13 +222,16 @@ class Batch {
     });
   }
 
-  /** Ends the unit of work: replays what arrived out of order, catches up with the clock, saves. */
-  finish(): number[] {
+  /**
+   * Ends the unit of work: replays what arrived out of order, catches up with the clock, saves.
+   * Returns the threads it changed, each marked `reorder` when it is new or its status changed.
+   */
+  async finish(): Promise<ThreadChange[]> {
     for (const thread of this.threads.values()) {
       if (thread.needsReplay) {
-        this.replay(thread);
-        this.advance(thread, this.now);
-      } else this.catchUp(thread);
+        await this.replay(thread);
+        await this.advance(thread, this.now);
+      } else await this.catchUp(thread);
       if (thread.state.wakeAt != null && thread.state.wakeAt <= this.now) {
         // The engine asked to be woken in the past even after ticking: never let the watchdog spin on it.
         process.stderr.write(`[radar] thread ${thread.externalId}: wake time did not advance; watchdog stops ticking it\n`);
@@ -228,21 +239,23 @@ class Batch {
         thread.changed = true;
       }
       if (!thread.changed) continue;
-      for (const episode of thread.episodes.values()) this.tx.saveEpisode(thread.id, episode);
+      for (const episode of thread.episodes.values()) await this.tx.saveEpisode(thread.id, episode);
       thread.episodes.clear();
-      this.tx.saveThread(thread, this.now);
+      await this.tx.saveThread(thread, this.now);
     }
-    return [...this.threads.values()].filter((t) => t.changed).map((t) => t.id);
+    return [...this.threads.values()]
+      .filter((t) => t.changed)
+      .map((t) => ({ key: t.id, reorder: t.statusBefore === null || t.statusBefore !== t.state.status }));
   }
 
-  private replay(thread: WorkingThread) {
-    this.tx.deleteEpisodes(thread.id);
+  private async replay(thread: WorkingThread) {
+    await this.tx.deleteEpisodes(thread.id);
     thread.episodes.clear();
     thread.state = { ...initialThreadState(thread.externalId), settings: thread.initialSettings };
     thread.needsReplay = false;
-    for (const event of this.tx.threadEvents(thread.id)) {
-      this.tx.markLate(event.seq, false);
-      this.step(thread, event, event.seq);
+    for (const event of await this.tx.threadEvents(thread.id)) {
+      await this.tx.markLate(event.seq, false);
+      await this.step(thread, event, event.seq);
     }
   }
 
@@ -274,43 +287,43 @@ function newThreadState(externalId: string, source: SourceRecord): ThreadState {
 }
 
 /** Runs one unit of work in a transaction and publishes what changed only after it committed. */
-async function runBatch(now: number, work: (batch: Batch, tx: Tx) => void): Promise<{ threadIds: number[]; batch: Batch }> {
-  const { threadIds, batch } = await transaction((tx) => {
+async function runBatch(now: number, work: (batch: Batch, tx: Tx) => Promise<void>): Promise<{ threadIds: number[]; batch: Batch }> {
+  const { changes, batch } = await transaction(async (tx) => {
     const batch = new Batch(tx, now);
-    work(batch, tx);
-    return { threadIds: batch.finish(), batch };
+    await work(batch, tx);
+    return { changes: await batch.finish(), batch };
   });
-  publishThreadChanges(threadIds.map((key) => ({ key, reorder: true })), now);
+  publishThreadChanges(changes, now);
   for (const sourceId of batch.published()) publishDirectivesPending(sourceId);
-  return { threadIds, batch };
+  return { threadIds: changes.map((change) => change.key), batch };
 }
 
 /** Ingests normalized lines from one source: one transaction, then publication. */
 export async function ingestLines(source: SourceRecord, lines: NormalizedLine[], now = Date.now()): Promise<BatchOutcome> {
   let accepted = 0;
   let duplicates = 0;
-  const { threadIds, batch } = await runBatch(now, (batch, tx) => {
+  const { threadIds, batch } = await runBatch(now, async (batch, tx) => {
     batch.expireStale = lines.length > 0 && lines.every((line) => (line.event?.at ?? now) < now - DIRECTIVE_MAX_AGE_MS);
     const seenKeys = new Set<string>();
     for (const line of lines) {
-      if (seenKeys.has(line.idempotencyKey) || tx.isDuplicateKey(source.id, line.idempotencyKey)) {
+      if (seenKeys.has(line.idempotencyKey) || (await tx.isDuplicateKey(source.id, line.idempotencyKey))) {
         duplicates++;
         continue;
       }
       seenKeys.add(line.idempotencyKey);
       accepted++;
       const meta = { key: line.idempotencyKey, format: line.format, nativeType: line.nativeType, raw: line.raw, receivedAt: line.receivedAt };
-      if (!line.event || !line.event.threadId) storeThreadless(tx, source.id, line, meta.key);
-      else batch.apply(batch.thread(source, line.event.threadId), line.event, meta);
+      if (!line.event || !line.event.threadId) await storeThreadless(tx, source.id, line, meta.key);
+      else await batch.apply(await batch.thread(source, line.event.threadId), line.event, meta);
     }
-    if (accepted) tx.touchSource(source.id, now);
+    if (accepted) await tx.touchSource(source.id, now);
   });
   return { accepted, duplicates, threadIds, newDirectives: batch.newDirectives };
 }
 
 /** Lines that belong to no thread (e.g. account-wide rate-limit updates) are kept raw. */
-function storeThreadless(tx: Tx, sourceId: string, line: NormalizedLine, key: string) {
-  tx.insertEvent({
+async function storeThreadless(tx: Tx, sourceId: string, line: NormalizedLine, key: string) {
+  await tx.insertEvent({
     sourceId,
     threadId: null,
     idempotencyKey: key,
@@ -337,11 +350,11 @@ export async function applyInternalEvent(
 ): Promise<InternalEventOutcome | null> {
   let thread: WorkingThread | null = null;
   let applied: AppliedStep | null = null;
-  await runBatch(now, (batch) => {
-    thread = batch.threadById(threadId);
+  await runBatch(now, async (batch) => {
+    thread = await batch.threadById(threadId);
     // Never before the thread's last event: a source whose clock runs ahead must not make the
     // operator's stop sort before what it already reported.
-    if (thread) applied = batch.internal(thread, { ...event, at: Math.max(event.at ?? now, thread.state.lastEventAt ?? 0), threadId: thread.externalId });
+    if (thread) applied = await batch.internal(thread, { ...event, at: Math.max(event.at ?? now, thread.state.lastEventAt ?? 0), threadId: thread.externalId });
   });
   const found = thread as WorkingThread | null;
   return found ? { state: found.state, applied } : null;
@@ -349,9 +362,9 @@ export async function applyInternalEvent(
 
 /** The watchdog's pass: applies the engine's tick to threads whose wake time has come. */
 export async function tickThreads(threadIds: number[], now = Date.now()): Promise<number[]> {
-  const { threadIds: changed } = await runBatch(now, (batch) => {
+  const { threadIds: changed } = await runBatch(now, async (batch) => {
     for (const id of threadIds) {
-      const thread = batch.threadById(id);
+      const thread = await batch.threadById(id);
       if (thread) thread.changed = true;
     }
   });
@@ -364,11 +377,11 @@ export async function tickThreads(threadIds: number[], now = Date.now()): Promis
  * (turning recovery off cancels a pending recovery).
  */
 export async function applySourceSettings(source: SourceRecord, now = Date.now()): Promise<number[]> {
-  const { threadIds } = await runBatch(now, (batch, tx) => {
-    for (const id of tx.threadIdsOfSource(source.id)) {
-      const thread = batch.threadById(id);
+  const { threadIds } = await runBatch(now, async (batch, tx) => {
+    for (const id of await tx.threadIdsOfSource(source.id)) {
+      const thread = await batch.threadById(id);
       if (!thread) continue;
-      batch.internal(thread, {
+      await batch.internal(thread, {
         type: "settings.changed",
         at: now,
         threadId: thread.externalId,

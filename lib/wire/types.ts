@@ -197,6 +197,9 @@ export interface StreamThreads {
   serverTime: string;
 }
 
+/** Most keys one `?keys=` request may name. */
+export const MAX_THREAD_ROWS = 100;
+
 /** GET /api/v1/threads?keys=1,2,3: the current rows of those threads (unknown keys are left out). */
 export interface ThreadRows {
   threads: ThreadView[];
