@@ -13,8 +13,8 @@ export const dynamic = "force-dynamic";
  */
 export const GET = route(
   { access: "viewer", query: { schema: exportFormatQuery, title: "Bad export query" }, thread: true },
-  ({ params, query: { format }, thread: key, now }) => {
-    const thread = threadExportRow(key, now);
+  async ({ params, query: { format }, thread: key, now }) => {
+    const thread = await threadExportRow(key, now);
     if (!thread) return problem(404, "Not found", `No thread "${params.id}".`);
     const body = exportStream(format, TIMELINE_COLUMNS, timelinePages(key), {
       jsonOpen: `{"thread":${JSON.stringify(thread)},"timeline":[`,
