@@ -44,19 +44,37 @@ describe("demo simulator", () => {
     const end = new AbortController();
     const demo = runDemo({ server: server.url, token: server.token, seed: 7, speed: 4, signal: end.signal, pollWaitSeconds: 5, log: (m) => logs.push(m) });
     try {
-      // A thread in a long wait: stop it through the API twin of the button.
-      const target = await waitFor(async () => {
-        const soon = Date.now() + 15_000;
-        return (await board()).find((t) => t.status === "retrying" && t.retry?.nextAttemptAt && Date.parse(t.retry.nextAttemptAt) > soon);
-      }, PATIENCE_MS);
-      const stop = await post(server, `/api/v1/threads/${target.id}/stop`, { reason: "demo test" });
-      expect(stop.status).toBe(202);
-      // The simulated agent reports turn.interrupted, then acknowledges: wait for both.
-      const stopped = await waitFor(async () => {
-        const v = await threadDetail(server, target.id);
-        const acked = v?.directives.some((d) => d.kind === "interrupt" && d.state === "acknowledged");
-        return v?.thread.status === "stopped" && acked ? v : null;
-      }, PATIENCE_MS);
+      // A thread in a long wait: stop it through the API twin of the button. The board is the
+      // radar's picture of the fleet, which may lag the simulated agents on a busy machine: an
+      // agent whose turn already ended acknowledges with "the turn had already ended" and ends
+      // nothing. Then the test stops another one; at least one stop must reach an agent still
+      // waiting, which ends its turn (turn.interrupted) and acknowledges.
+      const tried = new Set<string>();
+      let stopped: Awaited<ReturnType<typeof threadDetail>> = null;
+      while (!stopped) {
+        expect(tried.size, `every stopped thread's turn had already ended: ${[...tried].join(", ")}`).toBeLessThan(5);
+        const target = await waitFor(async () => {
+          const later = Date.now() + 60_000;
+          return (await board()).find((t) => !tried.has(t.id) && t.status === "retrying" && t.retry?.nextAttemptAt && Date.parse(t.retry.nextAttemptAt) > later);
+        }, PATIENCE_MS);
+        tried.add(target.id);
+        const stop = await post(server, `/api/v1/threads/${target.id}/stop`, { reason: "demo test" });
+        expect(stop.status).toBe(202);
+        // The simulated agent acknowledges: wait for that, then for what it says it did.
+        const acked = await waitFor(async () => {
+          const v = await threadDetail(server, target.id);
+          return v?.directives.find((d) => d.kind === "interrupt" && d.state === "acknowledged") ? v : null;
+        }, PATIENCE_MS);
+        const directive = acked.directives.find((d) => d.kind === "interrupt")!;
+        expect(directive).toMatchObject({ state: "acknowledged", result: "acknowledged" });
+        if (/had already ended/.test(directive.detail ?? "")) continue;
+        expect(directive.detail).toMatch(/^demo agent .* ended turn /);
+        // It reported turn.interrupted before acknowledging; the thread is stopped.
+        stopped = await waitFor(async () => {
+          const v = await threadDetail(server, target.id);
+          return v?.thread.status === "stopped" && v.events.some((e) => e.type === "turn.interrupted") ? v : null;
+        }, PATIENCE_MS);
+      }
       expect(stopped.events.some((e) => e.type === "turn.interrupted")).toBe(true);
       expect(stopped.directives.find((d) => d.kind === "interrupt")).toMatchObject({ state: "acknowledged", result: "acknowledged" });
 

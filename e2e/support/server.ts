@@ -70,8 +70,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
     if (!child || child.exitCode !== null) return;
     const exited = new Promise((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");
-    // A graceful stop is quick; SIGKILL only when it hangs (SQLite's WAL survives either).
-    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
     await exited;
     clearTimeout(timer);
     children.delete(child);
