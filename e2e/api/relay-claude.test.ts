@@ -49,7 +49,7 @@ describe("relay claude with the real Claude Code CLI", () => {
     const before = suite.mock.calls("anthropic").length;
     const r = startClaude("say hi");
     const sessionId = await waitFor(sessionOf(r), PATIENCE_MS, () => r.stderr());
-    const [limited] = (await suite.mock.waitForCalls("anthropic", before + 1)).slice(before);
+    await suite.mock.waitForCalls("anthropic", before + 1);
     const retrying = await waitFor(async () => {
       const v = await threadDetail(suite.server, sessionId);
       return v?.thread.status === "retrying" ? v : null;
@@ -61,10 +61,10 @@ describe("relay claude with the real Claude Code CLI", () => {
     const stop = await post(suite.server, `/api/v1/threads/${sessionId}/stop`, { reason: "relay e2e: stop Claude" });
     expect(stop.status).toBe(202);
     const exit = await withTimeout(r.exited, PATIENCE_MS, "relay exit after stop");
-    // Claude exits 0 on SIGINT; it was asked to stop before its 60 s wait was over (and never
-    // retried: checked below).
+    // Claude exits 0 on SIGINT. It was ended by the stop, not by its 60 s wait running out: the
+    // relay says so, Claude printed its interrupt, and it never retried (checked below) — no
+    // stopwatch, which would only measure how busy the machine is.
     expect(exit.code, r.stderr()).toBe(0);
-    expect(Date.now()).toBeLessThan(limited.at + 60_000 + PATIENCE_MS);
     expect(r.stderr()).toMatch(/claude exited \(code 0\)[^\n]*ended by a radar directive/);
     expect(r.stdout()).toContain("[Request interrupted by user]");
 
