@@ -2,6 +2,8 @@
 // `npm test`: every suite — unit and integration (vitest, against real SQLite files and a real
 // running server) and browser tests (Playwright in a real Chromium) — then one closing line:
 // `tests: N passed, N failed`, summed over both runners. Exits non-zero on any failure.
+// Before that line: the time budget — how long each part took and the slowest files and tests
+// (from the runners' JSON reports), so a suite that grows slow is seen before it times out.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -12,24 +14,41 @@ import { log, prepare, root } from "./lib/prepare.mjs";
 const reports = fs.mkdtempSync(path.join(os.tmpdir(), "radar-test-"));
 let passed = 0;
 let failed = 0;
+/** [part, milliseconds] in the order they ran. */
+const parts = [];
+const startedAt = Date.now();
+
+function timed(part, work) {
+  const t0 = Date.now();
+  try {
+    return work();
+  } finally {
+    parts.push([part, Date.now() - t0]);
+  }
+}
 
 function finish(code) {
+  try {
+    printBudget();
+  } catch (error) {
+    log(`could not print the time budget: ${error.message}`);
+  }
   console.log(`tests: ${passed} passed, ${failed} failed`);
   process.exit(code);
 }
 
 try {
-  prepare();
+  timed("prepare (install, generate, build)", () => prepare());
 } catch (error) {
   log(`could not prepare the project: ${error.message}`);
   failed += 1;
   finish(1);
 }
 
-const chromium = ensureChromium();
+const chromium = timed("browser check", () => ensureChromium());
 
 // 0. The whole tree type-checks (the build skips it; this is where it is enforced).
-const typecheck = spawnSync(path.join(root, "node_modules", ".bin", "tsc"), ["--noEmit", "-p", "."], { cwd: root, stdio: "inherit" });
+const typecheck = timed("type check (tsc)", () => spawnSync(path.join(root, "node_modules", ".bin", "tsc"), ["--noEmit", "-p", "."], { cwd: root, stdio: "inherit" }));
 if (typecheck.status === 0) passed += 1;
 else {
   log("type check failed (tsc --noEmit)");
@@ -38,17 +57,17 @@ else {
 
 // 1. vitest: unit suites and the API integration suites (e2e/api) that start the built server.
 const vitestJson = path.join(reports, "vitest.json");
-const vitest = spawnSync(
+const vitest = timed("vitest (unit + API integration)", () => spawnSync(
   path.join(root, "node_modules", ".bin", "vitest"),
   ["run", "--config", "scripts/vitest.config.ts", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestJson}`],
   { cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } },
-);
+));
 countVitest(vitestJson, vitest.status);
 
 // 2. Playwright: the dashboard in a real Chromium against the built app on its own database and port.
 const playwrightJson = path.join(reports, "playwright.json");
 const port = await freePort();
-const playwright = spawnSync(
+const playwright = timed("Playwright (browser)", () => spawnSync(
   path.join(root, "node_modules", ".bin", "playwright"),
   ["test", "--config", "e2e/playwright.config.ts", "--reporter=list,json"],
   {
@@ -63,7 +82,7 @@ const playwright = spawnSync(
       ...(chromium ? { RADAR_CHROMIUM: chromium } : {}),
     },
   },
-);
+));
 countPlaywright(playwrightJson, playwright.status);
 
 finish(failed > 0 || typecheck.status !== 0 || vitest.status !== 0 || playwright.status !== 0 ? 1 : 0);
@@ -92,6 +111,57 @@ function countPlaywright(file, status) {
     log(`Playwright wrote no report (exit ${status})`);
     failed += 1;
   }
+}
+
+/** The time budget: each part's wall time, then the slowest files and tests of both runners. */
+function printBudget() {
+  const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+  const pad = (text, width) => text + " ".repeat(Math.max(1, width - text.length));
+  const rel = (file) => path.relative(root, path.resolve(root, file));
+  const files = [];
+  const tests = [];
+  try {
+    const report = JSON.parse(fs.readFileSync(vitestJson, "utf8"));
+    for (const result of report.testResults ?? []) {
+      const file = `vitest     ${rel(result.name)}`;
+      const ms = result.endTime && result.startTime ? result.endTime - result.startTime : (result.assertionResults ?? []).reduce((sum, a) => sum + (a.duration ?? 0), 0);
+      files.push([file, ms]);
+      for (const a of result.assertionResults ?? []) tests.push([`vitest     ${rel(result.name)} › ${a.fullName ?? a.title}`, a.duration ?? 0]);
+    }
+  } catch {
+    // no vitest report (it did not run or crashed): nothing to rank
+  }
+  try {
+    const report = JSON.parse(fs.readFileSync(playwrightJson, "utf8"));
+    const walk = (suite, file) => {
+      const here = suite.file ?? file;
+      for (const spec of suite.specs ?? []) {
+        const ms = (spec.tests ?? []).flatMap((t) => t.results ?? []).reduce((sum, r) => sum + (r.duration ?? 0), 0);
+        const name = `playwright e2e/ui/${spec.file ?? here}`;
+        tests.push([`${name} › ${spec.title}`, ms]);
+        const entry = files.find(([f]) => f === name);
+        if (entry) entry[1] += ms;
+        else files.push([name, ms]);
+      }
+      for (const child of suite.suites ?? []) walk(child, here);
+    };
+    for (const suite of report.suites ?? []) walk(suite, suite.file);
+  } catch {
+    // no Playwright report
+  }
+  const lines = ["", "time budget:"];
+  for (const [part, ms] of parts) lines.push(`  ${pad(part, 40)}${seconds(ms).padStart(9)}`);
+  lines.push(`  ${pad("total", 40)}${seconds(Date.now() - startedAt).padStart(9)}`);
+  const top = (list, n) => [...list].sort((a, b) => b[1] - a[1]).slice(0, n);
+  if (files.length) {
+    lines.push("slowest files:");
+    for (const [file, ms] of top(files, 10)) lines.push(`  ${seconds(ms).padStart(9)}  ${file}`);
+  }
+  if (tests.length) {
+    lines.push("slowest tests:");
+    for (const [test, ms] of top(tests, 10)) lines.push(`  ${seconds(ms).padStart(9)}  ${test.length > 150 ? `${test.slice(0, 147)}...` : test}`);
+  }
+  console.log(lines.join("\n"));
 }
 
 /** Debian's chromium where apt exists (Playwright cannot download browsers offline), else Playwright's own. */

@@ -10,7 +10,9 @@ export default defineConfig({
     environment: "node",
     // Unit suites live beside their code; e2e/api holds integration suites against a real server.
     include: ["lib/**/*.test.ts", "scripts/**/*.test.ts", "e2e/api/**/*.test.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Bounds that only stop a hung test: integration suites start built servers and real agents,
+    // and a busy machine must never hit them (tests wait on milestones, not on the clock).
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
   },
 });

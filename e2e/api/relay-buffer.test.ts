@@ -9,6 +9,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PATIENCE_MS } from "../support/patience";
 import { removeTempDirs, startRelay, tempDir, waitFor, withTimeout, type RelayProcess } from "../support/relay-helpers";
 import { startTcpProxy, type TcpProxy } from "../support/relay-proxy";
 import { threadDetail } from "../support/relay-radar";
@@ -46,7 +47,7 @@ describe("relay buffering across a server outage", () => {
   it("delivers every event buffered while the server was down exactly once after its restart", async () => {
     const spool = tempDir("radar-relay-spool-");
     relay = startRelay(
-      ["pipe", "--format", "codex", "--server", proxy.url, "--token", server.token, "--directives", "none", "--flush-interval", "50ms", "--memory-limit", "4kb", "--spool", spool, "--flush-timeout", "20s"],
+      ["pipe", "--format", "codex", "--server", proxy.url, "--token", server.token, "--directives", "none", "--flush-interval", "50ms", "--memory-limit", "4kb", "--spool", spool, "--flush-timeout", "120s"],
       { stdin: "pipe" },
     );
     const r = relay;
@@ -54,29 +55,29 @@ describe("relay buffering across a server outage", () => {
     send(JSON.stringify({ method: "thread/started", params: { thread: { id: THREAD, modelProvider: "openai", cwd: "/tmp" } } }));
     send(JSON.stringify({ method: "turn/started", params: { threadId: THREAD, turn: { id: TURN, status: "inProgress", items: [] } } }));
     for (let n = 0; n < 20; n++) send(probe(n));
-    await waitFor(async () => (await probesStored()).length === 20, 15_000, () => r.stderr());
+    await waitFor(async () => (await probesStored()).length === 20, PATIENCE_MS, () => r.stderr());
 
     // Outage: the server dies; the agent keeps writing.
     await server.stop();
     await proxy.down();
     for (let n = 20; n < 80; n++) send(probe(n));
-    await waitFor(() => /radar unreachable \(.*\), 60 events buffered \(\d+ on disk in [^)]+\), retrying in/.test(r.stderr()), 10_000, () => r.stderr());
+    await waitFor(() => /radar unreachable \(.*\), 60 events buffered \(\d+ on disk in [^)]+\), retrying in/.test(r.stderr()), PATIENCE_MS, () => r.stderr());
     expect(fs.readdirSync(spool).some((f) => f.endsWith(".spool.ndjson"))).toBe(true);
     for (let n = 80; n < 100; n++) send(probe(n));
 
     // Restart on the same database; the relay notices by itself.
     await server.restart();
     await proxy.up(portOf(server.url));
-    await waitFor(() => /radar reachable again/.test(r.stderr()), 40_000, () => r.stderr());
-    await waitFor(async () => (await probesStored()).length >= 100, 15_000, () => r.stderr());
+    await waitFor(() => /radar reachable again/.test(r.stderr()), PATIENCE_MS, () => r.stderr());
+    await waitFor(async () => (await probesStored()).length >= 100, PATIENCE_MS, () => r.stderr());
 
     // A response lost after the server committed: the batch is re-sent and counted as duplicates.
     proxy.dropNextResponses(1);
     for (let n = 100; n < 110; n++) send(probe(n));
-    await waitFor(() => proxy.dropped >= 1, 10_000, () => r.stderr());
+    await waitFor(() => proxy.dropped >= 1, PATIENCE_MS, () => r.stderr());
     send(JSON.stringify({ method: "turn/completed", params: { threadId: THREAD, turn: { id: TURN, status: "completed", error: null } } }));
     r.end();
-    const exit = await withTimeout(r.exited, 30_000, "relay exit");
+    const exit = await withTimeout(r.exited, PATIENCE_MS, "relay exit");
     expect(exit.code, r.stderr()).toBe(0);
 
     const stored = await probesStored();
@@ -97,7 +98,7 @@ describe("relay buffering across a server outage", () => {
     expect(r.stderr()).not.toMatch(/NOT delivered|could not deliver/);
     // The disk spool is cleaned up once delivered (an empty spool dir is removed).
     expect(fs.existsSync(spool) ? fs.readdirSync(spool) : []).toEqual([]);
-  }, 120_000);
+  });
 
   it("on exit while the server is still down, saves the undelivered events to a replayable file", async () => {
     const spool = tempDir("radar-relay-spool-");
@@ -110,7 +111,7 @@ describe("relay buffering across a server outage", () => {
     const lines = Array.from({ length: 5 }, (_, n) => JSON.stringify({ method: "radarTest/probe", params: { threadId: thread, n } }));
     r.write(lines.join("\n") + "\n");
     r.end();
-    const exit = await withTimeout(r.exited, 20_000, "relay exit");
+    const exit = await withTimeout(r.exited, PATIENCE_MS, "relay exit");
     expect(exit.code).toBe(75);
     const file = /saved in (\S+undelivered-codex-\S+\.ndjson)/.exec(r.stderr())?.[1];
     expect(file, r.stderr()).toBeTruthy();
@@ -124,10 +125,10 @@ describe("relay buffering across a server outage", () => {
     relay = replay;
     replay.write(fs.readFileSync(file!, "utf8"));
     replay.end();
-    expect((await withTimeout(replay.exited, 20_000, "replay exit")).code, replay.stderr()).toBe(0);
+    expect((await withTimeout(replay.exited, PATIENCE_MS, "replay exit")).code, replay.stderr()).toBe(0);
     const view = await threadDetail(server, thread);
     const events = view!.events.filter((e) => e.nativeType === "radarTest/probe");
     expect(events).toHaveLength(5);
     expect(events.every((e: any) => Date.parse(e.at) === JSON.parse(saved[0]).at)).toBe(true);
-  }, 60_000);
+  });
 });

@@ -15,6 +15,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { PATIENCE_MS } from "./patience";
 
 export type ProviderApi = "openai" | "anthropic";
 
@@ -332,7 +333,7 @@ export async function startMockProvider(options: { verbose?: boolean } = {}): Pr
     setDefault(api, reply) {
       defaults[api] = reply;
     },
-    waitForCalls(api, count, timeoutMs = 20_000) {
+    waitForCalls(api, count, timeoutMs = PATIENCE_MS) {
       return new Promise((resolve, reject) => {
         const check = () => {
           const list = calls(api);

@@ -11,7 +11,16 @@ export interface ThreadDetailView {
     retry: null | { kind: string; attempt: number; maxAttempts: number | null; nextAttemptAt: string | null; nextAttemptEstimated: boolean; deadlineAt: string | null; policy: string | null };
     lastError: null | { kind: string; httpStatus: number | null; code: string | null; message: string | null };
   };
-  episodes: { outcome: string | null; outcomeCode: string | null; kind: string; attempts: unknown[] }[];
+  episodes: {
+    outcome: string | null;
+    outcomeCode: string | null;
+    kind: string;
+    policy: string | null;
+    maxAttempts: number | null;
+    startedAt: string;
+    endedAt: string | null;
+    attempts: { n: number; noticeAt: string; estimated: boolean; deadlineAt: string | null; httpStatus: number | null }[];
+  }[];
   events: { type: string; nativeType: string | null; turnId: string | null; raw: any }[];
   directives: { id: string; kind: string; origin: string; state: string; result: string | null; detail: string | null; createdAt: string; acknowledgedAt: string | null }[];
 }

@@ -11,13 +11,18 @@ export interface RelaySuite {
 }
 
 /**
- * What every real-agent relay suite needs: the built app with short graces (stall deadlines in
- * seconds, a stop grace long enough for a real agent to answer) and the mock model provider.
+ * What every real-agent relay suite needs: the built app and the mock model provider. By default
+ * stall deadlines come seconds after a retry notice (RADAR_POLICY_GRACE_MS=2000), for tests that
+ * wait for the watchdog to end a silent wait. A test that must act while a thread is still
+ * retrying (Stop retrying during a long wait) asks for `policyGraceMs: "long"`: then the deadline
+ * is an hour away and nothing a busy machine does can make the watchdog win the race. The stop
+ * grace is long enough for a real agent to answer on a busy machine.
  */
-export function relaySuite(): RelaySuite {
+export function relaySuite(options: { policyGraceMs?: "short" | "long" } = {}): RelaySuite {
   const suite = { relay: null } as RelaySuite;
+  const policyGrace = options.policyGraceMs === "long" ? "3600000" : "2000";
   beforeAll(async () => {
-    [suite.server, suite.mock] = await Promise.all([startServer({ RADAR_POLICY_GRACE_MS: "2000", RADAR_STOP_GRACE_MS: "20000" }), startMockProvider()]);
+    [suite.server, suite.mock] = await Promise.all([startServer({ RADAR_POLICY_GRACE_MS: policyGrace, RADAR_STOP_GRACE_MS: "120000" }), startMockProvider()]);
   });
   afterEach(async () => {
     const relay = suite.relay;

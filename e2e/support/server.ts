@@ -3,6 +3,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { PATIENCE_MS } from "./patience";
 
 /**
  * Starts the built app (`next start`) on a free 127.0.0.1 port with its own SQLite file, for
@@ -50,7 +51,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
     child.stdout!.on("data", (chunk) => (log += chunk));
     child.stderr!.on("data", (chunk) => (log += chunk));
     const url = `http://127.0.0.1:${port}`;
-    const deadline = Date.now() + 30_000;
+    // The built app is ready in well under a second on an idle machine; the bound only stops a hang.
+    const deadline = Date.now() + PATIENCE_MS;
     while (Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${log}`);
       try {
@@ -61,7 +63,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    throw new Error(`server did not become healthy in 30 s:\n${log}`);
+    throw new Error(`server did not become healthy in ${PATIENCE_MS / 1000} s:\n${log}`);
   };
 
   const stop = async () => {

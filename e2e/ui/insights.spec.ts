@@ -19,13 +19,13 @@ test("insights follow the time range and a filter, and the URL keeps them", asyn
   await expect(page.getByTestId("range-24h")).toHaveAttribute("aria-current", "true");
   await expect(page.getByTestId("insights-range")).toContainText("per hour");
   const noticeRows = page.getByTestId("chart-notices-table").locator("tbody tr");
-  expect(await noticeRows.count()).toBeGreaterThanOrEqual(24);
+  await expect.poll(() => noticeRows.count()).toBeGreaterThanOrEqual(24);
 
   // The time range: the last hour, per minute.
   await page.getByTestId("range-1h").click();
   await expect(page).toHaveURL(/[?&]range=1h\b/);
   await expect(page.getByTestId("insights-range")).toContainText("per minute");
-  expect(await noticeRows.count()).toBeGreaterThanOrEqual(60);
+  await expect.poll(() => noticeRows.count()).toBeGreaterThanOrEqual(60);
 
   // A filter: only this incident's Anthropic thread (3 notices, 1 recovered + 1 exhausted).
   await page.getByTestId("filter-provider").selectOption(`anthropic${ns}`);
