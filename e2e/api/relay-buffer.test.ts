@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PATIENCE_MS } from "../support/patience";
 import { removeTempDirs, startRelay, tempDir, waitFor, withTimeout, type RelayProcess } from "../support/relay-helpers";
 import { startTcpProxy, type TcpProxy } from "../support/relay-proxy";
-import { threadDetail } from "../support/relay-radar";
+import { probesStored, threadDetail } from "../support/relay-radar";
 import { startServer, type RunningServer } from "../support/server";
 
 let server: RunningServer;
@@ -38,10 +38,7 @@ afterAll(async () => {
 const probe = (n: number) =>
   JSON.stringify({ method: "radarTest/probe", params: { threadId: THREAD, turnId: TURN, n, pad: "x".repeat(200) } });
 
-async function probesStored(): Promise<number[]> {
-  const view = await threadDetail(server, THREAD);
-  return (view?.events ?? []).filter((e) => e.nativeType === "radarTest/probe").map((e) => e.raw.message.params.n as number);
-}
+const probes = () => probesStored(server, THREAD);
 
 describe("relay buffering across a server outage", () => {
   it("delivers every event buffered while the server was down exactly once after its restart", async () => {
@@ -55,7 +52,7 @@ describe("relay buffering across a server outage", () => {
     send(JSON.stringify({ method: "thread/started", params: { thread: { id: THREAD, modelProvider: "openai", cwd: "/tmp" } } }));
     send(JSON.stringify({ method: "turn/started", params: { threadId: THREAD, turn: { id: TURN, status: "inProgress", items: [] } } }));
     for (let n = 0; n < 20; n++) send(probe(n));
-    await waitFor(async () => (await probesStored()).length === 20, PATIENCE_MS, () => r.stderr());
+    await waitFor(async () => (await probes()).length === 20, PATIENCE_MS, () => r.stderr());
 
     // Outage: the server dies; the agent keeps writing.
     await server.stop();
@@ -69,7 +66,7 @@ describe("relay buffering across a server outage", () => {
     await server.restart();
     await proxy.up(portOf(server.url));
     await waitFor(() => /radar reachable again/.test(r.stderr()), PATIENCE_MS, () => r.stderr());
-    await waitFor(async () => (await probesStored()).length >= 100, PATIENCE_MS, () => r.stderr());
+    await waitFor(async () => (await probes()).length >= 100, PATIENCE_MS, () => r.stderr());
 
     // A response lost after the server committed: the batch is re-sent and counted as duplicates.
     proxy.dropNextResponses(1);
@@ -80,7 +77,7 @@ describe("relay buffering across a server outage", () => {
     const exit = await withTimeout(r.exited, PATIENCE_MS, "relay exit");
     expect(exit.code, r.stderr()).toBe(0);
 
-    const stored = await probesStored();
+    const stored = await probes();
     expect(stored).toHaveLength(110);
     expect(new Set(stored).size).toBe(110);
     expect([...stored].sort((a, b) => a - b)).toEqual(Array.from({ length: 110 }, (_, i) => i));

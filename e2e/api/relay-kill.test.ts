@@ -8,7 +8,7 @@ import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeTempDirs, startRelay, tempDir, waitFor, withTimeout, type RelayProcess } from "../support/relay-helpers";
 import { startTcpProxy, type TcpProxy } from "../support/relay-proxy";
-import { threadDetail } from "../support/relay-radar";
+import { probesStored } from "../support/relay-radar";
 import { startServer, type RunningServer } from "../support/server";
 
 let server: RunningServer;
@@ -33,10 +33,7 @@ afterAll(async () => {
 
 const probe = (n: number) => JSON.stringify({ method: "radarTest/probe", params: { threadId: THREAD, n } });
 
-async function probesStored(): Promise<number[]> {
-  const view = await threadDetail(server, THREAD);
-  return (view?.events ?? []).filter((e) => e.nativeType === "radarTest/probe").map((e) => e.raw.message.params.n as number);
-}
+const probes = () => probesStored(server, THREAD);
 
 describe("a relay killed with SIGKILL", () => {
   it("is resumed by the next relay on the same spool directory: every line exactly once", async () => {
@@ -46,7 +43,7 @@ describe("a relay killed with SIGKILL", () => {
     relays.push(first);
     first.write(JSON.stringify({ method: "thread/started", params: { thread: { id: THREAD, modelProvider: "openai", cwd: "/tmp" } } }) + "\n");
     for (let n = 0; n < 20; n++) first.write(probe(n) + "\n");
-    await waitFor(async () => (await probesStored()).length === 20, HUNG, () => first.stderr());
+    await waitFor(async () => (await probes()).length === 20, HUNG, () => first.stderr());
 
     // The radar goes away; the relay takes 40 more lines and says it holds them.
     await proxy.down();
@@ -65,7 +62,7 @@ describe("a relay killed with SIGKILL", () => {
     expect(exit.code, second.stderr()).toBe(0);
     expect(second.stderr()).toMatch(/resuming 40 event\(s\)/);
 
-    const stored = await probesStored();
+    const stored = await probes();
     expect([...stored].sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, n) => n));
     // Nothing is left behind once delivered.
     expect(fs.existsSync(spool) ? fs.readdirSync(spool) : []).toEqual([]);

@@ -25,6 +25,12 @@ export interface ThreadDetailView {
   directives: { id: string; kind: string; origin: string; state: string; result: string | null; detail: string | null; createdAt: string; acknowledgedAt: string | null }[];
 }
 
+/** The `n` of every `radarTest/probe` line stored on a thread (relay delivery suites send those). */
+export async function probesStored(server: RunningServer, threadId: string): Promise<number[]> {
+  const view = await threadDetail(server, threadId);
+  return (view?.events ?? []).filter((e) => e.nativeType === "radarTest/probe").map((e) => e.raw.message.params.n as number);
+}
+
 export async function threadDetail(server: RunningServer, id: string): Promise<ThreadDetailView | null> {
   const r = await get(server, `/api/v1/threads/${encodeURIComponent(id)}`);
   return r.status === 200 ? (r.body as ThreadDetailView) : null;

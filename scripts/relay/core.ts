@@ -70,6 +70,20 @@ export class RelayCore {
     return { forwarded: true };
   }
 
+  /** Lines of agent output not forwarded (not JSON objects), counted for the exit summary. */
+  skipped = 0;
+
+  /**
+   * A line from the agent's stream: forwarded, or counted and passed to `onSkip` (blank lines are
+   * neither). The modes differ only in how loudly they report a skipped line.
+   */
+  takeLine(line: string, receivedAt: number, onSkip: (reason: string, skipped: number) => void): void {
+    const result = this.forwardLine(line, receivedAt);
+    if (result.forwarded || result.reason === "blank") return;
+    this.skipped += 1;
+    onSkip(result.reason, this.skipped);
+  }
+
   start(): void {
     this.forwarder.start();
     if (!(this.config.mode === "pipe" && this.config.pipeDirectives === "none")) this.runner.startPolling();

@@ -40,13 +40,8 @@ export async function runChildMode(config: RelayConfig, io: RelayIO, log: Logger
   });
 
   const splitter = new LineSplitter();
-  let skipped = 0;
-  const onLine = (line: string, receivedAt: number) => {
-    const result = core.forwardLine(line, receivedAt);
-    if (result.forwarded || result.reason === "blank") return;
-    skipped += 1;
-    log.debug(`not forwarded (${result.reason}): ${line.slice(0, 200)}`);
-  };
+  const onLine = (line: string, receivedAt: number) =>
+    core.takeLine(line, receivedAt, (reason) => log.debug(`not forwarded (${reason}): ${line.slice(0, 200)}`));
   child.stdout!.on("data", (chunk: Buffer) => {
     const receivedAt = Date.now();
     io.stdout.write(chunk);
@@ -76,7 +71,7 @@ export async function runChildMode(config: RelayConfig, io: RelayIO, log: Logger
   for (const line of splitter.end()) onLine(line, Date.now());
   stopSignal();
   log.info(`${name} exited (${describeExit(exit)})${endedByDirective ? " — ended by a radar directive" : ""}`);
-  if (skipped) log.debug(`${skipped} stdout line(s) were not JSON and were not forwarded`);
+  if (core.skipped) log.debug(`${core.skipped} stdout line(s) were not JSON and were not forwarded`);
   const report = await core.shutdown();
   if (report.undelivered) return 75;
   return exitCodeOf(exit);

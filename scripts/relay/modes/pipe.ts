@@ -20,13 +20,10 @@ export async function runPipe(config: RelayConfig, io: RelayIO, log: Logger): Pr
     },
   });
   const splitter = new LineSplitter();
-  let skipped = 0;
-  const onLine = (line: string, receivedAt: number) => {
-    const result = core.forwardLine(line, receivedAt);
-    if (result.forwarded || result.reason === "blank") return;
-    skipped += 1;
-    if (skipped <= 5) log.warn(`stdin line not forwarded (${result.reason}): ${line.slice(0, 120)}`);
-  };
+  const onLine = (line: string, receivedAt: number) =>
+    core.takeLine(line, receivedAt, (reason, skipped) => {
+      if (skipped <= 5) log.warn(`stdin line not forwarded (${reason}): ${line.slice(0, 120)}`);
+    });
 
   core.start();
   const ended = new Promise<string>((resolve) => {
@@ -47,7 +44,7 @@ export async function runPipe(config: RelayConfig, io: RelayIO, log: Logger): Pr
   });
   const reason = await Promise.race([ended, signalled]);
   for (const line of splitter.end()) onLine(line, Date.now());
-  if (skipped > 5) log.warn(`${skipped} stdin lines in all were not JSON objects and were not forwarded`);
+  if (core.skipped > 5) log.warn(`${core.skipped} stdin lines in all were not JSON objects and were not forwarded`);
   const report = await core.shutdown();
   if (report.undelivered) return 75;
   return reason === "signal" ? 130 : 0;
