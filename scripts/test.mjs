@@ -6,9 +6,9 @@
 // (from the runners' JSON reports), so a suite that grows slow is seen before it times out.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { freePort } from "./lib/port.mjs";
 import { log, prepare, root } from "./lib/prepare.mjs";
 
 const reports = fs.mkdtempSync(path.join(os.tmpdir(), "radar-test-"));
@@ -188,14 +188,3 @@ function hasPlaywrightChromium() {
   return fs.existsSync(cache) && fs.readdirSync(cache).some((name) => name.startsWith("chromium"));
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}

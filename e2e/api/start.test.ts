@@ -1,21 +1,13 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { expect, it } from "vitest";
+import { freePort } from "../../scripts/lib/port.mjs";
 
 /** `npm start` itself: first start prints the token once, a warm restart redoes nothing, bad config fails fast. */
 const root = path.resolve(import.meta.dirname, "../..");
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Runs scripts/start.mjs until /api/health answers (or it exits); returns its output and how long that took. */
 async function start(env: Record<string, string>): Promise<{ output: string; ms: number; code: number | null }> {

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { freePort } from "../../scripts/lib/port.mjs";
 import { PATIENCE_MS } from "./patience";
 
 /**
@@ -93,16 +93,6 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
   };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** POSTs a body to the server with the source's token. */
 export async function post(server: RunningServer, pathname: string, body: unknown, headers: Record<string, string> = {}) {
