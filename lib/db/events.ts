@@ -25,6 +25,8 @@ export interface EventRow {
   kind: string | null;
   receivedAt: number;
   raw: unknown;
+  /** The time the source sent when it lay too far ahead of the receive time (the event is stored at the receive time). */
+  clampedFrom?: number;
 }
 
 /** An error code as stored: a source may report a string or a structured code. */
@@ -62,7 +64,7 @@ export const eventRows = {
       code: codeText(event.error?.code),
       message: event.error?.message ?? event.reason ?? null,
       raw: JSON.stringify(row.raw ?? null),
-      normalized: JSON.stringify(event),
+      normalized: JSON.stringify(row.clampedFrom == null ? event : { ...event, clampedFrom: row.clampedFrom }),
     });
     return Number(info.lastInsertRowid);
   },
