@@ -1,4 +1,6 @@
 import type { RadarEvent } from "@/lib/retry";
+import type { EventPage, EventView } from "@/lib/wire/types";
+import { serialized } from "./client";
 import { pluck, statement } from "./statement";
 
 /** Stored lines of the sources: their keys (idempotency), the event rows and progress folding. */
@@ -93,3 +95,88 @@ export const eventRows = {
     }));
   },
 };
+
+/**
+ * The thread page reads events a page at a time, newest first in reducer order (event time, then
+ * sequence), through the (threadId, at) index: a page costs the same on a thread of 10 events or
+ * of 100k. Raw payloads are left out unless asked for; one event's raw is read on its own.
+ */
+const PAGE_COLUMNS = `id, type, nativeType, format, at, receivedAt, lastAt, count, turnId, attempt, maxAttempts, delayMs, kind,
+  httpStatus, code, message, late, json_extract(normalized, '$.clampedFrom') AS clampedFrom`;
+const NEWEST = `SELECT ${PAGE_COLUMNS} FROM "Event" WHERE threadId = @thread ORDER BY at DESC, id DESC LIMIT @limit`;
+const BEFORE = `SELECT ${PAGE_COLUMNS} FROM "Event" WHERE threadId = @thread
+  AND (at, id) < (SELECT at, id FROM "Event" WHERE id = @before AND threadId = @thread) ORDER BY at DESC, id DESC LIMIT @limit`;
+const RAW = `SELECT raw FROM "Event" WHERE id = ? AND threadId = ?`;
+
+/** The page statements, for a test that checks their query plans. */
+export const EVENT_PAGE_SQL = { newest: NEWEST, before: BEFORE };
+
+interface PageRow {
+  id: number;
+  type: string;
+  nativeType: string | null;
+  format: string;
+  at: number;
+  receivedAt: number;
+  lastAt: number | null;
+  count: number;
+  turnId: string | null;
+  attempt: number | null;
+  maxAttempts: number | null;
+  delayMs: number | null;
+  kind: string | null;
+  httpStatus: number | null;
+  code: string | null;
+  message: string | null;
+  late: number;
+  clampedFrom: number | null;
+  raw?: string;
+}
+
+const isoOrNull = (ms: number | null) => (ms == null ? null : new Date(ms).toISOString());
+
+function toEventView(row: PageRow): EventView {
+  return {
+    seq: row.id,
+    type: row.type,
+    nativeType: row.nativeType,
+    format: row.format,
+    at: new Date(row.at).toISOString(),
+    receivedAt: new Date(row.receivedAt).toISOString(),
+    lastAt: isoOrNull(row.lastAt),
+    count: row.count,
+    turnId: row.turnId,
+    attempt: row.attempt,
+    maxAttempts: row.maxAttempts,
+    delayMs: row.delayMs,
+    kind: row.kind,
+    httpStatus: row.httpStatus,
+    code: row.code,
+    message: row.message,
+    late: Boolean(row.late),
+    clampedFrom: isoOrNull(row.clampedFrom),
+    ...(row.raw === undefined ? {} : { raw: JSON.parse(row.raw) as unknown }),
+  };
+}
+
+/**
+ * One page of a thread's events, newest first, before the event `before` (its seq) or from the
+ * newest; `earlier` is the seq to ask for the page before this one, null when there is none.
+ */
+export function threadEventPage(thread: number, options: { before?: number | null; limit: number; raw?: boolean }): Promise<EventPage> {
+  return serialized(() => {
+    const text = options.before == null ? NEWEST : BEFORE;
+    const sql = options.raw ? text.replace(PAGE_COLUMNS, `${PAGE_COLUMNS}, raw`) : text;
+    const rows = statement(sql).all({ thread, before: options.before ?? null, limit: options.limit + 1 }) as PageRow[];
+    const page = rows.slice(0, options.limit);
+    return { events: page.map(toEventView), earlier: rows.length > options.limit ? page[page.length - 1].id : null };
+  });
+}
+
+/** One event's raw payload as the source sent it; undefined when the thread has no such event. */
+export function eventRaw(thread: number, seq: number): Promise<unknown> {
+  return serialized(() => {
+    const raw = pluck(RAW).get(seq, thread) as string | undefined;
+    return raw === undefined ? undefined : (JSON.parse(raw) as unknown);
+  });
+}
