@@ -111,23 +111,14 @@ const RAW = `SELECT raw FROM "Event" WHERE id = ? AND threadId = ?`;
 /** The page statements, for a test that checks their query plans. */
 export const EVENT_PAGE_SQL = { newest: NEWEST, before: BEFORE };
 
-interface PageRow {
+/** The columns kept as they are stored; times, flags and the sequence are converted. */
+type PlainColumns = "type" | "nativeType" | "format" | "count" | "turnId" | "attempt" | "maxAttempts" | "delayMs" | "kind" | "httpStatus" | "code" | "message";
+
+interface PageRow extends Pick<EventView, PlainColumns> {
   id: number;
-  type: string;
-  nativeType: string | null;
-  format: string;
   at: number;
   receivedAt: number;
   lastAt: number | null;
-  count: number;
-  turnId: string | null;
-  attempt: number | null;
-  maxAttempts: number | null;
-  delayMs: number | null;
-  kind: string | null;
-  httpStatus: number | null;
-  code: string | null;
-  message: string | null;
   late: number;
   clampedFrom: number | null;
   raw?: string;
@@ -135,27 +126,16 @@ interface PageRow {
 
 const isoOrNull = (ms: number | null) => (ms == null ? null : new Date(ms).toISOString());
 
-function toEventView(row: PageRow): EventView {
+function toEventView({ id, at, receivedAt, lastAt, late, clampedFrom, raw, ...plain }: PageRow): EventView {
   return {
-    seq: row.id,
-    type: row.type,
-    nativeType: row.nativeType,
-    format: row.format,
-    at: new Date(row.at).toISOString(),
-    receivedAt: new Date(row.receivedAt).toISOString(),
-    lastAt: isoOrNull(row.lastAt),
-    count: row.count,
-    turnId: row.turnId,
-    attempt: row.attempt,
-    maxAttempts: row.maxAttempts,
-    delayMs: row.delayMs,
-    kind: row.kind,
-    httpStatus: row.httpStatus,
-    code: row.code,
-    message: row.message,
-    late: Boolean(row.late),
-    clampedFrom: isoOrNull(row.clampedFrom),
-    ...(row.raw === undefined ? {} : { raw: JSON.parse(row.raw) as unknown }),
+    seq: id,
+    ...plain,
+    at: new Date(at).toISOString(),
+    receivedAt: new Date(receivedAt).toISOString(),
+    lastAt: isoOrNull(lastAt),
+    late: Boolean(late),
+    clampedFrom: isoOrNull(clampedFrom),
+    ...(raw === undefined ? {} : { raw: JSON.parse(raw) as unknown }),
   };
 }
 
