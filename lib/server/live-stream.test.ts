@@ -57,7 +57,9 @@ function open(client: string) {
   const response = m.stream.liveStream(new Request("http://radar.test/api/v1/stream", { headers: { "x-forwarded-for": client }, signal: controller.signal }));
   return { response, close: () => controller.abort() };
 }
-const quiet = () => new Promise((resolve) => setTimeout(resolve, m.bus.COALESCE_MS + 20));
+const quiet = async () => {
+  while (m.bus.coalescing()) await new Promise((resolve) => setTimeout(resolve, m.bus.COALESCE_MS / 4));
+};
 
 describe("the live stream", () => {
   it("caps streams per client and in total, answering 429 with Retry-After", async () => {
