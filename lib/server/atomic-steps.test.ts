@@ -75,6 +75,23 @@ async function stoppingThread(s: Awaited<ReturnType<typeof source>>, threadId: s
   return { key, directive };
 }
 
+/** How many units of work `run` committed or rolled back: each is one BEGIN IMMEDIATE. */
+async function unitsOfWork(run: () => Promise<void>): Promise<number> {
+  const connection = sql();
+  const exec = connection.exec.bind(connection);
+  let units = 0;
+  connection.exec = (text: string) => {
+    if (text === "BEGIN IMMEDIATE") units++;
+    return exec(text);
+  };
+  try {
+    await run();
+  } finally {
+    connection.exec = exec;
+  }
+  return units;
+}
+
 describe("an acknowledgement and its effect", () => {
   it("commit together: the thread is stopped once the ack is recorded, and a repeat changes nothing", async () => {
     const s = await source("ack");
@@ -140,22 +157,31 @@ describe("stops", () => {
     const ids = Array.from({ length: count }, (_, i) => `m-${i}`);
     await m.pipeline.ingestLines(s, lines(ids.map((threadId) => ({ threadId, type: "turn.started" as const, turnId: "u1", at: now })), now), now);
     const keys = ids.map((id) => threadRow(s.id, id).id);
-    // Each unit of work is one BEGIN IMMEDIATE: count them.
-    const exec = sql().exec.bind(sql());
-    let units = 0;
-    sql().exec = (text: string) => {
-      if (text === "BEGIN IMMEDIATE") units++;
-      return exec(text);
-    };
-    try {
+    const units = await unitsOfWork(async () => {
       const results = await m.stop.stopThreads(keys, { name: "op" }, "all", now);
       expect(results.filter((r) => r.result === "stopping")).toHaveLength(count);
-    } finally {
-      sql().exec = exec;
-    }
+    });
     expect(units).toBe(Math.ceil(count / m.pipeline.THREADS_PER_UNIT));
     const audited = sql().prepare(`SELECT count(*) FROM "AuditEntry" WHERE action = 'stop-all' AND target LIKE 'm-%'`).pluck().get();
     expect(audited).toBe(count);
+  });
+});
+
+describe("a policy change", () => {
+  it("reaches every thread of the source in units of at most THREADS_PER_UNIT threads", async () => {
+    const s = await source("policy");
+    const now = Date.now();
+    const count = m.pipeline.THREADS_PER_UNIT + 30;
+    const ids = Array.from({ length: count }, (_, i) => `p-${i}`);
+    await m.pipeline.ingestLines(s, lines(ids.map((threadId) => ({ threadId, type: "turn.started" as const, turnId: "u1", at: now })), now), now);
+    const units = await unitsOfWork(async () => {
+      const changed = await m.pipeline.applySourceSettings({ ...s, capacityRecovery: true }, now + 10);
+      expect(changed).toHaveLength(count);
+    });
+    // One to read the source's threads, then the chunks.
+    expect(units).toBe(1 + Math.ceil(count / m.pipeline.THREADS_PER_UNIT));
+    const settings = sql().prepare(`SELECT count(*) FROM "Event" e JOIN "Thread" t ON t.id = e.threadId WHERE t.sourceId = ? AND e.type = 'settings.changed'`).pluck().get(s.id);
+    expect(settings).toBe(count);
   });
 });
 
