@@ -419,11 +419,6 @@ export async function withInternalEvents<T>(
   return value!;
 }
 
-/** Applies one server-originated event to a thread in its own unit of work. */
-export function applyInternalEvent(threadId: number, event: InternalEvent, now = Date.now()): Promise<InternalEventOutcome | null> {
-  return withInternalEvents(now, (apply) => apply(threadId, event));
-}
-
 /** A watchdog failure for one thread: how often in a row, and the last error. */
 const globalForQuarantine = globalThis as unknown as { __radarTickFailures?: Map<number, number> };
 const tickFailures = (globalForQuarantine.__radarTickFailures ??= new Map());
