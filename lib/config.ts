@@ -23,6 +23,15 @@ const millis = z.string().transform((text, ctx) => {
   return ms;
 });
 
+const count = z.string().transform((text, ctx) => {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) {
+    ctx.addIssue({ code: "custom", message: `expected a positive whole number, got "${text}"` });
+    return z.NEVER;
+  }
+  return value;
+});
+
 const port = z.string().transform((text, ctx) => {
   const value = Number(text);
   if (!Number.isInteger(value) || value < 1 || value > 65_535) {
@@ -46,6 +55,10 @@ export const CONFIG_SCHEMA = z.object({
   RADAR_POLICY_GRACE_MS: millis.optional(),
   /** A directive delivered but never answered is delivered again after this long. */
   RADAR_REDELIVER_MS: millis.default(15_000),
+  /** Live streams (GET /api/v1/stream) one client address may hold open; unset, STREAM_LIMITS. */
+  RADAR_STREAM_MAX_PER_CLIENT: count.optional(),
+  /** Live streams the server holds open in all; unset, STREAM_LIMITS. */
+  RADAR_STREAM_MAX_TOTAL: count.optional(),
   /** The name operator actions are audited under. */
   RADAR_OPERATOR_NAME: z.string().default("local operator"),
 });
@@ -59,6 +72,15 @@ export function parseConfig(env: Environment): Config {
   const parsed = CONFIG_SCHEMA.safeParse(given);
   if (!parsed.success) throw new ConfigError(`configuration: ${describeZodError(parsed.error)}`);
   return parsed.data;
+}
+
+/** Default caps on open live streams: enough for many tabs, bounded against a flood. */
+export const STREAM_LIMITS = { perClient: 16, total: 256 } as const;
+
+/** The live-stream caps in effect. */
+export function streamLimits(): { perClient: number; total: number } {
+  const c = config();
+  return { perClient: c.RADAR_STREAM_MAX_PER_CLIENT ?? STREAM_LIMITS.perClient, total: c.RADAR_STREAM_MAX_TOTAL ?? STREAM_LIMITS.total };
 }
 
 let cached: Config | null = null;

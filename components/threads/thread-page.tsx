@@ -91,7 +91,7 @@ export function ThreadPage({ threadKey, initial }: { threadKey: number; initial:
       <Lineage detail={detail} />
       <Episodes detail={detail} />
       <Directives detail={detail} />
-      <Timeline detail={detail} />
+      <Timeline key={thread.key} detail={detail} />
     </article>
   );
 }

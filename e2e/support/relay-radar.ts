@@ -33,7 +33,24 @@ export async function probesStored(server: RunningServer, threadId: string): Pro
 
 export async function threadDetail(server: RunningServer, id: string): Promise<ThreadDetailView | null> {
   const r = await get(server, `/api/v1/threads/${encodeURIComponent(id)}`);
-  return r.status === 200 ? (r.body as ThreadDetailView) : null;
+  if (r.status !== 200) return null;
+  const view = r.body as ThreadDetailView & { thread: { key: number } };
+  // The detail carries only the newest events, without payloads; these suites read every event with its payload.
+  view.events = await everyEvent(server, view.thread.key);
+  return view;
+}
+
+/** Every event of a thread with its raw payload, in reducer order, page by page. */
+async function everyEvent(server: RunningServer, key: number): Promise<ThreadDetailView["events"]> {
+  const events: ThreadDetailView["events"] = [];
+  let before: number | null = null;
+  do {
+    const page = await get(server, `/api/v1/threads/by-key/${key}/events?raw=1&limit=500${before == null ? "" : `&before=${before}`}`);
+    if (page.status !== 200) throw new Error(`events of thread ${key}: ${page.status} ${JSON.stringify(page.body)}`);
+    events.push(...page.body.events);
+    before = page.body.earlier;
+  } while (before != null);
+  return events.reverse();
 }
 
 /** One line per thread state for failure messages. */

@@ -1,5 +1,15 @@
 import { queryOptions, type QueryClient } from "@tanstack/react-query";
-import { MAX_THREAD_ROWS, type InsightsResponse, type StreamThreads, type ThreadBoard, type ThreadDetailResponse, type ThreadRows } from "@/lib/wire/types";
+import {
+  EVENT_PAGE_SIZE,
+  MAX_THREAD_ROWS,
+  type EventPage,
+  type EventRaw,
+  type InsightsResponse,
+  type StreamThreads,
+  type ThreadBoard,
+  type ThreadDetailResponse,
+  type ThreadRows,
+} from "@/lib/wire/types";
 
 /**
  * Everything the browser reads from the API: one fetcher, the query keys and the query options.
@@ -15,6 +25,12 @@ export const queryKeys = {
   boards: ["threads", "board"] as const,
   board: (queryString: string) => ["threads", "board", queryString] as const,
   thread: (key: number) => ["threads", "detail", key] as const,
+  /**
+   * Earlier pages of a thread's timeline and single raw payloads: outside the live keys, since
+   * what happened before the newest page and what a source sent do not change.
+   */
+  earlierEvents: (key: number, before: number) => ["timeline", key, "before", before] as const,
+  eventRaw: (key: number, seq: number) => ["timeline", key, "raw", seq] as const,
   /** Insights are computed from the same threads, so they go live with them. */
   insights: ["insights"] as const,
   insightsFor: (queryString: string) => ["insights", queryString] as const,
@@ -79,6 +95,24 @@ export function boardQuery(queryString: string) {
 /** One thread by its internal key (the thread page). */
 export function threadQuery(key: number) {
   return queryOptions({ queryKey: queryKeys.thread(key), queryFn: () => fetchJson<ThreadDetailResponse>(`/api/v1/threads/by-key/${key}`) });
+}
+
+/** The page of a thread's events before the event `before`, newest first (the timeline's "load earlier"). */
+export function earlierEventsQuery(key: number, before: number) {
+  return queryOptions({
+    queryKey: queryKeys.earlierEvents(key, before),
+    queryFn: () => fetchJson<EventPage>(`/api/v1/threads/by-key/${key}/events?before=${before}&limit=${EVENT_PAGE_SIZE}`),
+    staleTime: Infinity,
+  });
+}
+
+/** One event's raw payload, fetched when the timeline shows it. */
+export function eventRawQuery(key: number, seq: number) {
+  return queryOptions({
+    queryKey: queryKeys.eventRaw(key, seq),
+    queryFn: () => fetchJson<EventRaw>(`/api/v1/threads/by-key/${key}/events/${seq}/raw`),
+    staleTime: Infinity,
+  });
 }
 
 /** Insights for a query string such as "?range=24h&provider=openai". */

@@ -15,13 +15,18 @@ export interface AuditInput {
 
 const INSERT = `INSERT INTO "AuditEntry" (at, actor, action, target, reason, result, detail) VALUES (?, ?, ?, ?, ?, ?, ?)`;
 
-/** Records one entry, or several in one transaction (a "Stop all" writes one per thread). */
+/** The audit statements of a unit of work (see unit-of-work.ts): an action commits with its audit row. */
+export const auditRows = {
+  insertAudit(entry: AuditInput): void {
+    statement(INSERT).run(entry.at, entry.actor, entry.action, entry.target ?? null, entry.reason ?? null, entry.result, entry.detail ?? null);
+  },
+};
+
+/** Records one entry, or several in one transaction, outside any other unit of work. */
 export function recordAudit(entries: AuditInput | AuditInput[]): Promise<void> {
   return serialized(() =>
     db().sql.transaction(() => {
-      for (const entry of Array.isArray(entries) ? entries : [entries]) {
-        statement(INSERT).run(entry.at, entry.actor, entry.action, entry.target ?? null, entry.reason ?? null, entry.result, entry.detail ?? null);
-      }
+      for (const entry of Array.isArray(entries) ? entries : [entries]) auditRows.insertAudit(entry);
     })(),
   );
 }

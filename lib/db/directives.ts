@@ -36,6 +36,8 @@ const FOR_ACK = `SELECT threadId, turnId, kind, state, result, dedupeKey AS key 
 const RECORD_ACK = `UPDATE "Directive" SET state = ?, result = ?, detail = ?, acknowledgedAt = ?, deliveredAt = coalesce(deliveredAt, ?) WHERE id = ?`;
 const INSERT = `INSERT OR IGNORE INTO "Directive" (id, sourceId, threadId, dedupeKey, turnId, kind, origin, reason, state, createdAt)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)`;
+const ACK_APPLIED = `SELECT 1 FROM "Event" WHERE threadId = ? AND type = 'directive.acked'
+  AND json_extract(normalized, '$.directiveId') = ? LIMIT 1`;
 const EXPIRE = `UPDATE "Directive" SET state = 'expired', result = 'expired', detail = ?, acknowledgedAt = ? WHERE id = ?`;
 
 /** The directive statements of a unit of work (see unit-of-work.ts); synchronous on SQLite. */
@@ -45,6 +47,28 @@ export const directiveRows = {
     const id = crypto.randomUUID();
     const info = statement(INSERT).run(id, sourceId, threadId, intent.key, intent.turnId ?? null, intent.kind, intent.origin, intent.reason, now);
     return info.changes === 1 ? id : null;
+  },
+
+  /**
+   * Records a source's acknowledgement inside the unit of work that applies it to the thread; a
+   * second, different answer for the same directive is refused.
+   */
+  recordAck(sourceId: string, id: string, result: "acknowledged" | "failed", detail: string | null, now: number): AckOutcome {
+    const row = statement(FOR_ACK).get(id, sourceId) as
+      | { threadId: number; turnId: string | null; kind: string; state: string; result: string | null; key: string }
+      | undefined;
+    if (!row) return { ok: false, status: 404, error: `No directive ${id} for this source.` };
+    if (row.state === "acknowledged" || row.state === "failed") {
+      if (row.result === result) return { ok: true, threadId: row.threadId, turnId: row.turnId, kind: row.kind, key: row.key, repeated: true };
+      return { ok: false, status: 409, error: `Directive ${id} was already answered "${row.result}".` };
+    }
+    statement(RECORD_ACK).run(result, result, detail, now, now, id);
+    return { ok: true, threadId: row.threadId, turnId: row.turnId, kind: row.kind, key: row.key, repeated: false };
+  },
+
+  /** Whether the thread already holds the acknowledgement of this directive (by its engine key). */
+  ackApplied(threadId: number, key: string): boolean {
+    return statement(ACK_APPLIED).get(threadId, key) !== undefined;
   },
 
   /** Directives the engine emitted for moments long past (e.g. while importing an old capture) are never sent. */
@@ -78,25 +102,3 @@ export function takePendingDirectives(sourceId: string, now: number, redeliverAf
 export type AckOutcome =
   | { ok: true; threadId: number; turnId: string | null; kind: string; key: string; repeated: boolean }
   | { ok: false; status: 404 | 409; error: string };
-
-/** Records a source's acknowledgement; a second, different answer for the same directive is refused. */
-export function recordAck(
-  sourceId: string,
-  id: string,
-  result: "acknowledged" | "failed",
-  detail: string | null,
-  now: number,
-): Promise<AckOutcome> {
-  return serialized((): AckOutcome => {
-    const row = statement(FOR_ACK).get(id, sourceId) as
-      | { threadId: number; turnId: string | null; kind: string; state: string; result: string | null; key: string }
-      | undefined;
-    if (!row) return { ok: false, status: 404, error: `No directive ${id} for this source.` };
-    if (row.state === "acknowledged" || row.state === "failed") {
-      if (row.result === result) return { ok: true, threadId: row.threadId, turnId: row.turnId, kind: row.kind, key: row.key, repeated: true };
-      return { ok: false, status: 409, error: `Directive ${id} was already answered "${row.result}".` };
-    }
-    statement(RECORD_ACK).run(result, result, detail, now, now, id);
-    return { ok: true, threadId: row.threadId, turnId: row.turnId, kind: row.kind, key: row.key, repeated: false };
-  });
-}

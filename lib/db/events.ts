@@ -1,4 +1,6 @@
 import type { RadarEvent } from "@/lib/retry";
+import type { EventPage, EventView } from "@/lib/wire/types";
+import { serialized } from "./client";
 import { pluck, statement } from "./statement";
 
 /** Stored lines of the sources: their keys (idempotency), the event rows and progress folding. */
@@ -25,6 +27,8 @@ export interface EventRow {
   kind: string | null;
   receivedAt: number;
   raw: unknown;
+  /** The time the source sent when it lay too far ahead of the receive time (the event is stored at the receive time). */
+  clampedFrom?: number;
 }
 
 /** An error code as stored: a source may report a string or a structured code. */
@@ -62,7 +66,7 @@ export const eventRows = {
       code: codeText(event.error?.code),
       message: event.error?.message ?? event.reason ?? null,
       raw: JSON.stringify(row.raw ?? null),
-      normalized: JSON.stringify(event),
+      normalized: JSON.stringify(row.clampedFrom == null ? event : { ...event, clampedFrom: row.clampedFrom }),
     });
     return Number(info.lastInsertRowid);
   },
@@ -91,3 +95,68 @@ export const eventRows = {
     }));
   },
 };
+
+/**
+ * The thread page reads events a page at a time, newest first in reducer order (event time, then
+ * sequence), through the (threadId, at) index: a page costs the same on a thread of 10 events or
+ * of 100k. Raw payloads are left out unless asked for; one event's raw is read on its own.
+ */
+const PAGE_COLUMNS = `id, type, nativeType, format, at, receivedAt, lastAt, count, turnId, attempt, maxAttempts, delayMs, kind,
+  httpStatus, code, message, late, json_extract(normalized, '$.clampedFrom') AS clampedFrom`;
+const NEWEST = `SELECT ${PAGE_COLUMNS} FROM "Event" WHERE threadId = @thread ORDER BY at DESC, id DESC LIMIT @limit`;
+const BEFORE = `SELECT ${PAGE_COLUMNS} FROM "Event" WHERE threadId = @thread
+  AND (at, id) < (SELECT at, id FROM "Event" WHERE id = @before AND threadId = @thread) ORDER BY at DESC, id DESC LIMIT @limit`;
+const RAW = `SELECT raw FROM "Event" WHERE id = ? AND threadId = ?`;
+
+/** The page statements, for a test that checks their query plans. */
+export const EVENT_PAGE_SQL = { newest: NEWEST, before: BEFORE };
+
+/** The columns kept as they are stored; times, flags and the sequence are converted. */
+type PlainColumns = "type" | "nativeType" | "format" | "count" | "turnId" | "attempt" | "maxAttempts" | "delayMs" | "kind" | "httpStatus" | "code" | "message";
+
+interface PageRow extends Pick<EventView, PlainColumns> {
+  id: number;
+  at: number;
+  receivedAt: number;
+  lastAt: number | null;
+  late: number;
+  clampedFrom: number | null;
+  raw?: string;
+}
+
+const isoOrNull = (ms: number | null) => (ms == null ? null : new Date(ms).toISOString());
+
+function toEventView({ id, at, receivedAt, lastAt, late, clampedFrom, raw, ...plain }: PageRow): EventView {
+  return {
+    seq: id,
+    ...plain,
+    at: new Date(at).toISOString(),
+    receivedAt: new Date(receivedAt).toISOString(),
+    lastAt: isoOrNull(lastAt),
+    late: Boolean(late),
+    clampedFrom: isoOrNull(clampedFrom),
+    ...(raw === undefined ? {} : { raw: JSON.parse(raw) as unknown }),
+  };
+}
+
+/**
+ * One page of a thread's events, newest first, before the event `before` (its seq) or from the
+ * newest; `earlier` is the seq to ask for the page before this one, null when there is none.
+ */
+export function threadEventPage(thread: number, options: { before?: number | null; limit: number; raw?: boolean }): Promise<EventPage> {
+  return serialized(() => {
+    const text = options.before == null ? NEWEST : BEFORE;
+    const sql = options.raw ? text.replace(PAGE_COLUMNS, `${PAGE_COLUMNS}, raw`) : text;
+    const rows = statement(sql).all({ thread, before: options.before ?? null, limit: options.limit + 1 }) as PageRow[];
+    const page = rows.slice(0, options.limit);
+    return { events: page.map(toEventView), earlier: rows.length > options.limit ? page[page.length - 1].id : null };
+  });
+}
+
+/** One event's raw payload as the source sent it; undefined when the thread has no such event. */
+export function eventRaw(thread: number, seq: number): Promise<unknown> {
+  return serialized(() => {
+    const raw = pluck(RAW).get(seq, thread) as string | undefined;
+    return raw === undefined ? undefined : (JSON.parse(raw) as unknown);
+  });
+}

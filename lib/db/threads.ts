@@ -1,8 +1,9 @@
 import type { Prisma } from "./generated/client";
 import type { ThreadState } from "@/lib/retry/types";
 import { ATTENTION_STATUSES, STOPPABLE_STATUSES, WAITING_STATUSES as WAITING } from "@/lib/threads/statuses";
-import type { FilterOptions, ThreadBoard, ThreadDetail, ThreadPage, ThreadView } from "@/lib/wire/types";
+import { EVENT_PAGE_SIZE, type FilterOptions, type ThreadBoard, type ThreadDetail, type ThreadPage, type ThreadView } from "@/lib/wire/types";
 import { db } from "./client";
+import { threadEventPage } from "./events";
 import { parseState } from "./thread-state";
 import { isStalledRow, stalledWhere, threadWhere, type ThreadFilter } from "./thread-filter";
 
@@ -171,13 +172,22 @@ async function countStoppable(filter: ThreadFilter, now = Date.now()): Promise<n
   return where ? db().prisma.thread.count({ where }) : 0;
 }
 
+export async function threadExists(key: number): Promise<boolean> {
+  return (await db().prisma.thread.count({ where: { id: key } })) > 0;
+}
+
+/**
+ * One thread for its page: projection, lineage, episodes, directives and the newest page of
+ * events without raw payloads (earlier events and payloads are fetched on demand), so the answer
+ * does not grow with the thread's event count.
+ */
 export async function threadDetail(key: number, now = Date.now()): Promise<ThreadDetail | null> {
   const { prisma } = db();
   const row = await prisma.thread.findUnique({ where: { id: key }, include: threadInclude });
   if (!row) return null;
   const [episodes, events, directives, children, parent] = await Promise.all([
     prisma.episode.findMany({ where: { threadId: key }, include: { attempts: { orderBy: { n: "asc" } } }, orderBy: { seq: "asc" } }),
-    prisma.event.findMany({ where: { threadId: key }, orderBy: [{ at: "asc" }, { id: "asc" }] }),
+    threadEventPage(key, { limit: EVENT_PAGE_SIZE }),
     prisma.directive.findMany({ where: { threadId: key }, orderBy: { createdAt: "asc" } }),
     prisma.thread.findMany({ where: { sourceId: row.sourceId, parentExternalId: row.externalId }, include: threadInclude, orderBy: { createdAt: "asc" } }),
     row.parentExternalId
@@ -215,26 +225,9 @@ export async function threadDetail(key: number, now = Date.now()): Promise<Threa
         message: attempt.message,
       })),
     })),
-    events: events.map((event) => ({
-      seq: event.id,
-      type: event.type,
-      nativeType: event.nativeType,
-      format: event.format,
-      at: event.at.toISOString(),
-      receivedAt: event.receivedAt.toISOString(),
-      lastAt: iso(event.lastAt),
-      count: event.count,
-      turnId: event.turnId,
-      attempt: event.attempt,
-      maxAttempts: event.maxAttempts,
-      delayMs: event.delayMs,
-      kind: event.kind,
-      httpStatus: event.httpStatus,
-      code: event.code,
-      message: event.message,
-      late: event.late,
-      raw: JSON.parse(event.raw) as unknown,
-    })),
+    // The page comes newest first; the detail lists it in reducer order.
+    events: events.events.toReversed(),
+    earlierEvents: events.earlier,
     directives: directives.map((directive) => ({
       id: directive.id,
       kind: directive.kind,

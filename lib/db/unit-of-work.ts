@@ -1,7 +1,9 @@
+import { auditRows } from "./audit";
 import { db, serialized } from "./client";
 import { directiveRows } from "./directives";
 import { episodeRows } from "./episodes";
 import { eventRows } from "./events";
+import { quarantineRows } from "./quarantine";
 import { sourceRows } from "./sources";
 import { threadRows } from "./thread-state";
 
@@ -22,7 +24,7 @@ import { threadRows } from "./thread-state";
  *   connection inside BEGIN … COMMIT and a `Tx` whose methods return promises; the pipeline, which
  *   already awaits them, does not change.
  */
-const sqliteTx = { ...eventRows, ...threadRows, ...episodeRows, ...directiveRows, ...sourceRows };
+const sqliteTx = { ...eventRows, ...threadRows, ...episodeRows, ...directiveRows, ...sourceRows, ...auditRows, ...quarantineRows };
 
 type Awaitable<T> = T | Promise<T>;
 

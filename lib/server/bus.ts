@@ -64,6 +64,11 @@ export function publishThreadChanges(threads: ThreadChange[], now = Date.now()):
   openWindow(b);
 }
 
+/** Whether a coalescing window is open (the next thread change would wait for its end). */
+export function coalescing(): boolean {
+  return bus().held !== null;
+}
+
 function openWindow(b: Bus) {
   b.held = new Map();
   const timer = setTimeout(() => {

@@ -1,8 +1,8 @@
 import { config } from "@/lib/config";
-import { recordAck, takePendingDirectives } from "@/lib/db/directives";
+import { takePendingDirectives, type AckOutcome } from "@/lib/db/directives";
 import type { DirectiveView } from "@/lib/wire/types";
 import { subscribe } from "./bus";
-import { applyInternalEvent } from "./pipeline";
+import { withInternalEvents } from "./pipeline";
 
 /**
  * Waits up to `waitMs` for directives for a source. Returns at once when some are pending;
@@ -32,25 +32,30 @@ function redeliverAfterMs(): number {
   return config().RADAR_REDELIVER_MS;
 }
 
-/** Records the acknowledgement and lets the engine move the thread on (stopping → stopped). */
+/**
+ * Records the acknowledgement and lets the engine move the thread on (stopping → stopped), in
+ * one unit of work. A repeated answer changes nothing, unless the thread never received it (an
+ * acknowledgement recorded by an older version that failed before applying it): then it heals.
+ */
 export async function acknowledgeDirective(
   sourceId: string,
   id: string,
   result: "acknowledged" | "failed",
   detail: string | null,
   now = Date.now(),
-) {
-  const outcome = await recordAck(sourceId, id, result, detail, now);
-  if (!outcome.ok) return outcome;
-  // A source that repeats its answer (a retried request) changes nothing.
-  if (outcome.repeated) return { ...outcome, threadStatus: null };
-  const applied = await applyInternalEvent(outcome.threadId, {
-    type: "directive.acked",
-    turnId: outcome.turnId,
-    // The engine knows directives by its own deterministic key, not by the database id.
-    directiveId: outcome.key,
-    ackResult: result,
-    reason: detail,
-  }, now);
-  return { ...outcome, threadStatus: applied?.state.status ?? null };
+): Promise<Extract<AckOutcome, { ok: false }> | (Extract<AckOutcome, { ok: true }> & { threadStatus: string | null })> {
+  return withInternalEvents(now, async (apply, tx) => {
+    const outcome = await tx.recordAck(sourceId, id, result, detail, now);
+    if (!outcome.ok) return outcome;
+    if (outcome.repeated && (await tx.ackApplied(outcome.threadId, outcome.key))) return { ...outcome, threadStatus: null };
+    const applied = await apply(outcome.threadId, {
+      type: "directive.acked",
+      turnId: outcome.turnId,
+      // The engine knows directives by its own deterministic key, not by the database id.
+      directiveId: outcome.key,
+      ackResult: result,
+      reason: detail,
+    });
+    return { ...outcome, threadStatus: applied?.state.status ?? null };
+  });
 }

@@ -160,7 +160,8 @@ describe("the first source's token", () => {
 describe("what the pipeline publishes (the live-update protocol)", () => {
   /** The changes one ingest publishes; the bus's coalescing window is closed first so it goes out at once. */
   async function published(source: Awaited<ReturnType<Modules["tokens"]["createSource"]>>, events: Partial<NormalizedEvent>[]) {
-    await new Promise((resolve) => setTimeout(resolve, m.bus.COALESCE_MS + 20));
+    // A busy machine may fire the window's timer late: wait until it has actually closed.
+    while (m.bus.coalescing()) await new Promise((resolve) => setTimeout(resolve, m.bus.COALESCE_MS / 4));
     const seen: { key: number; reorder: boolean }[][] = [];
     const off = m.bus.subscribe("threads", (message) => seen.push(message.threads));
     await m.pipeline.ingestLines(source, lines(events), T0 + 5_000);

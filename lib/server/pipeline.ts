@@ -18,6 +18,17 @@ import { publishDirectivesPending, publishThreadChanges, type ThreadChange } fro
 /** Directives for moments further in the past than this are recorded as expired, not sent. */
 const DIRECTIVE_MAX_AGE_MS = 5 * 60_000;
 
+/**
+ * A source's clock may run ahead of the server's a little; an event dated further ahead of its
+ * receive time than this is recorded at its receive time (the original time stays in the raw
+ * payload and the event is flagged), so one wrong clock can neither make every later event "out
+ * of order" nor push the thread's deadlines into the future.
+ */
+export const MAX_CLOCK_AHEAD_MS = 5 * 60_000;
+
+/** Threads per unit of work for actions over many threads (Stop all, a policy change). */
+export const THREADS_PER_UNIT = 100;
+
 /** When this process could first hear its sources: interrupts pending from before get a full grace from here. */
 const SERVER_STARTED_AT = Date.now();
 
@@ -90,7 +101,7 @@ class Batch {
   async apply(
     thread: WorkingThread,
     event: NormalizedEvent,
-    meta: { key: string; format: string; nativeType: string | null; raw: unknown; receivedAt: number },
+    meta: { key: string; format: string; nativeType: string | null; raw: unknown; receivedAt: number; clampedFrom?: number },
   ): Promise<AppliedStep | null> {
     thread.changed = true;
     const inOrder = !thread.needsReplay && (thread.state.lastEventAt == null || event.at >= thread.state.lastEventAt);
@@ -115,6 +126,7 @@ class Batch {
         kind: event.error ? classify(event.error).kind : null,
         receivedAt: meta.receivedAt,
         raw: meta.raw,
+        clampedFrom: meta.clampedFrom,
       });
       thread.openProgressEventId = event.type === "progress" && inOrder ? seq : null;
     }
@@ -286,12 +298,22 @@ function newThreadState(externalId: string, source: SourceRecord): ThreadState {
   };
 }
 
-/** Runs one unit of work in a transaction and publishes what changed only after it committed. */
-async function runBatch(now: number, work: (batch: Batch, tx: Tx) => Promise<void>): Promise<{ threadIds: number[]; batch: Batch }> {
+/**
+ * Runs one unit of work in a transaction and publishes what changed only after it committed.
+ * `settle` runs after the batch finished, inside the same transaction (an audit row that states
+ * the thread's final status commits with it).
+ */
+async function runBatch(
+  now: number,
+  work: (batch: Batch, tx: Tx) => Promise<void>,
+  settle?: (tx: Tx) => Promise<void>,
+): Promise<{ threadIds: number[]; batch: Batch }> {
   const { changes, batch } = await transaction(async (tx) => {
     const batch = new Batch(tx, now);
     await work(batch, tx);
-    return { changes: await batch.finish(), batch };
+    const changes = await batch.finish();
+    await settle?.(tx);
+    return { changes, batch };
   });
   publishThreadChanges(changes, now);
   for (const sourceId of batch.published()) publishDirectivesPending(sourceId);
@@ -299,7 +321,8 @@ async function runBatch(now: number, work: (batch: Batch, tx: Tx) => Promise<voi
 }
 
 /** Ingests normalized lines from one source: one transaction, then publication. */
-export async function ingestLines(source: SourceRecord, lines: NormalizedLine[], now = Date.now()): Promise<BatchOutcome> {
+export async function ingestLines(source: SourceRecord, given: NormalizedLine[], now = Date.now()): Promise<BatchOutcome> {
+  const lines = given.map(clampClockAhead);
   let accepted = 0;
   let duplicates = 0;
   const { threadIds, batch } = await runBatch(now, async (batch, tx) => {
@@ -312,7 +335,7 @@ export async function ingestLines(source: SourceRecord, lines: NormalizedLine[],
       }
       seenKeys.add(line.idempotencyKey);
       accepted++;
-      const meta = { key: line.idempotencyKey, format: line.format, nativeType: line.nativeType, raw: line.raw, receivedAt: line.receivedAt };
+      const meta = { key: line.idempotencyKey, format: line.format, nativeType: line.nativeType, raw: line.raw, receivedAt: line.receivedAt, clampedFrom: line.clampedFrom };
       if (!line.event || !line.event.threadId) await storeThreadless(tx, source.id, line, meta.key);
       else await batch.apply(await batch.thread(source, line.event.threadId), line.event, meta);
     }
@@ -321,8 +344,19 @@ export async function ingestLines(source: SourceRecord, lines: NormalizedLine[],
   return { accepted, duplicates, threadIds, newDirectives: batch.newDirectives };
 }
 
+/** A line whose event time was moved back to its receive time keeps the time it was sent with. */
+type ClampedLine = NormalizedLine & { clampedFrom?: number };
+
+/** Event times too far ahead of the receive time are clamped to it (see MAX_CLOCK_AHEAD_MS). */
+export function clampClockAhead(line: NormalizedLine): ClampedLine {
+  const event = line.event;
+  if (!event || event.at - line.receivedAt <= MAX_CLOCK_AHEAD_MS) return line;
+  const lastAt = event.lastAt == null ? event.lastAt : Math.min(event.lastAt, line.receivedAt);
+  return { ...line, event: { ...event, at: line.receivedAt, ...(lastAt === undefined ? {} : { lastAt }) }, clampedFrom: event.at };
+}
+
 /** Lines that belong to no thread (e.g. account-wide rate-limit updates) are kept raw. */
-async function storeThreadless(tx: Tx, sourceId: string, line: NormalizedLine, key: string) {
+async function storeThreadless(tx: Tx, sourceId: string, line: ClampedLine, key: string) {
   await tx.insertEvent({
     sourceId,
     threadId: null,
@@ -333,6 +367,7 @@ async function storeThreadless(tx: Tx, sourceId: string, line: NormalizedLine, k
     kind: null,
     receivedAt: line.receivedAt,
     raw: line.raw,
+    clampedFrom: line.clampedFrom,
   });
 }
 
@@ -340,28 +375,95 @@ async function storeThreadless(tx: Tx, sourceId: string, line: NormalizedLine, k
 export interface InternalEventOutcome {
   state: ThreadState;
   applied: AppliedStep | null;
+  /** The thread's state just before the event. */
+  before: ThreadState;
 }
 
-/** Applies one server-originated event to a thread (Stop retrying, a directive acknowledgement). */
-export async function applyInternalEvent(
-  threadId: number,
-  event: Omit<NormalizedEvent, "threadId" | "at"> & { at?: number },
-  now = Date.now(),
-): Promise<InternalEventOutcome | null> {
-  let thread: WorkingThread | null = null;
-  let applied: AppliedStep | null = null;
-  await runBatch(now, async (batch) => {
-    thread = await batch.threadById(threadId);
-    // Never before the thread's last event: a source whose clock runs ahead must not make the
-    // operator's stop sort before what it already reported.
-    if (thread) applied = await batch.internal(thread, { ...event, at: Math.max(event.at ?? now, thread.state.lastEventAt ?? 0), threadId: thread.externalId });
-  });
-  const found = thread as WorkingThread | null;
-  return found ? { state: found.state, applied } : null;
+type InternalEvent = Omit<NormalizedEvent, "threadId" | "at"> & { at?: number };
+
+/**
+ * Applies server-originated events inside one unit of work; `apply` answers null for an unknown
+ * thread. An outcome's `state` is read live: once the unit of work has finished (in `settle`, or
+ * after the call returns) it is the thread's state as saved.
+ */
+export type ApplyInternal = (threadId: number, event: InternalEvent) => Promise<InternalEventOutcome | null>;
+
+export async function withInternalEvents<T>(
+  now: number,
+  work: (apply: ApplyInternal, tx: Tx) => Promise<T>,
+  settle?: (value: T, tx: Tx) => Promise<void>,
+): Promise<T> {
+  let value: T;
+  await runBatch(
+    now,
+    async (batch, tx) => {
+      const apply: ApplyInternal = async (threadId, event) => {
+        const thread = await batch.threadById(threadId);
+        if (!thread) return null;
+        const before = thread.state;
+        // Never before the thread's last event: a source whose clock runs (a little) ahead must
+        // not make the operator's stop sort before what it already reported.
+        const applied = await batch.internal(thread, { ...event, at: Math.max(event.at ?? now, thread.state.lastEventAt ?? 0), threadId: thread.externalId });
+        return {
+          get state() {
+            return thread.state;
+          },
+          applied,
+          before,
+        };
+      };
+      value = await work(apply, tx);
+    },
+    settle && ((tx) => settle(value, tx)),
+  );
+  return value!;
 }
 
-/** The watchdog's pass: applies the engine's tick to threads whose wake time has come. */
+/** A watchdog failure for one thread: how often in a row, and the last error. */
+const globalForQuarantine = globalThis as unknown as { __radarTickFailures?: Map<number, number> };
+const tickFailures = (globalForQuarantine.__radarTickFailures ??= new Map());
+
+/** A thread whose tick failed this many passes in a row is quarantined as `broken`. */
+export const QUARANTINE_AFTER_FAILURES = 3;
+
+/**
+ * The watchdog's pass: applies the engine's tick to threads whose wake time has come. The pass
+ * is one unit of work; when it fails, each thread is ticked in its own, so one thread that throws
+ * never holds back the others' deadlines. A thread that keeps failing is quarantined (broken,
+ * the error in its timeline, an audit row) and no longer woken.
+ */
 export async function tickThreads(threadIds: number[], now = Date.now()): Promise<number[]> {
+  try {
+    return await tickUnit(threadIds, now);
+  } catch {
+    const changed: number[] = [];
+    for (const id of threadIds) {
+      try {
+        changed.push(...(await tickUnit([id], now)));
+        tickFailures.delete(id);
+      } catch (error) {
+        const failures = (tickFailures.get(id) ?? 0) + 1;
+        tickFailures.set(id, failures);
+        const message = `watchdog could not tick the thread: ${(error as Error)?.message ?? String(error)}`;
+        process.stderr.write(`[radar] thread ${id}: ${message} (${failures}/${QUARANTINE_AFTER_FAILURES})\n`);
+        // A database-level failure (disk full, I/O) is no fault of the thread: never quarantine for it.
+        if (failures >= QUARANTINE_AFTER_FAILURES && !isDatabaseFailure(error)) {
+          await quarantine(id, message, now);
+          tickFailures.delete(id);
+          changed.push(id);
+        }
+      }
+    }
+    return changed;
+  }
+}
+
+function isDatabaseFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_");
+}
+
+async function tickUnit(threadIds: number[], now: number): Promise<number[]> {
   const { threadIds: changed } = await runBatch(now, async (batch) => {
     for (const id of threadIds) {
       const thread = await batch.threadById(id);
@@ -371,23 +473,37 @@ export async function tickThreads(threadIds: number[], now = Date.now()): Promis
   return changed;
 }
 
+async function quarantine(id: number, message: string, now: number) {
+  const quarantined = await transaction(async (tx) => {
+    const externalId = await tx.quarantineThread(id, message, now);
+    if (externalId !== null) await tx.insertAudit({ at: now, actor: "watchdog", action: "quarantine", target: externalId, result: "broken", detail: message });
+    return externalId !== null;
+  });
+  if (quarantined) publishThreadChanges([{ key: id, reorder: true }], now);
+}
+
 /**
  * A source's policy or capacity-recovery opt-in changed: every thread of the source learns it
  * through a `settings.changed` event, so replays see the change at the moment it happened
- * (turning recovery off cancels a pending recovery).
+ * (turning recovery off cancels a pending recovery). Bounded units of work of THREADS_PER_UNIT.
  */
 export async function applySourceSettings(source: SourceRecord, now = Date.now()): Promise<number[]> {
-  const { threadIds } = await runBatch(now, async (batch, tx) => {
-    for (const id of await tx.threadIdsOfSource(source.id)) {
-      const thread = await batch.threadById(id);
-      if (!thread) continue;
-      await batch.internal(thread, {
-        type: "settings.changed",
-        at: now,
-        threadId: thread.externalId,
-        settings: { ...thread.state.settings, policy: source.policy, capacityRecovery: source.capacityRecovery },
-      });
-    }
-  });
-  return threadIds;
+  const ids = await transaction(async (tx) => tx.threadIdsOfSource(source.id));
+  const changed: number[] = [];
+  for (let from = 0; from < ids.length; from += THREADS_PER_UNIT) {
+    const { threadIds } = await runBatch(now, async (batch) => {
+      for (const id of ids.slice(from, from + THREADS_PER_UNIT)) {
+        const thread = await batch.threadById(id);
+        if (!thread) continue;
+        await batch.internal(thread, {
+          type: "settings.changed",
+          at: now,
+          threadId: thread.externalId,
+          settings: { ...thread.state.settings, policy: source.policy, capacityRecovery: source.capacityRecovery },
+        });
+      }
+    });
+    changed.push(...threadIds);
+  }
+  return changed;
 }

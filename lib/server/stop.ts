@@ -1,7 +1,6 @@
-import { recordAudit } from "@/lib/db/audit";
-import { storedThread } from "@/lib/db/thread-state";
+import type { AuditInput } from "@/lib/db/audit";
 import type { Operator } from "./auth";
-import { applyInternalEvent } from "./pipeline";
+import { THREADS_PER_UNIT, withInternalEvents, type InternalEventOutcome } from "./pipeline";
 
 export interface StopResult {
   key: number;
@@ -15,32 +14,43 @@ export interface StopResult {
  * Stop retrying: the one code path behind the board's button, "Stop all matching" and
  * POST /api/v1/threads/{id}/stop. The engine decides (stopping + an interrupt directive, or a
  * note that nothing is active); every attempt is audited with who, when, why and the result.
+ * Each stop commits together with its audit row; many threads go in bounded units of work of
+ * THREADS_PER_UNIT, so no unit of work grows with the selection.
  */
 export async function stopThreads(keys: number[], operator: Operator, reason: string, now = Date.now()): Promise<StopResult[]> {
   const results: StopResult[] = [];
-  for (const key of keys) {
-    const before = await storedThread(key);
-    if (!before) {
-      results.push({ key, threadId: String(key), status: null, result: "not-found", detail: "No such thread." });
-      continue;
-    }
-    const outcome = await applyInternalEvent(key, { type: "stop.requested", actor: operator.name, reason }, now);
-    const state = outcome?.state;
-    // A stop that cancels a scheduled recovery ends `stopped` at once: that is a stop too.
-    const stopping = state?.status === "stopping" || (state?.status === "stopped" && before.state.status !== "stopped");
-    const detail = stopping ? null : (outcome?.applied?.note ?? `Thread is ${state?.status ?? "unknown"}; nothing to stop.`);
-    results.push({ key, threadId: before.externalId, status: state?.status ?? null, result: stopping ? "stopping" : "not-active", detail });
+  const action = keys.length > 1 ? "stop-all" : "stop";
+  for (let from = 0; from < keys.length; from += THREADS_PER_UNIT) {
+    const chunk = keys.slice(from, from + THREADS_PER_UNIT);
+    await withInternalEvents(
+      now,
+      async (apply) => {
+        const applied: { key: number; outcome: InternalEventOutcome | null }[] = [];
+        for (const key of chunk) applied.push({ key, outcome: await apply(key, { type: "stop.requested", actor: operator.name, reason }) });
+        return applied;
+      },
+      async (applied, tx) => {
+        // After the unit of work finished: each result states the thread's saved status.
+        for (const { key, outcome } of applied) {
+          const result = stopResult(key, outcome);
+          results.push(result);
+          await tx.insertAudit(auditEntry(result, operator, action, reason, now));
+        }
+      },
+    );
   }
-  await recordAudit(
-    results.map((result) => ({
-      at: now,
-      actor: operator.name,
-      action: keys.length > 1 ? "stop-all" : "stop",
-      target: result.threadId,
-      reason,
-      result: result.result,
-      detail: result.detail,
-    })),
-  );
   return results;
+}
+
+function stopResult(key: number, outcome: InternalEventOutcome | null): StopResult {
+  if (!outcome) return { key, threadId: String(key), status: null, result: "not-found", detail: "No such thread." };
+  const { state } = outcome;
+  // A stop that cancels a scheduled recovery ends `stopped` at once: that is a stop too.
+  const stopping = state.status === "stopping" || (state.status === "stopped" && outcome.before.status !== "stopped");
+  const detail = stopping ? null : (outcome.applied?.note ?? `Thread is ${state.status ?? "unknown"}; nothing to stop.`);
+  return { key, threadId: state.threadId, status: state.status ?? null, result: stopping ? "stopping" : "not-active", detail };
+}
+
+function auditEntry(result: StopResult, operator: Operator, action: string, reason: string, now: number): AuditInput {
+  return { at: now, actor: operator.name, action, target: result.threadId, reason, result: result.result, detail: result.detail };
 }

@@ -6,7 +6,9 @@ import { tickThreads } from "./pipeline";
  * applies the engine's tick itself. Wake times live in the database (Thread.wakeAt), so the
  * watchdog resumes exactly after a restart. Nothing wakes it early: it sleeps until the next
  * wake time but never longer than MAX_SLEEP_MS, so new work with an earlier wake time waits at
- * most that long; a full batch means more is due, so it goes again at once.
+ * most that long; a full batch means more is due, so it goes again at once. One thread that
+ * throws never holds back the others: tickThreads then ticks each in its own unit of work and
+ * quarantines a thread that keeps failing.
  */
 const MAX_SLEEP_MS = 1_000;
 const BATCH = 200;

@@ -102,7 +102,28 @@ export interface EventView {
   code: string | null;
   message: string | null;
   late: boolean;
-  /** The payload exactly as the source sent it. */
+  /**
+   * The payload exactly as the source sent it: only where asked for (an event page with
+   * `raw=1`, or one event's raw), never in the thread detail.
+   */
+  raw?: unknown;
+  /** The time the source sent when it lay too far ahead of the receive time (the event is shown at its receive time). */
+  clampedFrom?: string | null;
+}
+
+/** GET /api/v1/threads/by-key/{key}/events: a page of events, newest first. */
+export interface EventPage {
+  events: EventView[];
+  /** The seq to pass as `before` for the page before this one; null when this page reaches the first event. */
+  earlier: number | null;
+}
+
+/** Events per page on the thread page and in its detail. */
+export const EVENT_PAGE_SIZE = 100;
+
+/** GET /api/v1/threads/by-key/{key}/events/{seq}/raw: one event's payload, fetched on demand. */
+export interface EventRaw {
+  seq: number;
   raw: unknown;
 }
 
@@ -127,7 +148,10 @@ export interface ThreadDetail {
   parent: ThreadView | null;
   children: ThreadView[];
   episodes: EpisodeView[];
+  /** The newest page of events (EVENT_PAGE_SIZE), in reducer order, without raw payloads. */
   events: EventView[];
+  /** The seq to pass as `before` for the events before `events`; null when they are all here. */
+  earlierEvents: number | null;
   directives: DirectiveHistory[];
   /** The engine's state for the thread, as stored. */
   state: ThreadState;

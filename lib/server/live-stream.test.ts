@@ -1,0 +1,129 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { NormalizedLine } from "@/lib/ingest/types";
+
+/**
+ * The live stream cannot be abused: capped per client and in total, a client that never reads
+ * is dropped instead of buffered, and publishing costs the database nothing per open stream.
+ */
+process.env.DATABASE_URL = `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), "radar-stream-")), "radar.db")}`;
+process.env.RADAR_STREAM_MAX_PER_CLIENT = "60";
+process.env.RADAR_STREAM_MAX_TOTAL = "70";
+
+/** Every use of the database: each db() handle taken and each serialized call. */
+const usage = vi.hoisted(() => ({ count: 0 }));
+vi.mock("@/lib/db/client", async (importOriginal) => {
+  const real = await importOriginal<typeof import("@/lib/db/client")>();
+  return {
+    ...real,
+    db: () => {
+      usage.count++;
+      return real.db();
+    },
+    serialized: <T>(fn: () => T | Promise<T>) => {
+      usage.count++;
+      return real.serialized(fn);
+    },
+  };
+});
+
+type Modules = {
+  stream: typeof import("./live-stream");
+  bus: typeof import("./bus");
+  pipeline: typeof import("./pipeline");
+  tokens: typeof import("./tokens");
+  config: typeof import("@/lib/config");
+};
+let m: Modules;
+beforeAll(async () => {
+  m = {
+    stream: await import("./live-stream"),
+    bus: await import("./bus"),
+    pipeline: await import("./pipeline"),
+    tokens: await import("./tokens"),
+    config: await import("@/lib/config"),
+  };
+  m.config.resetConfig();
+});
+
+const controllers: AbortController[] = [];
+afterAll(() => controllers.forEach((c) => c.abort()));
+
+function open(client: string) {
+  const controller = new AbortController();
+  controllers.push(controller);
+  const response = m.stream.liveStream(new Request("http://radar.test/api/v1/stream", { headers: { "x-forwarded-for": client }, signal: controller.signal }));
+  return { response, close: () => controller.abort() };
+}
+const quiet = async () => {
+  while (m.bus.coalescing()) await new Promise((resolve) => setTimeout(resolve, m.bus.COALESCE_MS / 4));
+};
+
+describe("the live stream", () => {
+  it("caps streams per client and in total, answering 429 with Retry-After", async () => {
+    const { perClient, total } = m.config.streamLimits();
+    const mine = Array.from({ length: perClient }, () => open("10.0.0.1"));
+    expect(mine.every((s) => s.response.status === 200)).toBe(true);
+    const refused = open("10.0.0.1").response;
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(refused.headers.get("content-type")).toBe("application/problem+json");
+    const others = Array.from({ length: total - perClient }, (_, i) => open(`10.0.1.${i}`));
+    expect(others.every((s) => s.response.status === 200)).toBe(true);
+    expect(open("10.0.2.1").response.status).toBe(429);
+    // Closing frees the slots.
+    for (const s of [...mine, ...others]) s.close();
+    expect(m.stream.openStreams()).toBe(0);
+    const again = open("10.0.0.1");
+    expect(again.response.status).toBe(200);
+    again.close();
+  });
+
+  it("drops a client that never reads instead of buffering what it misses", async () => {
+    const before = m.stream.openStreams();
+    const idle = open("10.0.3.1");
+    expect(m.stream.openStreams()).toBe(before + 1);
+    // Each publication names thousands of threads: a few exceed what one stream may hold unread.
+    const keys = Array.from({ length: 5_000 }, (_, i) => ({ key: 1_000_000 + i, reorder: false }));
+    for (let i = 0; i < 4 && m.stream.openStreams() > before; i++) {
+      await quiet();
+      m.bus.publishThreadChanges(keys);
+    }
+    expect(m.stream.openStreams()).toBe(before);
+    await expect(idle.response.text()).rejects.toThrow();
+  });
+
+  it("costs the database no more work with 50 streams open than with one while a source is busy", async () => {
+    const source = await m.tokens.createSource("busy", `rr_busy_${Date.now()}`);
+    let seq = 0;
+    const burst = async () => {
+      const start = usage.count;
+      for (let batch = 0; batch < 5; batch++) {
+        const now = Date.now();
+        const lines: NormalizedLine[] = Array.from({ length: 20 }, (_, i) => ({
+          index: i,
+          event: { type: "progress", at: now, threadId: `busy-${i}`, turnId: "u1" },
+          nativeType: null,
+          format: "canonical",
+          idempotencyKey: `busy-${++seq}`,
+          raw: {},
+          receivedAt: now,
+        }));
+        await m.pipeline.ingestLines(source, lines, now);
+        await quiet();
+      }
+      return usage.count - start;
+    };
+    await burst(); // creates the threads: later bursts do the same work each
+    const one = open("10.0.4.1");
+    const withOne = await burst();
+    const fifty = [one, ...Array.from({ length: 49 }, (_, i) => open(`10.0.5.${i}`))];
+    expect(fifty.every((s) => s.response.status === 200)).toBe(true);
+    const withFifty = await burst();
+    expect(withOne).toBeGreaterThan(0);
+    expect(withFifty).toBe(withOne);
+    for (const s of fifty) s.close();
+  });
+});

@@ -1,0 +1,128 @@
+import { streamLimits } from "@/lib/config";
+import { subscribe } from "./bus";
+import { problem } from "./http";
+
+/**
+ * The UI's server-sent event stream (GET /api/v1/stream): `threads` announces which threads
+ * changed (keys only: the client refetches what it shows, so publishing costs the database
+ * nothing however many streams are open); a comment heartbeat keeps proxies from closing it.
+ *
+ * It cannot be abused: streams are capped per client address and in total (429 with
+ * Retry-After beyond), and a consumer that stops reading is dropped once STREAM_BUFFER_BYTES are
+ * queued for it, instead of buffering every publication in server memory.
+ */
+const HEARTBEAT_MS = 15_000;
+
+/** What one stream may hold unread before it is dropped: many notices, never unbounded. */
+export const STREAM_BUFFER_BYTES = 64 * 1024;
+
+/** A refused stream is told to come back after this long. */
+const RETRY_AFTER_S = 5;
+
+interface Admission {
+  total: number;
+  byClient: Map<string, number>;
+}
+
+const globalForStreams = globalThis as unknown as { __radarStreams?: Admission };
+const admission = (globalForStreams.__radarStreams ??= { total: 0, byClient: new Map() });
+
+/** Open streams, in total and for one client (tests and metrics). */
+export function openStreams(client?: string): number {
+  return client === undefined ? admission.total : (admission.byClient.get(client) ?? 0);
+}
+
+/** The client's address as the server saw it (Next sets x-forwarded-for from the socket when a proxy did not). */
+export function clientAddress(request: Request): string {
+  const forwarded = request.headers.get("x-forwarded-for");
+  const first = forwarded?.split(",")[0]?.trim();
+  return first ? first.slice(0, 100) : "unknown";
+}
+
+/** Takes a stream slot for the client, or null when a cap is reached. */
+function admit(client: string): (() => void) | null {
+  const { perClient, total } = streamLimits();
+  const mine = admission.byClient.get(client) ?? 0;
+  if (admission.total >= total || mine >= perClient) return null;
+  admission.total++;
+  admission.byClient.set(client, mine + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    admission.total--;
+    const left = (admission.byClient.get(client) ?? 1) - 1;
+    if (left > 0) admission.byClient.set(client, left);
+    else admission.byClient.delete(client);
+  };
+}
+
+export function liveStream(request: Request): Response {
+  const client = clientAddress(request);
+  const release = admit(client);
+  if (!release) {
+    const { perClient, total } = streamLimits();
+    const response = problem(
+      429,
+      "Too Many Requests",
+      `Too many open live streams (at most ${perClient} per client and ${total} in all); close a tab or retry after ${RETRY_AFTER_S} s.`,
+    );
+    response.headers.set("retry-after", String(RETRY_AFTER_S));
+    return response;
+  }
+  const encoder = new TextEncoder();
+  let cleanup = () => {};
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        let heartbeat: NodeJS.Timeout | undefined;
+        let unsubscribe = () => {};
+        let ended = false;
+        cleanup = () => {
+          if (ended) return;
+          ended = true;
+          clearInterval(heartbeat);
+          unsubscribe();
+          release();
+        };
+        const send = (text: string) => {
+          if (ended) return;
+          // The consumer stopped reading: drop it (discarding what is queued) rather than buffer.
+          if ((controller.desiredSize ?? 1) <= 0) {
+            cleanup();
+            controller.error(new Error("live stream dropped: the client stopped reading"));
+            return;
+          }
+          try {
+            controller.enqueue(encoder.encode(text));
+          } catch {
+            cleanup();
+          }
+        };
+        send(`retry: 2000\nevent: hello\ndata: ${JSON.stringify({ serverTime: new Date().toISOString() })}\n\n`);
+        unsubscribe = subscribe("threads", (message) => {
+          send(`event: threads\ndata: ${JSON.stringify({ threads: message.threads, serverTime: new Date().toISOString() })}\n\n`);
+        });
+        heartbeat = setInterval(() => send(`: heartbeat ${Date.now()}\n\n`), HEARTBEAT_MS);
+        heartbeat.unref?.();
+        request.signal.addEventListener("abort", () => {
+          const wasOpen = !ended;
+          cleanup();
+          if (!wasOpen) return;
+          try {
+            controller.close();
+          } catch {
+            // already closed
+          }
+        });
+      },
+      cancel() {
+        cleanup();
+      },
+    },
+    new ByteLengthQueuingStrategy({ highWaterMark: STREAM_BUFFER_BYTES }),
+  );
+  return new Response(stream, {
+    headers: { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", connection: "keep-alive" },
+  });
+}
