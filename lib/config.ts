@@ -32,6 +32,25 @@ const port = z.string().transform((text, ctx) => {
   return value;
 });
 
+/** A positive whole number (a count, bytes, a rate). */
+const count = z.string().transform((text, ctx) => {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    ctx.addIssue({ code: "custom", message: `expected a positive whole number, got "${text}"` });
+    return z.NEVER;
+  }
+  return value;
+});
+
+const days = z.string().transform((text, ctx) => {
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) {
+    ctx.addIssue({ code: "custom", message: `expected a positive number of days, got "${text}"` });
+    return z.NEVER;
+  }
+  return value;
+});
+
 export const CONFIG_SCHEMA = z.object({
   /** Interface the server listens on. */
   HOST: z.string().default("127.0.0.1"),
@@ -48,6 +67,16 @@ export const CONFIG_SCHEMA = z.object({
   RADAR_REDELIVER_MS: millis.default(15_000),
   /** The name operator actions are audited under. */
   RADAR_OPERATOR_NAME: z.string().default("local operator"),
+  /** Events per second one source may send, sustained (each request counts at least one). */
+  RADAR_SOURCE_EVENTS_PER_SECOND: count.default(20_000),
+  /** How many events one source may send at once above its sustained rate. */
+  RADAR_SOURCE_EVENTS_BURST: count.default(200_000),
+  /** Events one source may store; beyond it ingestion is refused until retention frees room. */
+  RADAR_SOURCE_MAX_EVENTS: count.default(20_000_000),
+  /** Bytes (raw and normalized payloads) one source may store. */
+  RADAR_SOURCE_MAX_BYTES: count.default(20 * 1024 ** 3),
+  /** Raw events older than this are pruned once their thread has been quiet as long; episodes stay. */
+  RADAR_RETENTION_DAYS: days.default(30),
 });
 
 export type Config = z.output<typeof CONFIG_SCHEMA>;

@@ -39,6 +39,7 @@ const SOURCE_BY_TOKEN_HASH = `SELECT s.id, s.name, s.policy, s.capacityRecovery 
 const SOURCE_BY_ID = `SELECT ${SOURCE_COLUMNS} FROM "Source" WHERE id = ?`;
 const SET_POLICY = `UPDATE "Source" SET policy = ? WHERE id = ?`;
 const SET_CAPACITY_RECOVERY = `UPDATE "Source" SET capacityRecovery = ? WHERE id = ?`;
+const USAGE = `SELECT events, bytes FROM "SourceUsage" WHERE sourceId = ?`;
 const TOUCH = `UPDATE "Source" SET lastSeenAt = max(coalesce(lastSeenAt, 0), ?) WHERE id = ?`;
 
 const toSource = (row: SourceRow): SourceRecord => ({ ...row, capacityRecovery: row.capacityRecovery === 1 });
@@ -108,6 +109,17 @@ export function updateSourceSettings(id: string, settings: { policy?: string | n
   });
 }
 
+/** What a source stores: its events and their payload bytes (raw and normalized). */
+export interface SourceUsage {
+  events: number;
+  bytes: number;
+}
+
+/** One row kept by triggers on Event (see the source_usage migration): no scan of the events. */
+export function sourceUsage(sourceId: string): Promise<SourceUsage> {
+  return serialized(() => (statement(USAGE).get(sourceId) as SourceUsage | undefined) ?? { events: 0, bytes: 0 });
+}
+
 /** The source statements of a unit of work (see unit-of-work.ts); synchronous on SQLite. */
 export const sourceRows = {
   touchSource(sourceId: string, at: number): void {
@@ -120,7 +132,7 @@ export async function listSourceOverviews(): Promise<SourceOverview[]> {
   const { prisma } = db();
   const sources = await prisma.source.findMany({
     orderBy: { createdAt: "asc" },
-    include: { tokens: { orderBy: { createdAt: "asc" } }, _count: { select: { events: true, threads: true } } },
+    include: { tokens: { orderBy: { createdAt: "asc" } }, usage: true, _count: { select: { threads: true } } },
   });
   return sources.map((source) => ({
     id: source.id,
@@ -129,7 +141,8 @@ export async function listSourceOverviews(): Promise<SourceOverview[]> {
     capacityRecovery: source.capacityRecovery,
     createdAt: source.createdAt.toISOString(),
     lastSeenAt: source.lastSeenAt?.toISOString() ?? null,
-    events: source._count.events,
+    events: source.usage?.events ?? 0,
+    bytes: Number(source.usage?.bytes ?? 0),
     threads: source._count.threads,
     tokens: source.tokens.map((token) => ({
       id: token.id,

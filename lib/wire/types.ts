@@ -154,6 +154,8 @@ export interface SourceOverview {
   createdAt: string;
   lastSeenAt: string | null;
   events: number;
+  /** Payload bytes its stored events take (raw and normalized). */
+  bytes: number;
   threads: number;
   tokens: { id: string; prefix: string; label: string | null; createdAt: string; revokedAt: string | null }[];
 }
