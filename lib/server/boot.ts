@@ -1,11 +1,12 @@
 import { config, ConfigError, type Config } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { ensureDefaultSource } from "./tokens";
+import { startRetention } from "./retention";
 import { startWatchdog } from "./watchdog";
 
 const globalForBoot = globalThis as unknown as { __radarBooted?: boolean };
 
-/** Server start: database ready, first source and its token, watchdog running. Once per process. */
+/** Server start: database ready, first source and its token, watchdog and retention running. Once per process. */
 export async function boot(): Promise<void> {
   if (globalForBoot.__radarBooted) return;
   globalForBoot.__radarBooted = true;
@@ -35,4 +36,5 @@ export async function boot(): Promise<void> {
     );
   }
   startWatchdog();
+  startRetention();
 }
