@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { config } from "@/lib/config";
 import { listSourceOverviews } from "@/lib/db/sources";
 import { PRESET_NAMES } from "@/lib/retry";
 import { SourcesView } from "@/components/sources/sources-view";
@@ -8,5 +9,6 @@ export const metadata: Metadata = { title: "Sources" };
 
 export default async function SourcesPage() {
   const sources = await listSourceOverviews();
-  return <SourcesView sources={sources} presets={[...PRESET_NAMES]} />;
+  const quota = { events: config().RADAR_SOURCE_MAX_EVENTS, bytes: config().RADAR_SOURCE_MAX_BYTES };
+  return <SourcesView sources={sources} presets={[...PRESET_NAMES]} quota={quota} />;
 }

@@ -160,6 +160,12 @@ export interface SourceOverview {
   tokens: { id: string; prefix: string; label: string | null; createdAt: string; revokedAt: string | null }[];
 }
 
+/** What each source may store (the deployment's storage quota), shown beside its usage. */
+export interface SourceQuota {
+  events: number;
+  bytes: number;
+}
+
 /** A directive as a source sees it (ingest responses and the long-poll). */
 export interface DirectiveView {
   id: string;
