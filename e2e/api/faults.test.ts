@@ -59,9 +59,9 @@ async function schedule(id: string) {
   const { thread, state } = await detail(id);
   return {
     status: thread.status,
-    nextAttemptAt: thread.nextAttemptAt,
-    deadlineAt: thread.deadlineAt,
-    retryAttempt: thread.retryAttempt,
+    nextAttemptAt: thread.retry?.nextAttemptAt ?? null,
+    deadlineAt: thread.retry?.deadlineAt ?? null,
+    attempt: thread.retry?.attempt ?? null,
     interrupt: state.interrupt ? { origin: state.interrupt.origin, result: state.interrupt.result, requestedAt: state.interrupt.requestedAt } : null,
   };
 }
@@ -124,7 +124,7 @@ describe("kill -9 under concurrent ingestion", () => {
     const stop = await fetch(`${server.url}/api/v1/threads/fault-stop/stop`, { method: "POST", body: JSON.stringify({ reason: "before the kill" }) });
     expect(stop.status).toBe(202);
     const before = { wait: await schedule("fault-wait"), stop: await schedule("fault-stop") };
-    expect(before.wait).toMatchObject({ status: "retrying", retryAttempt: 1 });
+    expect(before.wait).toMatchObject({ status: "retrying", attempt: 1 });
     expect(before.wait.nextAttemptAt).not.toBeNull();
     expect(before.wait.deadlineAt).not.toBeNull();
     expect(before.stop).toMatchObject({ status: "stopping", interrupt: { origin: "operator", result: "pending" } });
