@@ -1,4 +1,5 @@
 import { serialized, db } from "./client";
+import { countedThrough, subtractUsage } from "./sources";
 import { statement } from "./statement";
 
 /**
@@ -54,11 +55,14 @@ export function pruneEvents(cutoff: number, after: PruneCursor, limit: number): 
     const { sql } = db();
     return sql.transaction((): PruneStep => {
       const rows = statement(CANDIDATES).all({ cutoff, at: after.at, id: after.id, limit }) as Candidate[];
+      // Only events already counted in their source's usage, so the subtraction below is exact.
+      const counted = countedThrough();
       const ids = rows
-        .filter((row) => row.receivedAt < cutoff && (row.threadId === null || (row.threadUpdatedAt ?? 0) < cutoff))
+        .filter((row) => row.id <= counted && row.receivedAt < cutoff && (row.threadId === null || (row.threadUpdatedAt ?? 0) < cutoff))
         .map((row) => row.id);
       if (ids.length) {
         const list = JSON.stringify(ids);
+        subtractUsage(list);
         statement(DELETE_KEYS).run(list);
         statement(FORGET_OPEN_PROGRESS).run(list);
         statement(DELETE_EVENTS).run(list);

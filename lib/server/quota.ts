@@ -5,7 +5,9 @@ import { problem, withRetryAfter } from "./http";
 /**
  * What one source may send and store. A source over its rate gets 429 with `Retry-After` (the
  * radar follows the advice it asks agents to follow); a source whose stored events reach its
- * quota gets 507 until retention frees room or the operator raises the quota.
+ * quota gets 507 until retention frees room or the operator raises the quota. Usage is counted
+ * every few seconds (usage.ts), so a source may pass its storage quota by what it sends in that
+ * time; the quota is a bound on the disk, not an exact count.
  */
 
 /** Storage frees up only when retention runs (hourly): asking sooner would only be refused again. */

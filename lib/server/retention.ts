@@ -1,5 +1,6 @@
 import { config } from "@/lib/config";
 import { PRUNE_START, pruneEvents, type PruneCursor } from "@/lib/db/retention";
+import { countUsage } from "./usage";
 
 /**
  * Prunes raw events older than RADAR_RETENTION_DAYS (lib/db/retention.ts says what stays), from
@@ -16,6 +17,8 @@ const globalForRetention = globalThis as unknown as { __radarRetention?: NodeJS.
 /** One full pass; returns how many events it pruned. */
 export async function pruneOnce(now = Date.now(), days = config().RADAR_RETENTION_DAYS, batch = BATCH): Promise<number> {
   const cutoff = now - days * DAY_MS;
+  // Retention deletes only counted events (it subtracts them from their source's usage).
+  await countUsage();
   let pruned = 0;
   let after: PruneCursor | null = PRUNE_START;
   while (after !== null) {

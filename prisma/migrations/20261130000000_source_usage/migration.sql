@@ -1,5 +1,6 @@
--- What each source stores, kept by triggers in the same transaction as the events themselves, so
--- the quota check reads one row instead of scanning the events and no crash can skew it.
+-- What each source stores, for its storage quota and the Sources page. Counted after the fact
+-- from the events' ids (UsageTally.countedThrough), never per inserted row: ingestion pays
+-- nothing for it. Retention subtracts what it deletes in the same transaction.
 CREATE TABLE "SourceUsage" (
     "sourceId" TEXT NOT NULL PRIMARY KEY,
     "events" INTEGER NOT NULL DEFAULT 0,
@@ -7,25 +8,15 @@ CREATE TABLE "SourceUsage" (
     CONSTRAINT "SourceUsage_sourceId_fkey" FOREIGN KEY ("sourceId") REFERENCES "Source" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 
+-- One row: every event with an id up to this one is counted in SourceUsage.
+CREATE TABLE "UsageTally" (
+    "id" INTEGER NOT NULL PRIMARY KEY CHECK ("id" = 1),
+    "countedThrough" INTEGER NOT NULL
+);
+
 INSERT INTO "SourceUsage" ("sourceId", "events", "bytes")
 SELECT "sourceId", count(*), coalesce(sum(octet_length("raw") + octet_length("normalized")), 0) FROM "Event" GROUP BY "sourceId";
-
-CREATE TRIGGER "Event_usage_insert" AFTER INSERT ON "Event" BEGIN
-    INSERT INTO "SourceUsage" ("sourceId", "events", "bytes") VALUES (NEW."sourceId", 1, octet_length(NEW."raw") + octet_length(NEW."normalized"))
-    ON CONFLICT ("sourceId") DO UPDATE SET "events" = "events" + 1, "bytes" = "bytes" + excluded."bytes";
-END;
-
-CREATE TRIGGER "Event_usage_update" AFTER UPDATE OF "raw", "normalized" ON "Event" BEGIN
-    UPDATE "SourceUsage"
-    SET "bytes" = "bytes" + octet_length(NEW."raw") + octet_length(NEW."normalized") - octet_length(OLD."raw") - octet_length(OLD."normalized")
-    WHERE "sourceId" = NEW."sourceId";
-END;
-
-CREATE TRIGGER "Event_usage_delete" AFTER DELETE ON "Event" BEGIN
-    UPDATE "SourceUsage"
-    SET "events" = "events" - 1, "bytes" = "bytes" - octet_length(OLD."raw") - octet_length(OLD."normalized")
-    WHERE "sourceId" = OLD."sourceId";
-END;
+INSERT INTO "UsageTally" ("id", "countedThrough") SELECT 1, coalesce(max("id"), 0) FROM "Event";
 
 -- Retention deletes the idempotency keys of the events it prunes.
 CREATE INDEX "IngestKey_eventId_idx" ON "IngestKey"("eventId");
