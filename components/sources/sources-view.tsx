@@ -118,7 +118,7 @@ function SourceUsage({ source, quota }: { source: SourceOverview; quota: SourceQ
   const share = Math.max(source.events / quota.events, source.bytes / quota.bytes);
   return (
     <p data-testid="source-usage" className={`text-sm ${share >= 0.9 ? "text-red-800" : "text-slate-600"}`}>
-      Stores {source.events.toLocaleString("en")} events ({quotaShare(source.events, quota.events)} of {quota.events.toLocaleString("en")}) and{" "}
+      Stores {source.events.toLocaleString("en")} {source.events === 1 ? "event" : "events"} ({quotaShare(source.events, quota.events)} of {quota.events.toLocaleString("en")}) and{" "}
       {byteSize(source.bytes)} ({quotaShare(source.bytes, quota.bytes)} of {byteSize(quota.bytes)}).
       {share >= 0.9 && " Near its storage quota: ingestion is refused at the quota until retention frees room."}
     </p>
