@@ -14,42 +14,24 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
-const millis = z.string().transform((text, ctx) => {
-  const ms = Number(text);
-  if (!Number.isFinite(ms) || ms <= 0) {
-    ctx.addIssue({ code: "custom", message: `expected a positive number of milliseconds, got "${text}"` });
-    return z.NEVER;
-  }
-  return ms;
-});
+/** A number read from its text, refused (naming what was expected) unless `valid`. */
+function numberWhere(expected: string, valid: (value: number) => boolean) {
+  return z.string().transform((text, ctx) => {
+    const value = Number(text);
+    if (!valid(value)) {
+      ctx.addIssue({ code: "custom", message: `expected ${expected}, got "${text}"` });
+      return z.NEVER;
+    }
+    return value;
+  });
+}
 
-const port = z.string().transform((text, ctx) => {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1 || value > 65_535) {
-    ctx.addIssue({ code: "custom", message: `expected a port number from 1 to 65535, got "${text}"` });
-    return z.NEVER;
-  }
-  return value;
-});
-
-/** A positive whole number (a count, bytes, a rate). */
-const count = z.string().transform((text, ctx) => {
-  const value = Number(text);
-  if (!Number.isSafeInteger(value) || value <= 0) {
-    ctx.addIssue({ code: "custom", message: `expected a positive whole number, got "${text}"` });
-    return z.NEVER;
-  }
-  return value;
-});
-
-const days = z.string().transform((text, ctx) => {
-  const value = Number(text);
-  if (!Number.isFinite(value) || value <= 0) {
-    ctx.addIssue({ code: "custom", message: `expected a positive number of days, got "${text}"` });
-    return z.NEVER;
-  }
-  return value;
-});
+const positive = (value: number) => Number.isFinite(value) && value > 0;
+const millis = numberWhere("a positive number of milliseconds", positive);
+const days = numberWhere("a positive number of days", positive);
+/** A count, bytes or a rate. */
+const count = numberWhere("a positive whole number", (value) => Number.isSafeInteger(value) && value > 0);
+const port = numberWhere("a port number from 1 to 65535", (value) => Number.isInteger(value) && value >= 1 && value <= 65_535);
 
 export const CONFIG_SCHEMA = z.object({
   /** Interface the server listens on. */

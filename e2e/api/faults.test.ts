@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAST_STALL_POLICY } from "../support/policies";
 import { PATIENCE_MS } from "../support/patience";
-import { get, post, startServer, type RunningServer } from "../support/server";
+import { get, post, startServer, threadDetail, type RunningServer } from "../support/server";
 
 /**
  * kill -9 of the server under concurrent ingestion, then a restart on the same database: every
@@ -48,15 +48,9 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function detail(id: string) {
-  const response = await get(server, `/api/v1/threads/${encodeURIComponent(id)}`, null);
-  expect(response.status, JSON.stringify(response.body)).toBe(200);
-  return response.body;
-}
-
 /** What must survive a kill: the schedule of each thread, not the moment it is read. */
 async function schedule(id: string) {
-  const { thread, state } = await detail(id);
+  const { thread, state } = await threadDetail(server, id);
   return {
     status: thread.status,
     nextAttemptAt: thread.retry?.nextAttemptAt ?? null,

@@ -133,3 +133,10 @@ export async function get(server: RunningServer, pathname: string, token: string
   const text = await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as any) : null };
 }
+
+/** A thread's detail (`GET /api/v1/threads/:id`, a viewer's read); anything but 200 throws with the answer. */
+export async function threadDetail(server: RunningServer, id: string) {
+  const response = await get(server, `/api/v1/threads/${encodeURIComponent(id)}`, null);
+  if (response.status !== 200) throw new Error(`thread ${id}: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body;
+}
