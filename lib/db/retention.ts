@@ -16,7 +16,7 @@ import { statement } from "./statement";
  * date but received later (an import) is kept until it too is old.
  */
 const CANDIDATES = `SELECT e.id, e.at, e.receivedAt, e.threadId, t.updatedAt AS threadUpdatedAt
-  FROM "Event" e INDEXED BY "Event_at_idx" LEFT JOIN "Thread" t ON t.id = e.threadId
+  FROM "Event" e LEFT JOIN "Thread" t ON t.id = e.threadId
   WHERE e.at < @cutoff AND (e.at, e.id) > (@at, @id) ORDER BY e.at, e.id LIMIT @limit`;
 const DELETE_KEYS = `DELETE FROM "IngestKey" WHERE eventId IN (SELECT value FROM json_each(?))`;
 // A pruned row can no longer absorb progress: the next progress line starts a new row.
