@@ -14,32 +14,24 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
-const millis = z.string().transform((text, ctx) => {
-  const ms = Number(text);
-  if (!Number.isFinite(ms) || ms <= 0) {
-    ctx.addIssue({ code: "custom", message: `expected a positive number of milliseconds, got "${text}"` });
-    return z.NEVER;
-  }
-  return ms;
-});
+/** A number read from its text, refused (naming what was expected) unless `valid`. */
+function numberWhere(expected: string, valid: (value: number) => boolean) {
+  return z.string().transform((text, ctx) => {
+    const value = Number(text);
+    if (!valid(value)) {
+      ctx.addIssue({ code: "custom", message: `expected ${expected}, got "${text}"` });
+      return z.NEVER;
+    }
+    return value;
+  });
+}
 
-const count = z.string().transform((text, ctx) => {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) {
-    ctx.addIssue({ code: "custom", message: `expected a positive whole number, got "${text}"` });
-    return z.NEVER;
-  }
-  return value;
-});
-
-const port = z.string().transform((text, ctx) => {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1 || value > 65_535) {
-    ctx.addIssue({ code: "custom", message: `expected a port number from 1 to 65535, got "${text}"` });
-    return z.NEVER;
-  }
-  return value;
-});
+const positive = (value: number) => Number.isFinite(value) && value > 0;
+const millis = numberWhere("a positive number of milliseconds", positive);
+const days = numberWhere("a positive number of days", positive);
+/** A count, bytes or a rate. */
+const count = numberWhere("a positive whole number", (value) => Number.isSafeInteger(value) && value > 0);
+const port = numberWhere("a port number from 1 to 65535", (value) => Number.isInteger(value) && value >= 1 && value <= 65_535);
 
 export const CONFIG_SCHEMA = z.object({
   /** Interface the server listens on. */
@@ -55,12 +47,22 @@ export const CONFIG_SCHEMA = z.object({
   RADAR_POLICY_GRACE_MS: millis.optional(),
   /** A directive delivered but never answered is delivered again after this long. */
   RADAR_REDELIVER_MS: millis.default(15_000),
-  /** Live streams (GET /api/v1/stream) one client address may hold open; unset, STREAM_LIMITS. */
-  RADAR_STREAM_MAX_PER_CLIENT: count.optional(),
-  /** Live streams the server holds open in all; unset, STREAM_LIMITS. */
-  RADAR_STREAM_MAX_TOTAL: count.optional(),
+  /** Live streams (GET /api/v1/stream) one client address may hold open: enough for many tabs. */
+  RADAR_STREAM_MAX_PER_CLIENT: count.default(16),
+  /** Live streams the server holds open in all: bounded against a flood. */
+  RADAR_STREAM_MAX_TOTAL: count.default(256),
   /** The name operator actions are audited under. */
   RADAR_OPERATOR_NAME: z.string().default("local operator"),
+  /** Events per second one source may send, sustained (each request counts at least one). */
+  RADAR_SOURCE_EVENTS_PER_SECOND: count.default(20_000),
+  /** How many events one source may send at once above its sustained rate. */
+  RADAR_SOURCE_EVENTS_BURST: count.default(200_000),
+  /** Events one source may store; beyond it ingestion is refused until retention frees room. */
+  RADAR_SOURCE_MAX_EVENTS: count.default(20_000_000),
+  /** Bytes (raw and normalized payloads) one source may store. */
+  RADAR_SOURCE_MAX_BYTES: count.default(20 * 1024 ** 3),
+  /** Raw events older than this are pruned once their thread has been quiet as long; episodes stay. */
+  RADAR_RETENTION_DAYS: days.default(30),
 });
 
 export type Config = z.output<typeof CONFIG_SCHEMA>;
@@ -74,13 +76,10 @@ export function parseConfig(env: Environment): Config {
   return parsed.data;
 }
 
-/** Default caps on open live streams: enough for many tabs, bounded against a flood. */
-export const STREAM_LIMITS = { perClient: 16, total: 256 } as const;
-
 /** The live-stream caps in effect. */
 export function streamLimits(): { perClient: number; total: number } {
   const c = config();
-  return { perClient: c.RADAR_STREAM_MAX_PER_CLIENT ?? STREAM_LIMITS.perClient, total: c.RADAR_STREAM_MAX_TOTAL ?? STREAM_LIMITS.total };
+  return { perClient: c.RADAR_STREAM_MAX_PER_CLIENT, total: c.RADAR_STREAM_MAX_TOTAL };
 }
 
 let cached: Config | null = null;

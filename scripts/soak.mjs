@@ -6,6 +6,11 @@
 //   npm run soak                      3 runs on an idle machine
 //   npm run soak -- --runs 5 --load   5 runs with a busy loop on each core
 //   npm run soak -- --load 1          ... on one core only
+//   npm run soak -- --fault-rounds 5  5 kill -9 rounds in the fault suite instead of 3
+//
+// Each run also takes the long version of the fault suite (e2e/api/faults.test.ts): kill -9 of
+// the server under 8 concurrent clients, --fault-rounds times (default 3), --fault-events
+// acknowledged events per round (default 2000), with a new seed each run.
 //
 // The load is one child process per core, each a bounded busy loop: it stops by itself a little
 // after the runs could possibly have ended (--load-minutes, default 25 per run), and is killed
@@ -18,11 +23,11 @@ const root = path.resolve(import.meta.dirname, "..");
 
 function usage(message) {
   if (message) process.stderr.write(`soak: ${message}\n`);
-  process.stderr.write("usage: npm run soak -- [--runs N] [--load [CORES]] [--load-minutes M]\n");
+  process.stderr.write("usage: npm run soak -- [--runs N] [--load [CORES]] [--load-minutes M] [--fault-rounds N] [--fault-events N]\n");
   process.exit(2);
 }
 
-const options = { runs: 3, load: 0, loadMinutes: 25 };
+const options = { runs: 3, load: 0, loadMinutes: 25, faultRounds: 3, faultEvents: 2000 };
 const args = process.argv.slice(2);
 for (let i = 0; i < args.length; i++) {
   const arg = args[i];
@@ -39,12 +44,16 @@ for (let i = 0; i < args.length; i++) {
     else options.load = os.availableParallelism?.() ?? os.cpus().length;
   } else if (arg.startsWith("--load=")) options.load = Number(arg.slice(7));
   else if (arg === "--load-minutes") options.loadMinutes = Number(next());
+  else if (arg === "--fault-rounds") options.faultRounds = Number(next());
+  else if (arg === "--fault-events") options.faultEvents = Number(next());
   else if (arg === "-h" || arg === "--help") usage();
   else usage(`unknown option ${arg}`);
 }
 if (!Number.isInteger(options.runs) || options.runs < 1) usage("--runs must be a positive whole number");
 if (!Number.isInteger(options.load) || options.load < 0) usage("--load takes a core count");
 if (!(options.loadMinutes > 0)) usage("--load-minutes must be positive");
+if (!Number.isInteger(options.faultRounds) || options.faultRounds < 1) usage("--fault-rounds must be a positive whole number");
+if (!Number.isInteger(options.faultEvents) || options.faultEvents < 1) usage("--fault-events must be a positive whole number");
 
 const log = (message) => process.stderr.write(`[soak] ${message}\n`);
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
@@ -70,10 +79,24 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
 }
 process.on("exit", stopLoad);
 
-function runTests() {
+/** The fault suite's long version (read by e2e/api/faults.test.ts), seeded differently each run. */
+function faultEnv(run) {
+  return {
+    RADAR_FAULT_ROUNDS: String(options.faultRounds),
+    RADAR_FAULT_CLIENTS: "8",
+    RADAR_FAULT_EVENTS: String(options.faultEvents),
+    RADAR_FAULT_SEED: String(run * 7919),
+  };
+}
+
+function runTests(run) {
   return new Promise((resolve) => {
     let tail = "";
-    const child = spawn(process.execPath, [path.join(root, "scripts", "test.mjs")], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [path.join(root, "scripts", "test.mjs")], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, ...faultEnv(run) },
+    });
     child.stdout.on("data", (chunk) => {
       process.stdout.write(chunk);
       tail = (tail + chunk).slice(-4096);
@@ -88,9 +111,9 @@ function runTests() {
 if (options.load > 0) startLoad();
 const results = [];
 for (let run = 1; run <= options.runs; run++) {
-  log(`run ${run}/${options.runs}${options.load ? ` under load (${options.load} busy core(s))` : ""}`);
+  log(`run ${run}/${options.runs}${options.load ? ` under load (${options.load} busy core(s))` : ""}, ${options.faultRounds} kill -9 round(s) of ${options.faultEvents} events`);
   const t0 = Date.now();
-  const { code, line } = await runTests();
+  const { code, line } = await runTests(run);
   const ms = Date.now() - t0;
   const ok = code === 0;
   results.push({ run, ms, ok, line });

@@ -1,17 +1,18 @@
 "use client";
 
 import { useActionState, useEffect, useState } from "react";
-import type { SourceOverview } from "@/lib/wire/types";
+import type { SourceOverview, SourceQuota } from "@/lib/wire/types";
 import { createIngestToken } from "@/lib/actions/create-token";
 import { importCapture } from "@/lib/actions/import-capture";
 import { revokeIngestToken } from "@/lib/actions/revoke-token";
 import { updateSource } from "@/lib/actions/update-source";
 import { Timestamp } from "@/components/time/timestamp";
 import { Field, styles } from "@/components/ui/controls";
+import { byteSize, quotaShare } from "@/lib/ui/format";
 
 type ShownToken = { token: string; sourceName: string };
 
-export function SourcesView({ sources, presets }: { sources: SourceOverview[]; presets: string[] }) {
+export function SourcesView({ sources, presets, quota }: { sources: SourceOverview[]; presets: string[]; quota: SourceQuota }) {
   const [shownToken, setShownToken] = useState<ShownToken | null>(null);
   return (
     <div className="space-y-6">
@@ -23,7 +24,7 @@ export function SourcesView({ sources, presets }: { sources: SourceOverview[]; p
         </div>
       )}
       {sources.map((source) => (
-        <SourceCard key={source.id} source={source} presets={presets} onToken={setShownToken} />
+        <SourceCard key={source.id} source={source} presets={presets} quota={quota} onToken={setShownToken} />
       ))}
       <NewSource onToken={setShownToken} />
       <ImportCapture sources={sources} />
@@ -38,7 +39,7 @@ function useIssuedToken(state: Awaited<ReturnType<typeof createIngestToken>> | n
   }, [state, onToken]);
 }
 
-function SourceCard({ source, presets, onToken }: { source: SourceOverview; presets: string[]; onToken: (token: ShownToken) => void }) {
+function SourceCard({ source, presets, quota, onToken }: { source: SourceOverview; presets: string[]; quota: SourceQuota; onToken: (token: ShownToken) => void }) {
   const [updated, update, updating] = useActionState(updateSource, null);
   const [revoked, revoke, revoking] = useActionState(revokeIngestToken, null);
   const [created, create, creating] = useActionState(createIngestToken, null);
@@ -57,6 +58,7 @@ function SourceCard({ source, presets, onToken }: { source: SourceOverview; pres
         <div><dt className="text-xs uppercase text-slate-500">Threads</dt><dd className="tabular-nums">{source.threads}</dd></div>
         <div><dt className="text-xs uppercase text-slate-500">Created</dt><dd><Timestamp iso={source.createdAt} /></dd></div>
       </dl>
+      <SourceUsage source={source} quota={quota} />
       {/* Keyed by the saved settings: after a save the controls show what the server stored. */}
       <form key={`${source.policy}-${source.capacityRecovery}`} action={update} className="flex flex-wrap items-end gap-4">
         <input type="hidden" name="sourceId" value={source.id} />
@@ -108,6 +110,18 @@ function SourceCard({ source, presets, onToken }: { source: SourceOverview; pres
       </div>
       {errors.length > 0 && <p role="alert" className="text-sm text-red-800">{errors.join(" ")}</p>}
     </section>
+  );
+}
+
+/** What the source stores against its quota; the larger share is the one that will refuse first. */
+function SourceUsage({ source, quota }: { source: SourceOverview; quota: SourceQuota }) {
+  const share = Math.max(source.events / quota.events, source.bytes / quota.bytes);
+  return (
+    <p data-testid="source-usage" className={`text-sm ${share >= 0.9 ? "text-red-800" : "text-slate-600"}`}>
+      Stores {source.events.toLocaleString("en")} {source.events === 1 ? "event" : "events"} ({quotaShare(source.events, quota.events)} of {quota.events.toLocaleString("en")}) and{" "}
+      {byteSize(source.bytes)} ({quotaShare(source.bytes, quota.bytes)} of {byteSize(quota.bytes)}).
+      {share >= 0.9 && " Near its storage quota: ingestion is refused at the quota until retention frees room."}
+    </p>
   );
 }
 

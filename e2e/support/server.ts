@@ -16,6 +16,8 @@ export interface RunningServer {
   stop(): Promise<void>;
   /** Same database, new process: proves state survives a restart. */
   restart(): Promise<void>;
+  /** kill -9: the process gets no chance to flush or close anything (restart() brings it back). */
+  kill(): Promise<void>;
   output(): string;
 }
 
@@ -66,13 +68,23 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
     throw new Error(`server did not become healthy in ${PATIENCE_MS / 1000} s:\n${log}`);
   };
 
+  const ended = () => !child || child.exitCode !== null || child.signalCode !== null;
+
   const stop = async () => {
-    if (!child || child.exitCode !== null) return;
+    if (ended()) return;
     const exited = new Promise((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");
     const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
     await exited;
     clearTimeout(timer);
+    children.delete(child);
+  };
+
+  const kill = async () => {
+    if (ended()) return;
+    const gone = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGKILL");
+    await gone;
     children.delete(child);
   };
 
@@ -89,6 +101,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
       port = await freePort();
       await launch();
     },
+    kill,
     output: () => log,
   };
 }
@@ -109,4 +122,11 @@ export async function get(server: RunningServer, pathname: string, token: string
   const response = await fetch(`${server.url}${pathname}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
   const text = await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as any) : null };
+}
+
+/** A thread's detail (`GET /api/v1/threads/:id`, a viewer's read); anything but 200 throws with the answer. */
+export async function threadDetail(server: RunningServer, id: string) {
+  const response = await get(server, `/api/v1/threads/${encodeURIComponent(id)}`, null);
+  if (response.status !== 200) throw new Error(`thread ${id}: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body;
 }

@@ -21,6 +21,8 @@ test("a token is shown once at creation, works for ingestion, and stops working 
   await expect(page.getByTestId("new-token")).toHaveCount(0);
   const card = page.getByTestId("source-card").filter({ hasText: name });
   await expect(card.getByTestId("token-row")).toContainText(token.slice(0, 7));
+  // Usage against the storage quota: the one event just sent, counted when the page loads.
+  await expect(card.getByTestId("source-usage")).toContainText(/Stores 1 event \(< 1 % of [\d,]+\) and \d+ B \(< 1 % of 20 GiB\)/);
   await expect(card).not.toContainText(token);
   await card.getByRole("button", { name: "Revoke" }).click();
   await expect(card.getByTestId("token-row")).toContainText("revoked");

@@ -1,6 +1,7 @@
 import { revalidatePath } from "next/cache";
 import type { z } from "zod";
 import { recordAudit, type AuditInput } from "@/lib/db/audit";
+import { isStorageFull } from "@/lib/db/storage-full";
 import { authorize, type Access, type Operator, type OperatorAction } from "@/lib/server/auth";
 import { describeZodError } from "@/lib/validation";
 
@@ -54,9 +55,16 @@ function execute<S extends z.ZodType, R, O extends Outcome>(spec: ActionSpec<S, 
     const { operator } = authorized.caller as { operator: Operator };
     const resolved = spec.resolve ? await spec.resolve(parsed.data) : (undefined as R);
     if (isRefusal(resolved)) return resolved;
-    const outcome = await run(parsed.data, { operator, resolved, now: Date.now() });
-    const entry = audit?.(parsed.data, outcome, resolved);
-    if (entry) await recordAudit({ ...entry, action: entry.action ?? spec.name, at: Date.now(), actor: operator.name });
+    let outcome: O;
+    try {
+      outcome = await run(parsed.data, { operator, resolved, now: Date.now() });
+      const entry = audit?.(parsed.data, outcome, resolved);
+      if (entry) await recordAudit({ ...entry, action: entry.action ?? spec.name, at: Date.now(), actor: operator.name });
+    } catch (error) {
+      // A full disk is the operator's to fix, not a crash of the page: say so next to the control.
+      if (isStorageFull(error)) return fail("The server's disk is full, so this could not be saved completely. Free some space and try again.");
+      throw error;
+    }
     if (spec.revalidate) revalidatePath(spec.revalidate);
     return outcome;
   };

@@ -1,6 +1,6 @@
 import type { SourceOverview } from "@/lib/wire/types";
 import { db, serialized } from "./client";
-import { statement } from "./statement";
+import { pluck, statement } from "./statement";
 
 /**
  * Sources and their ingest tokens. Tokens are stored as their hash only: hashing and generating
@@ -39,6 +39,16 @@ const SOURCE_BY_TOKEN_HASH = `SELECT s.id, s.name, s.policy, s.capacityRecovery 
 const SOURCE_BY_ID = `SELECT ${SOURCE_COLUMNS} FROM "Source" WHERE id = ?`;
 const SET_POLICY = `UPDATE "Source" SET policy = ? WHERE id = ?`;
 const SET_CAPACITY_RECOVERY = `UPDATE "Source" SET capacityRecovery = ? WHERE id = ?`;
+const USAGE = `SELECT events, bytes FROM "SourceUsage" WHERE sourceId = ?`;
+const COUNTED_THROUGH = `SELECT countedThrough FROM "UsageTally" WHERE id = 1`;
+const LAST_EVENT_ID = `SELECT coalesce(max(id), 0) FROM "Event"`;
+const COUNT_RANGE = `INSERT INTO "SourceUsage" (sourceId, events, bytes)
+  SELECT sourceId, count(*), sum(octet_length(raw) + octet_length(normalized)) FROM "Event" WHERE id > @from AND id <= @to GROUP BY sourceId
+  ON CONFLICT (sourceId) DO UPDATE SET events = events + excluded.events, bytes = bytes + excluded.bytes`;
+const SET_COUNTED_THROUGH = `UPDATE "UsageTally" SET countedThrough = ? WHERE id = 1`;
+const USAGE_OF_EVENTS = `SELECT sourceId, count(*) AS events, sum(octet_length(raw) + octet_length(normalized)) AS bytes
+  FROM "Event" WHERE id IN (SELECT value FROM json_each(?)) GROUP BY sourceId`;
+const SUBTRACT_USAGE = `UPDATE "SourceUsage" SET events = max(0, events - ?), bytes = max(0, bytes - ?) WHERE sourceId = ?`;
 const TOUCH = `UPDATE "Source" SET lastSeenAt = max(coalesce(lastSeenAt, 0), ?) WHERE id = ?`;
 
 const toSource = (row: SourceRow): SourceRecord => ({ ...row, capacityRecovery: row.capacityRecovery === 1 });
@@ -108,6 +118,51 @@ export function updateSourceSettings(id: string, settings: { policy?: string | n
   });
 }
 
+/** What a source stores: its events and their payload bytes (raw and normalized). */
+export interface SourceUsage {
+  events: number;
+  bytes: number;
+}
+
+/**
+ * What a source stores, as last counted: one row, no scan of the events. Events received since
+ * the last count (a few seconds; see countNewEvents) are not in it yet.
+ */
+export function sourceUsage(sourceId: string): Promise<SourceUsage> {
+  return serialized(() => (statement(USAGE).get(sourceId) as SourceUsage | undefined) ?? { events: 0, bytes: 0 });
+}
+
+/**
+ * Adds the events received since the last count to their sources' usage, at most `limit` ids in
+ * one unit of work; returns whether more remain. Counting after the fact, by id range, keeps the
+ * per-row cost off ingestion. A progress row that grows by folding after it was counted keeps
+ * its counted size (a few bytes per fold).
+ */
+export function countNewEvents(limit: number): Promise<boolean> {
+  return serialized(() =>
+    db().sql.transaction(() => {
+      const from = pluck(COUNTED_THROUGH).get() as number;
+      const last = pluck(LAST_EVENT_ID).get() as number;
+      if (last <= from) return false;
+      const to = Math.min(last, from + limit);
+      statement(COUNT_RANGE).run({ from, to });
+      statement(SET_COUNTED_THROUGH).run(to);
+      return to < last;
+    })(),
+  );
+}
+
+/** The events counted so far end at this id: retention deletes only those (inside its unit of work). */
+export function countedThrough(): number {
+  return pluck(COUNTED_THROUGH).get() as number;
+}
+
+/** Takes events about to be deleted out of their sources' usage (inside the deleting unit of work). */
+export function subtractUsage(eventIdsJson: string): void {
+  const rows = statement(USAGE_OF_EVENTS).all(eventIdsJson) as { sourceId: string; events: number; bytes: number }[];
+  for (const row of rows) statement(SUBTRACT_USAGE).run(row.events, row.bytes, row.sourceId);
+}
+
 /** The source statements of a unit of work (see unit-of-work.ts); synchronous on SQLite. */
 export const sourceRows = {
   touchSource(sourceId: string, at: number): void {
@@ -120,7 +175,7 @@ export async function listSourceOverviews(): Promise<SourceOverview[]> {
   const { prisma } = db();
   const sources = await prisma.source.findMany({
     orderBy: { createdAt: "asc" },
-    include: { tokens: { orderBy: { createdAt: "asc" } }, _count: { select: { events: true, threads: true } } },
+    include: { tokens: { orderBy: { createdAt: "asc" } }, usage: true, _count: { select: { threads: true } } },
   });
   return sources.map((source) => ({
     id: source.id,
@@ -129,7 +184,8 @@ export async function listSourceOverviews(): Promise<SourceOverview[]> {
     capacityRecovery: source.capacityRecovery,
     createdAt: source.createdAt.toISOString(),
     lastSeenAt: source.lastSeenAt?.toISOString() ?? null,
-    events: source._count.events,
+    events: source.usage?.events ?? 0,
+    bytes: Number(source.usage?.bytes ?? 0),
     threads: source._count.threads,
     tokens: source.tokens.map((token) => ({
       id: token.id,

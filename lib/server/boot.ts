@@ -1,11 +1,13 @@
 import { config, ConfigError, type Config } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { ensureDefaultSource } from "./tokens";
+import { startRetention } from "./retention";
+import { startUsageCount } from "./usage";
 import { startWatchdog } from "./watchdog";
 
 const globalForBoot = globalThis as unknown as { __radarBooted?: boolean };
 
-/** Server start: database ready, first source and its token, watchdog running. Once per process. */
+/** Server start: database ready, first source and its token, watchdog, usage count and retention running. Once per process. */
 export async function boot(): Promise<void> {
   if (globalForBoot.__radarBooted) return;
   globalForBoot.__radarBooted = true;
@@ -35,4 +37,6 @@ export async function boot(): Promise<void> {
     );
   }
   startWatchdog();
+  startUsageCount();
+  startRetention();
 }

@@ -74,3 +74,9 @@ function hostOf(origin: string): string | null {
     return null; // "null" (a sandboxed page) or garbage: not this server
   }
 }
+
+/** Adds the advice a refused client should follow (429, 503, 507): seconds until it may try again. */
+export function withRetryAfter(response: Response, seconds: number): Response {
+  response.headers.set("retry-after", String(seconds));
+  return response;
+}

@@ -6,6 +6,7 @@ import type { IngestFormat } from "@/lib/ingest/types";
 import type { IngestResponse } from "@/lib/wire/types";
 import { MAX_BODY_BYTES, problem } from "./http";
 import { ingestLines } from "./pipeline";
+import { admitIngest } from "./quota";
 
 /**
  * Streams that carry no ids on every line (codex exec, Claude) are often posted a few lines
@@ -23,6 +24,8 @@ export async function handleIngest(request: Request, text: string, source: Sourc
     if (error instanceof BodyParseError) return problem(400, "Unparseable body", error.message);
     throw error;
   }
+  const refused = await admitIngest(source, parsed.items.length, receivedAt);
+  if (refused) return refused;
   const url = new URL(request.url);
   const contextKey = `${source.id}\0${format}`;
   const remembered = streamContext.get(contextKey);

@@ -1,7 +1,8 @@
 import type { z } from "zod";
 import { describeZodError } from "@/lib/validation";
 import { authorize, type Access, type CallerFor, type OperatorAction } from "./auth";
-import { BodyParseError, BodyTooLargeError, problem, readBodyText, readJsonBody } from "./http";
+import { isStorageFull } from "@/lib/db/storage-full";
+import { BodyParseError, BodyTooLargeError, problem, readBodyText, readJsonBody, withRetryAfter } from "./http";
 import { resolveThread } from "./resolve-thread";
 
 /**
@@ -38,6 +39,9 @@ export type RouteCall<A extends Access, P, Q, B> = CallerFor<A> & {
   /** When the request arrived (epoch ms). */
   now: number;
 };
+
+/** A full disk needs a person: clients should back off for a while, not hammer it. */
+const STORAGE_FULL_RETRY_AFTER_S = 60;
 
 type RouteContext = { params?: Promise<Record<string, string>> };
 
@@ -91,7 +95,16 @@ export function route<A extends Access, P = Record<string, string>, Q = undefine
       }
       thread = resolved.key;
     }
-    return handler({ ...authorized.caller, request, params, query, body, text, thread, search, now });
+    try {
+      return await handler({ ...authorized.caller, request, params, query, body, text, thread, search, now });
+    } catch (error) {
+      if (!isStorageFull(error)) throw error;
+      process.stderr.write(`[radar] the database is full: ${request.method} ${new URL(request.url).pathname} refused with 503\n`);
+      return withRetryAfter(
+        problem(503, "Storage full", "The server's disk is full; nothing of this request was stored. Retry later, once the operator has freed space."),
+        STORAGE_FULL_RETRY_AFTER_S,
+      );
+    }
   };
 }
 

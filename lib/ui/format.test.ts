@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { attemptLabel, clockDuration, countdownText, humanDuration, kindLabel, relativeTime } from "./format";
+import { attemptLabel, byteSize, clockDuration, countdownText, humanDuration, kindLabel, quotaShare, relativeTime } from "./format";
 
 describe("countdowns read at a glance", () => {
   it.each([
@@ -49,4 +49,22 @@ describe("labels say what the trouble is", () => {
     [1, 5, "Retrying 1/5"],
     [3, null, "Retrying 3"],
   ])("attempt %s of %s → %s", (n, m, label) => expect(attemptLabel(n, m)).toBe(label));
+});
+
+describe("stored sizes and quota shares", () => {
+  it.each([
+    [0, "0 B"],
+    [812, "812 B"],
+    [4300, "4.2 KiB"],
+    [1.5 * 1024 ** 3, "1.5 GiB"],
+    [20 * 1024 ** 3, "20 GiB"],
+  ])("%d bytes → %s", (bytes, text) => {
+    expect(byteSize(bytes)).toBe(text);
+  });
+
+  it("never shows a used quota as 0 %", () => {
+    expect(quotaShare(0, 100)).toBe("0 %");
+    expect(quotaShare(1, 1_000)).toBe("< 1 %");
+    expect(quotaShare(37, 100)).toBe("37 %");
+  });
 });

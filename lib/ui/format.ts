@@ -1,4 +1,4 @@
-/** Pure formatting for the dashboard: durations, countdowns, relative times and kind labels. */
+/** Pure formatting for the dashboard: durations, countdowns, relative times, kind labels and sizes. */
 import { clockDuration } from "@/lib/retry/duration";
 import { isThreadStatus, isTroubleKind, type ThreadStatus, type TroubleKind } from "@/lib/retry/types";
 
@@ -63,4 +63,22 @@ export function statusLabel(status: string): string {
 export function attemptLabel(attempt: number | null, maxAttempts: number | null): string {
   if (attempt == null) return "Retrying";
   return maxAttempts == null ? `Retrying ${attempt}` : `Retrying ${attempt}/${maxAttempts}`;
+}
+
+/** A stored size in binary units: "812 B", "4.2 KiB", "1.5 GiB". */
+export function byteSize(bytes: number): string {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${value} B` : `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
+}
+
+/** A share of a quota, never shown as 0 % while anything is used: "< 1 %", "37 %". */
+export function quotaShare(used: number, limit: number): string {
+  const percent = (used / limit) * 100;
+  return used > 0 && percent < 1 ? "< 1 %" : `${Math.round(percent)} %`;
 }

@@ -178,8 +178,16 @@ export interface SourceOverview {
   createdAt: string;
   lastSeenAt: string | null;
   events: number;
+  /** Payload bytes its stored events take (raw and normalized). */
+  bytes: number;
   threads: number;
   tokens: { id: string; prefix: string; label: string | null; createdAt: string; revokedAt: string | null }[];
+}
+
+/** What each source may store (the deployment's storage quota), shown beside its usage. */
+export interface SourceQuota {
+  events: number;
+  bytes: number;
 }
 
 /** A directive as a source sees it (ingest responses and the long-poll). */

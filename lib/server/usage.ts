@@ -1,0 +1,30 @@
+import { countNewEvents } from "@/lib/db/sources";
+
+/**
+ * Keeps each source's usage (lib/db/sources.ts) counted: every few seconds, the events received
+ * since the last count, in units of work of at most COUNT_CHUNK ids with the event loop free in
+ * between. The storage quota therefore sees a source's usage as of a few seconds ago.
+ */
+const COUNT_CHUNK = 10_000;
+const COUNT_EVERY_MS = 5_000;
+
+const globalForUsage = globalThis as unknown as { __radarUsageCount?: NodeJS.Timeout };
+
+/** Counts everything received so far. */
+export async function countUsage(): Promise<void> {
+  while (await countNewEvents(COUNT_CHUNK)) await new Promise((resolve) => setImmediate(resolve));
+}
+
+export function startUsageCount(): void {
+  if (globalForUsage.__radarUsageCount) return;
+  const loop = async () => {
+    try {
+      await countUsage();
+    } catch (error) {
+      process.stderr.write(`[radar] counting source usage failed: ${(error as Error).message}\n`);
+    }
+    globalForUsage.__radarUsageCount = setTimeout(loop, COUNT_EVERY_MS);
+    globalForUsage.__radarUsageCount.unref();
+  };
+  void loop();
+}
