@@ -6,16 +6,16 @@ export function problem(status: number, title: string, detail: string, extra: Re
   });
 }
 
-/** Ingest bodies larger than this are refused with 413 before they are parsed. */
-export const MAX_BODY_BYTES = 10 * 1024 * 1024;
-
 /** Small JSON commands (a stop, a directive acknowledgement) need no more than this. */
 export const MAX_COMMAND_BYTES = 64 * 1024;
 
 export class BodyTooLargeError extends Error {}
 
-/** Reads a request body as text, refusing it as soon as it passes `limit` bytes. */
-export async function readBodyText(request: Request, limit = MAX_BODY_BYTES): Promise<string> {
+/**
+ * Reads a request body as text, refusing it as soon as it passes `limit` bytes: a declared
+ * length over the limit is refused unread, a body streamed without one is cut off at the limit.
+ */
+export async function readBodyText(request: Request, limit: number): Promise<string> {
   const declared = Number(request.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > limit) throw new BodyTooLargeError();
   if (!request.body) return "";
