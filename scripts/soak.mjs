@@ -2,6 +2,7 @@
 // `npm run soak`: long runs that are too slow for every commit. Runs the whole `npm test` N times
 // in a row (default 3), optionally while a CPU-bound load keeps every core busy (--load), and
 // prints each run's duration and result, then `soak: N passed, N failed` (runs, not tests).
+// Each run fuzzes 10× longer (RADAR_FUZZ_ROUNDS) with its own seed (RADAR_FUZZ_SEED = 13 + run).
 //
 //   npm run soak                      3 runs on an idle machine
 //   npm run soak -- --runs 5 --load   5 runs with a busy loop on each core
@@ -70,10 +71,15 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
 }
 process.on("exit", stopLoad);
 
-function runTests() {
+function runTests(run) {
   return new Promise((resolve) => {
     let tail = "";
-    const child = spawn(process.execPath, [path.join(root, "scripts", "test.mjs")], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [path.join(root, "scripts", "test.mjs")], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "inherit"],
+      // Long runs of the seeded suites: more fuzz rounds, each run with its own seed.
+      env: { ...process.env, RADAR_FUZZ_ROUNDS: process.env.RADAR_FUZZ_ROUNDS ?? "10", RADAR_FUZZ_SEED: process.env.RADAR_FUZZ_SEED ?? String(13 + run) },
+    });
     child.stdout.on("data", (chunk) => {
       process.stdout.write(chunk);
       tail = (tail + chunk).slice(-4096);
@@ -90,7 +96,7 @@ const results = [];
 for (let run = 1; run <= options.runs; run++) {
   log(`run ${run}/${options.runs}${options.load ? ` under load (${options.load} busy core(s))` : ""}`);
   const t0 = Date.now();
-  const { code, line } = await runTests();
+  const { code, line } = await runTests(run);
   const ms = Date.now() - t0;
   const ok = code === 0;
   results.push({ run, ms, ok, line });
