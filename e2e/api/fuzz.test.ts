@@ -381,7 +381,8 @@ describe(`hostile input (seed ${SEED}, ${ROUNDS} round(s))`, () => {
     const r = rng(SEED + 5);
     const failures: string[] = [];
     for (let i = 0; i < 3 * ROUNDS; i++) {
-      for (const path of POST_TARGETS) {
+      // Every route that takes a body (one that refuses the request before reading it may close the connection at once).
+      for (const path of POST_TARGETS.filter((target) => !target.endsWith("/bogus"))) {
         const limit = path.startsWith("/api/v1/ingest") || path === "/api/v1/events" ? MAX_INGEST_BODY_BYTES : MAX_COMMAND_BYTES;
         for (const declared of [true, false]) {
           const bytes = limit + 1 + r.int(declared ? 1024 : 1024 * 1024);
@@ -390,7 +391,7 @@ describe(`hostile input (seed ${SEED}, ${ROUNDS} round(s))`, () => {
             failures.push(`${declared ? "declared" : "streamed"} ${path}: no answer (${answer.message})`);
             continue;
           }
-          const failure = judge({ path, body: "" }, answer) ?? (answer.status !== (path.endsWith("/bogus") ? 404 : 413) ? `${path}: ${answer.status} for ${bytes} bytes` : null);
+          const failure = judge({ path, body: "" }, answer) ?? (answer.status !== 413 ? `${path}: ${answer.status} for ${bytes} bytes` : null);
           if (failure) failures.push(`${declared ? "declared" : "streamed"} ${failure}`);
         }
       }
