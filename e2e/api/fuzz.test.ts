@@ -2,6 +2,7 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_INGEST_BODY_BYTES, MAX_ITEMS } from "@/lib/ingest/limits";
 import { MAX_COMMAND_BYTES } from "@/lib/server/http";
+import { createRng } from "../../scripts/demo/random";
 import { startServer, type RunningServer } from "../support/server";
 
 /**
@@ -28,19 +29,10 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
+/** The demo's seeded generator, with `int(n)` in [0, n). */
 function rng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)];
-  return { next, int, pick };
+  const r = createRng(seed);
+  return { next: r.next, pick: r.pick, int: (n: number) => r.int(0, n - 1) };
 }
 type Rng = ReturnType<typeof rng>;
 
