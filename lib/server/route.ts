@@ -49,13 +49,7 @@ export function route<A extends Access, P = Record<string, string>, Q = undefine
     const now = Date.now();
     const authorized = await authorize(spec.access, request, spec.action);
     if (!authorized.ok) return authorized.response;
-    let rawParams: Record<string, string>;
-    try {
-      rawParams = (await context?.params) ?? {};
-    } catch {
-      // A path segment that is not valid percent-encoded UTF-8 cannot name anything.
-      return problem(400, "Bad path", "The path is not valid percent-encoded UTF-8.");
-    }
+    const rawParams = (await context?.params) ?? {};
     let params = rawParams as P;
     if (spec.params) {
       const parsed = spec.params.schema.safeParse(rawParams);
