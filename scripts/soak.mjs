@@ -2,6 +2,7 @@
 // `npm run soak`: long runs that are too slow for every commit. Runs the whole `npm test` N times
 // in a row (default 3), optionally while a CPU-bound load keeps every core busy (--load), and
 // prints each run's duration and result, then `soak: N passed, N failed` (runs, not tests).
+// Each run fuzzes 10× longer (RADAR_FUZZ_ROUNDS) with its own seed (RADAR_FUZZ_SEED = 13 + run).
 //
 //   npm run soak                      3 runs on an idle machine
 //   npm run soak -- --runs 5 --load   5 runs with a busy loop on each core
@@ -79,13 +80,15 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
 }
 process.on("exit", stopLoad);
 
-/** The fault suite's long version (read by e2e/api/faults.test.ts), seeded differently each run. */
-function faultEnv(run) {
+/** The long versions of the seeded suites (read by the tests themselves), seeded differently each run. */
+function seededEnv(run) {
   return {
     RADAR_FAULT_ROUNDS: String(options.faultRounds),
     RADAR_FAULT_CLIENTS: "8",
     RADAR_FAULT_EVENTS: String(options.faultEvents),
     RADAR_FAULT_SEED: String(run * 7919),
+    RADAR_FUZZ_ROUNDS: process.env.RADAR_FUZZ_ROUNDS ?? "10",
+    RADAR_FUZZ_SEED: process.env.RADAR_FUZZ_SEED ?? String(13 + run),
   };
 }
 
@@ -95,7 +98,7 @@ function runTests(run) {
     const child = spawn(process.execPath, [path.join(root, "scripts", "test.mjs")], {
       cwd: root,
       stdio: ["ignore", "pipe", "inherit"],
-      env: { ...process.env, ...faultEnv(run) },
+      env: { ...process.env, ...seededEnv(run) },
     });
     child.stdout.on("data", (chunk) => {
       process.stdout.write(chunk);

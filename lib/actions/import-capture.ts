@@ -2,11 +2,10 @@
 
 import { z } from "zod";
 import { getSource } from "@/lib/db/sources";
-import { CaptureParseError, normalizeBatch, parseCapture } from "@/lib/ingest";
+import { CaptureParseError, normalizeBatch, parseCapture, withoutIgnored } from "@/lib/ingest";
+import { MAX_CAPTURE_BYTES } from "@/lib/ingest/limits";
 import { ingestLines } from "@/lib/server/pipeline";
 import { fail, formAction } from "./safe-action";
-
-const MAX_CAPTURE_BYTES = 20 * 1024 * 1024;
 
 /**
  * Sources page upload: a capture file (fixtures/real-clients format) replayed through the
@@ -29,7 +28,7 @@ export const importCapture = formAction(
     try {
       const capture = parseCapture(await file.text());
       const batch = normalizeBatch(capture.format, capture.items, { receivedAt: Date.now() });
-      const result = await ingestLines(source, batch.lines);
+      const result = await ingestLines(source, withoutIgnored(batch.lines).lines);
       return { ok: true, format: capture.format, accepted: result.accepted, duplicates: result.duplicates, rejected: batch.rejected.length, skipped: capture.skipped };
     } catch (error) {
       if (!(error instanceof CaptureParseError)) throw error;

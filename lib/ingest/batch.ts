@@ -2,34 +2,34 @@
  * normalizeBatch: one request's items → normalized lines + rejected items (by index).
  * Good items are kept when others are rejected; nothing here is I/O.
  */
+import { boundItem, boundPayload, cutString } from "./bound";
 import { normalizeCanonical } from "./canonical";
 import { normalizeClaude } from "./claude";
 import { normalizeCodexAppServer } from "./codex-app-server";
 import { normalizeCodexExec } from "./codex-exec";
-import { deriveKey, keyMaterial, OccurrenceCounter } from "./key";
-import { InvalidLine } from "./native";
-import type { BatchContext, BatchResult, IngestFormat, NormalizedLine, RejectedItem } from "./types";
-import { isObject } from "./util";
+import { MAX_ID_CHARS, MAX_NAME_CHARS, MAX_TITLE_CHARS } from "./limits";
+import { InvalidLine, unreadable } from "./native";
+import type { BatchContext, BatchResult, IngestFormat, NormalizedEvent, NormalizedLine, RejectedItem } from "./types";
 
 export function normalizeCanonicalBatch(items: unknown[], ctx: BatchContext): BatchResult {
   const lines: NormalizedLine[] = [];
   const rejected: RejectedItem[] = [];
-  const counter = new OccurrenceCounter();
   let threadId = ctx.threadId ?? null;
   let turnId = ctx.turnId ?? null;
   items.forEach((item, index) => {
     if (item instanceof InvalidLine) return; // already reported by parseBody
-    const result = normalizeCanonical(item, ctx.receivedAt, index);
+    let result: ReturnType<typeof normalizeCanonical>;
+    try {
+      result = normalizeCanonical(item, ctx.receivedAt, index);
+    } catch (error) {
+      result = { ok: false, error: unreadable(error) };
+    }
     if (!result.ok) {
       rejected.push({ index, error: result.error });
       return;
     }
     const line = result.line;
     const event = line.event!;
-    if (!(isObject(item) && typeof item.id === "string")) {
-      const material = keyMaterial({ format: "canonical", threadId: event.threadId, line: item, wrappedAt: null });
-      line.idempotencyKey = deriveKey(material, counter.next(material), "canonical");
-    }
     if (event.threadId !== threadId) turnId = null;
     threadId = event.threadId;
     if (event.turnId) turnId = event.turnId;
@@ -38,7 +38,7 @@ export function normalizeCanonicalBatch(items: unknown[], ctx: BatchContext): Ba
   return { lines, rejected, context: { threadId, turnId } };
 }
 
-export function normalizeBatch(format: IngestFormat, items: unknown[], ctx: BatchContext): BatchResult {
+function adapt(format: IngestFormat, items: unknown[], ctx: BatchContext): BatchResult {
   switch (format) {
     case "canonical":
       return normalizeCanonicalBatch(items, ctx);
@@ -49,4 +49,64 @@ export function normalizeBatch(format: IngestFormat, items: unknown[], ctx: Batc
     case "claude":
       return normalizeClaude(items, ctx);
   }
+}
+
+/**
+ * Every format goes through the same bounds: a line nested too deep is rejected before an
+ * adapter walks it, over-long strings are cut, an over-long id rejects its line, names are cut,
+ * and large raw payloads and error details are kept as marked previews.
+ */
+export function normalizeBatch(format: IngestFormat, items: unknown[], ctx: BatchContext): BatchResult {
+  const rejected: RejectedItem[] = [];
+  const bounded = items.map((item, index) => {
+    if (item instanceof InvalidLine) return item;
+    const result = boundItem(item);
+    if (result.ok) return result.item;
+    rejected.push({ index, error: result.error });
+    return new InvalidLine(result.error);
+  });
+  const result = adapt(format, bounded, ctx);
+  const lines: NormalizedLine[] = [];
+  for (const line of result.lines) {
+    const tooLong = line.event ? overlongId(line.event) : null;
+    if (tooLong) {
+      rejected.push({ index: line.index, error: `${tooLong}: expected an id of at most ${MAX_ID_CHARS} characters` });
+      continue;
+    }
+    if (line.event) boundEvent(line.event);
+    line.raw = boundPayload(line.raw);
+    lines.push(line);
+  }
+  rejected.push(...result.rejected);
+  rejected.sort((a, b) => a.index - b.index);
+  return { lines, rejected, context: result.context };
+}
+
+function overlongId(event: NormalizedEvent): string | null {
+  for (const field of ["threadId", "turnId", "parentThreadId"] as const) {
+    const value = event[field];
+    if (typeof value === "string" && value.length > MAX_ID_CHARS) return field;
+  }
+  return null;
+}
+
+function boundEvent(event: NormalizedEvent) {
+  for (const field of ["agent", "provider", "model"] as const) {
+    const value = event[field];
+    if (typeof value === "string") event[field] = cutString(value, MAX_NAME_CHARS);
+  }
+  if (typeof event.title === "string") event.title = cutString(event.title, MAX_TITLE_CHARS);
+  if (event.error) {
+    if (typeof event.error.code === "string") event.error.code = cutString(event.error.code, MAX_NAME_CHARS);
+    if (event.error.details !== undefined) event.error.details = boundPayload(event.error.details);
+  }
+}
+
+/**
+ * Lines that carry nothing the radar uses (no event, or an event of no thread: a JSON-RPC
+ * response, a notification before any thread, `{}`) are counted, never stored.
+ */
+export function withoutIgnored(lines: NormalizedLine[]): { lines: NormalizedLine[]; ignored: number } {
+  const kept = lines.filter((line) => line.event !== null && line.event.threadId !== "");
+  return { lines: kept, ignored: lines.length - kept.length };
 }

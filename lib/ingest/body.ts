@@ -10,6 +10,7 @@
  * - An NDJSON body whose lines are all invalid is unparseable (throws).
  */
 import { locateJsonError } from "./json-locate";
+import { MAX_ITEMS } from "./limits";
 import { InvalidLine } from "./native";
 import type { RejectedItem } from "./types";
 
@@ -21,6 +22,14 @@ export class BodyParseError extends Error {
     this.name = "BodyParseError";
     this.line = line;
     this.column = column;
+  }
+}
+
+/** More items than one request may carry (413): the producer should split its batch. */
+export class TooManyItemsError extends Error {
+  constructor() {
+    super(`more than ${MAX_ITEMS} items in one request; send at most ${MAX_ITEMS} per request`);
+    this.name = "TooManyItemsError";
   }
 }
 
@@ -41,10 +50,13 @@ function jsonErrorText(err: unknown): string {
 function errorPosition(text: string): { line: number; column: number } | null {
   const offset = locateJsonError(text);
   if (offset === null) return null;
-  const before = text.slice(0, offset);
-  const line = before.split("\n").length;
-  const column = offset - (before.lastIndexOf("\n") + 1) + 1;
-  return { line, column };
+  let line = 1;
+  let lineStart = 0;
+  for (let at = text.indexOf("\n"); at >= 0 && at < offset; at = text.indexOf("\n", at + 1)) {
+    line++;
+    lineStart = at + 1;
+  }
+  return { line, column: offset - lineStart + 1 };
 }
 
 function isNdjsonType(contentType: string | null | undefined): boolean {
@@ -61,23 +73,35 @@ function tryParse(text: string): { ok: true; value: unknown } | { ok: false; err
   }
 }
 
+/** The body's lines as [physical line number (1-based), text without its CR], without splitting it all at once. */
+function* physicalLines(text: string): Generator<[number, string]> {
+  let start = 0;
+  for (let number = 1; start <= text.length; number++) {
+    const end = text.indexOf("\n", start);
+    const stop = end < 0 ? text.length : end;
+    yield [number, text.slice(start, text[stop - 1] === "\r" ? stop - 1 : stop)];
+    if (end < 0) return;
+    start = end + 1;
+  }
+}
+
 function parseNdjson(text: string): ParsedBody {
   const items: unknown[] = [];
   const rejected: RejectedItem[] = [];
-  const rows = text.split("\n");
-  rows.forEach((row, i) => {
-    const line = row.replace(/\r$/, "");
-    if (line.trim() === "") return;
+  for (const [number, line] of physicalLines(text)) {
+    if (line.trim() === "") continue;
+    // Counted before parsing, so a flood of tiny lines costs no more than the cap.
+    if (items.length === MAX_ITEMS) throw new TooManyItemsError();
     const index = items.length;
     const parsed = tryParse(line);
     if (parsed.ok) {
       items.push(parsed.value);
     } else {
-      const error = `line ${i + 1}: invalid JSON: ${jsonErrorText(parsed.error)}`;
+      const error = `line ${number}: invalid JSON: ${jsonErrorText(parsed.error).slice(0, 200)}`;
       items.push(new InvalidLine(error));
       rejected.push({ index, error });
     }
-  });
+  }
   if (items.length === 0) throw new BodyParseError("empty body: expected a JSON object, a JSON array or NDJSON lines");
   if (rejected.length === items.length) {
     const first = rejected[0].error;
@@ -93,10 +117,17 @@ export function parseBody(text: string, contentType?: string | null): ParsedBody
 
   const whole = tryParse(body);
   if (whole.ok) {
-    if (Array.isArray(whole.value)) return { items: whole.value, rejected: [], kind: "array" };
+    if (Array.isArray(whole.value)) {
+      if (whole.value.length > MAX_ITEMS) throw new TooManyItemsError();
+      return { items: whole.value, rejected: [], kind: "array" };
+    }
     return { items: [whole.value], rejected: [], kind: "json" };
   }
-  const nonBlank = body.split("\n").filter((l) => l.trim() !== "");
+  const nonBlank: string[] = [];
+  for (const [, line] of physicalLines(body)) {
+    if (line.trim() !== "") nonBlank.push(line);
+    if (nonBlank.length === 2) break;
+  }
   // Several lines whose first one is JSON by itself: NDJSON sent without its content type.
   if (nonBlank.length > 1 && tryParse(nonBlank[0]).ok) return parseNdjson(body);
   const pos = errorPosition(body);

@@ -180,15 +180,23 @@ describe("canonical batches", () => {
     expect(r.rejected).toEqual([{ index: 1, error: "threadId: required" }]);
   });
 
-  it("derives stable keys without id, distinct for identical items in one batch, the id otherwise", () => {
+  it("derives keys without id from the item and, without `at`, its receive time; the id otherwise", () => {
     const items = [ok, ok, { ...ok, attempt: 1 }, { ...ok, id: "mine" }];
     const a = normalizeCanonicalBatch(items, { receivedAt: NOW });
-    const b = normalizeCanonicalBatch(items, { receivedAt: NOW + 5000 });
     const keys = a.lines.map((l) => l.idempotencyKey);
-    expect(keys).toEqual(b.lines.map((l) => l.idempotencyKey));
-    expect(new Set(keys).size).toBe(4);
+    // However a producer splits its batches, the same item received at the same time has the same key.
+    const split = [...normalizeCanonicalBatch(items.slice(0, 1), { receivedAt: NOW }).lines, ...normalizeCanonicalBatch(items.slice(1), { receivedAt: NOW }).lines];
+    expect(split.map((l) => l.idempotencyKey)).toEqual(keys);
+    expect(keys[1]).toBe(keys[0]);
+    expect(new Set(keys).size).toBe(3);
     expect(keys[3]).toBe("mine");
     expect(keys[0]).toMatch(/^canonical:[0-9a-f]{64}$/);
+    // Without `at`, the same item ten minutes later is a new event; with `at`, a re-send whenever it comes.
+    expect(normalizeCanonicalBatch([ok], { receivedAt: NOW + 600_000 }).lines[0].idempotencyKey).not.toBe(keys[0]);
+    const timed = { ...ok, at: NOW - 1_000 };
+    expect(normalizeCanonicalBatch([timed], { receivedAt: NOW + 600_000 }).lines[0].idempotencyKey).toBe(
+      normalizeCanonicalBatch([timed], { receivedAt: NOW }).lines[0].idempotencyKey,
+    );
     // Key order inside the JSON does not matter.
     const c = normalizeCanonicalBatch([{ type: "retry", threadId: "t1" }], { receivedAt: NOW });
     expect(c.lines[0].idempotencyKey).toBe(keys[0]);

@@ -8,13 +8,14 @@ import { z } from "zod";
 import { EVENT_TYPES, type PolicyRef } from "../retry/types";
 import { codexErrorInfoParts } from "./codex-error";
 import { deriveKey, keyMaterial } from "./key";
+import { MAX_HEADERS, MAX_ID_CHARS, MAX_NAME_CHARS, MAX_TITLE_CHARS } from "./limits";
 import { parseEventTime } from "./time";
 import type { NormalizedEvent, NormalizedLine } from "./types";
 import { isObject } from "./util";
 
-const ID_MAX = 200;
-const TEXT_MAX = 200;
-const TITLE_MAX = 1000;
+const ID_MAX = MAX_ID_CHARS;
+const TEXT_MAX = MAX_NAME_CHARS;
+const TITLE_MAX = MAX_TITLE_CHARS;
 
 type IssueInput = { input?: unknown };
 const requiredOr = (message: string) => (issue: IssueInput) => (issue.input === undefined ? "required" : message);
@@ -54,6 +55,7 @@ export const canonicalErrorSchema = z.looseObject(
       .record(z.string(), z.string({ error: "expected a string header value" }), {
         error: "expected an object of string header values",
       })
+      .refine((headers) => Object.keys(headers).length <= MAX_HEADERS, { error: `expected at most ${MAX_HEADERS} headers` })
       .nullable()
       .optional(),
     details: z.unknown().optional(),
@@ -109,8 +111,7 @@ function lowerCaseHeaders(headers: Record<string, string>): Record<string, strin
 
 /**
  * Validate and normalize one canonical event. `index` only fills NormalizedLine.index.
- * Without `id`, the idempotency key is derived as in key.ts (occurrence 0; normalizeBatch
- * re-derives it for identical items in one batch).
+ * Without `id`, the idempotency key is derived as in key.ts.
  */
 export function normalizeCanonical(item: unknown, receivedAt: number, index = 0): CanonicalResult {
   if (!isObject(item)) return { ok: false, error: "expected a JSON object" };
@@ -173,8 +174,9 @@ export function normalizeCanonical(item: unknown, receivedAt: number, index = 0)
     }
   }
 
+  // Without `at`, the receive time tells a later identical event from a re-sent one.
   const idempotencyKey =
-    v.id ?? deriveKey(keyMaterial({ format: "canonical", threadId: v.threadId, line: item, wrappedAt: null }), 0, "canonical");
+    v.id ?? deriveKey(keyMaterial({ format: "canonical", threadId: v.threadId, line: item, at: item.at === undefined ? receivedAt : null }), "canonical");
   return {
     ok: true,
     line: { index, event, nativeType: null, format: "canonical", idempotencyKey, raw: item, receivedAt },

@@ -149,12 +149,17 @@ describe("shared captures normalize to the expected events", () => {
     }
   });
 
-  it("unwrapped lines keep distinct keys too (identical lines get their occurrence index)", () => {
+  it("keys unwrapped lines the same however the batch is split", () => {
     for (const name of names) {
       const capture = loadCapture(name);
+      const receivedAt = captureReceivedAt(capture);
       const bare = capture.items.map((i) => i.message);
-      const keys = normalizeBatch(capture.format, [...bare, ...bare], { receivedAt: captureReceivedAt(capture) }).lines.map((l) => l.idempotencyKey);
-      expect(new Set(keys).size).toBe(keys.length);
+      const whole = normalizeBatch(capture.format, bare, { receivedAt }).lines.map((l) => l.idempotencyKey);
+      expect(normalizeBatch(capture.format, bare, { receivedAt }).lines.map((l) => l.idempotencyKey)).toEqual(whole);
+      const half = Math.floor(bare.length / 2);
+      const first = normalizeBatch(capture.format, bare.slice(0, half), { receivedAt });
+      const rest = normalizeBatch(capture.format, bare.slice(half), { receivedAt, ...first.context });
+      expect([...first.lines, ...rest.lines].map((l) => l.idempotencyKey)).toEqual(whole);
     }
   });
 });

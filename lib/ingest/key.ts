@@ -3,14 +3,12 @@
  *
  * key = `<format>:` + sha256 hex of the NUL-joined parts
  *   [format, threadId (resolved thread of the line, "" if none), stable JSON of the line
- *    (keys sorted recursively, without the `{at, message}` wrapper), wrapped `at` as epoch ms
- *    (or ""), occurrence]
- * where occurrence is the number of earlier lines in the same batch with identical parts, so
- * two genuinely identical lines in one batch stay distinct while re-importing the same capture
- * (or re-sending the same request) yields the same keys. Limitation: an identical unwrapped
- * line sent again in a *later* request (e.g. a second bare `{"type":"turn.started"}` of the
- * same codex-exec thread posted one line per request) gets the same key; relays should wrap
- * such lines with `{at, message}`.
+ *    (keys sorted recursively, without the `{at, message}` wrapper), the line's time]
+ * where the time is the wrapped `at` as epoch ms, "" when the line carries a time of its own
+ * (canonical `at`, Codex `emittedAtMs`: already part of the line), and the receive time when it
+ * carries none. So re-sending or re-importing a line with a time yields the same key however the
+ * producer split its batches, and two identical timeless lines are distinct events when they
+ * arrive in different requests, the same event within one request.
  */
 import { createHash } from "node:crypto";
 
@@ -31,24 +29,17 @@ export interface KeyParts {
   format: string;
   threadId: string | null;
   line: unknown;
-  wrappedAt: number | null;
+  /** The wrapped `at`, or the receive time of a line without any time of its own; null when the line carries its time. */
+  at: number | null;
 }
 
 export function keyMaterial(parts: KeyParts): string {
-  return [parts.format, parts.threadId ?? "", stableJson(parts.line), parts.wrappedAt ?? ""].join("\u0000");
+  return [parts.format, parts.threadId ?? "", stableJson(parts.line), parts.at ?? ""].join("\u0000");
 }
 
-export function deriveKey(material: string, occurrence: number, format: string): string {
-  const hash = createHash("sha256").update(`${material}\u0000${occurrence}`).digest("hex");
+export function deriveKey(material: string, format: string): string {
+  // The trailing "\u00000" keeps the keys of lines stored before keys stopped counting
+  // identical lines within a batch (the first of them was occurrence 0).
+  const hash = createHash("sha256").update(`${material}\u00000`).digest("hex");
   return `${format}:${hash}`;
-}
-
-/** Counts identical key material within one batch. */
-export class OccurrenceCounter {
-  private seen = new Map<string, number>();
-  next(material: string): number {
-    const n = this.seen.get(material) ?? 0;
-    this.seen.set(material, n + 1);
-    return n;
-  }
 }

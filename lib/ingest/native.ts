@@ -2,7 +2,7 @@
  * The shared loop of the native adapters: unwrap `{at, message}`, resolve the event time,
  * derive the idempotency key, call the adapter's step with the per-batch state.
  */
-import { deriveKey, keyMaterial, OccurrenceCounter } from "./key";
+import { deriveKey, keyMaterial } from "./key";
 import { parseEventTime } from "./time";
 import type { BatchContext, BatchResult, IngestFormat, NormalizedEvent, NormalizedLine, RejectedItem } from "./types";
 import { isObject, type JsonObject } from "./util";
@@ -10,6 +10,11 @@ import { isObject, type JsonObject } from "./util";
 /** Placeholder for a body line that was not valid JSON (see body.ts); already in parseBody's `rejected`, skipped here. */
 export class InvalidLine {
   constructor(public readonly error: string) {}
+}
+
+/** A line an adapter could not read (a bug or a shape nothing foresaw) is rejected alone, never the batch. */
+export function unreadable(error: unknown): string {
+  return `could not be read: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500);
 }
 
 /** Mutable per-batch state: the current thread and turn, plus what an adapter wants to carry. */
@@ -53,43 +58,50 @@ export function unwrap(item: unknown): { wrapped: boolean; at: unknown; msg: unk
 
 export function runNative<S extends NativeState>(adapter: NativeAdapter<S>, items: unknown[], ctx: BatchContext): BatchResult {
   const state = adapter.initialState(ctx);
-  const counter = new OccurrenceCounter();
   const lines: NormalizedLine[] = [];
   const rejected: RejectedItem[] = [];
   const receivedAt = ctx.receivedAt;
 
   items.forEach((item, index) => {
     if (item instanceof InvalidLine) return; // already reported by parseBody
+    try {
+      const line = normalizeLine(item, index);
+      if (line) lines.push(line);
+    } catch (error) {
+      rejected.push({ index, error: unreadable(error) });
+    }
+  });
+
+  function normalizeLine(item: unknown, index: number): NormalizedLine | null {
     const { wrapped, at: wrappedAtRaw, msg } = unwrap(item);
     if (!isObject(msg)) {
       rejected.push({ index, error: wrapped ? "message: expected a JSON object" : "expected a JSON object" });
-      return;
+      return null;
     }
     let wrappedAt: number | null = null;
     if (wrapped && wrappedAtRaw !== undefined && wrappedAtRaw !== null) {
       const t = parseEventTime(wrappedAtRaw, receivedAt);
       if (!t.ok) {
         rejected.push({ index, error: `at: ${t.message}` });
-        return;
+        return null;
       }
       wrappedAt = t.at;
     }
     let at = wrappedAt ?? receivedAt;
-    if (wrappedAt === null && adapter.nativeTime) {
-      const native = adapter.nativeTime(msg);
-      if (native !== undefined && native !== null) {
-        const t = parseEventTime(native, receivedAt);
-        if (t.ok) at = t.at; // an implausible native time falls back to the receive time
-      }
+    const native = wrappedAt === null && adapter.nativeTime ? adapter.nativeTime(msg) : undefined;
+    if (native !== undefined && native !== null) {
+      const t = parseEventTime(native, receivedAt);
+      if (t.ok) at = t.at; // an implausible native time falls back to the receive time
     }
-    const material = keyMaterial({ format: adapter.format, threadId: adapter.lineThread(msg, state), line: msg, wrappedAt });
-    const key = deriveKey(material, counter.next(material), adapter.format);
+    // A line with no time at all is keyed by its receive time (see key.ts).
+    const keyTime = wrappedAt ?? (native === undefined || native === null ? receivedAt : null);
+    const key = deriveKey(keyMaterial({ format: adapter.format, threadId: adapter.lineThread(msg, state), line: msg, at: keyTime }), adapter.format);
     const result = adapter.step({ msg, at, key, index }, state);
     if ("error" in result) {
       rejected.push({ index, error: result.error });
-      return;
+      return null;
     }
-    lines.push({
+    return {
       index,
       event: result.event,
       nativeType: result.nativeType,
@@ -97,8 +109,8 @@ export function runNative<S extends NativeState>(adapter: NativeAdapter<S>, item
       idempotencyKey: key,
       raw: item,
       receivedAt,
-    });
-  });
+    };
+  }
 
   return { lines, rejected, context: { threadId: state.threadId, turnId: state.turnId } };
 }

@@ -19,6 +19,14 @@ export interface Advice {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Hints sit at the start of what a provider says; reading only a bounded prefix keeps the
+ * parser's work bounded whatever a source sends (a multi-MB message or header value).
+ */
+const TEXT_PREFIX_CHARS = 4096;
+const VALUE_PREFIX_CHARS = 256;
+const MAX_HEADERS_READ = 200;
 const TRY_AGAIN_IN = new RegExp(`try again in\\s+((?:${DURATION_PART}\\s*)+)`, "gi");
 const TRY_AGAIN = /try again/i;
 const TRY_AGAIN_AT = /try again at\s+(\d{1,2}):(\d{2})(?:\s*([ap])\.?m\.?\b)?/gi;
@@ -35,7 +43,7 @@ export function parseAdvice(error: ErrorReport | null | undefined, noticeAt: num
     const headers = lowerCased(error.headers);
     addRetryAfter(advice, error.retryAfter ?? headers?.["retry-after"] ?? null, noticeAt);
     if (headers) addHeaderHints(advice, headers, noticeAt);
-    addTextHints(advice, errorText(error), noticeAt);
+    addTextHints(advice, errorText(error).slice(0, TEXT_PREFIX_CHARS), noticeAt);
     if (error.details !== null && typeof error.details === "object") addDetailHints(advice, error.details, noticeAt, 0);
   }
   for (const hint of advice.hints) {
@@ -71,13 +79,14 @@ function addInstant(advice: Advice, source: AdviceSource, value: string, at: num
 function addRetryAfter(advice: Advice, value: string | number | null, noticeAt: number) {
   if (value === null) return;
   if (typeof value === "number") return addDelay(advice, "retry-after", String(value), value * 1000);
-  const text = value.trim();
+  const text = value.slice(0, VALUE_PREFIX_CHARS).trim();
   if (/^[+-]?\d+(?:\.\d+)?$/.test(text)) return addDelay(advice, "retry-after", text, Number(text) * 1000);
   addInstant(advice, "retry-after-date", text, Date.parse(text), noticeAt);
 }
 
 function addHeaderHints(advice: Advice, headers: Record<string, string>, noticeAt: number) {
-  for (const [name, value] of Object.entries(headers)) {
+  for (const [name, full] of Object.entries(headers).slice(0, MAX_HEADERS_READ)) {
+    const value = full.slice(0, VALUE_PREFIX_CHARS);
     if (name === "retry-after-ms") addDelay(advice, "retry_after_ms", value, Number(value));
     else if (name.startsWith("x-ratelimit-reset")) {
       const delayMs = parseDuration(value);

@@ -6,18 +6,21 @@ export function problem(status: number, title: string, detail: string, extra: Re
   });
 }
 
-/** Ingest bodies larger than this are refused with 413 before they are parsed. */
-export const MAX_BODY_BYTES = 10 * 1024 * 1024;
-
 /** Small JSON commands (a stop, a directive acknowledgement) need no more than this. */
 export const MAX_COMMAND_BYTES = 64 * 1024;
 
 export class BodyTooLargeError extends Error {}
 
-/** Reads a request body as text, refusing it as soon as it passes `limit` bytes. */
-export async function readBodyText(request: Request, limit = MAX_BODY_BYTES): Promise<string> {
+/**
+ * Reads a request body as text, refusing it as soon as it passes `limit` bytes: a declared
+ * length over the limit is refused unread, a body streamed without one is cut off at the limit.
+ */
+export async function readBodyText(request: Request, limit: number): Promise<string> {
   const declared = Number(request.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLargeError();
+  if (Number.isFinite(declared) && declared > limit) {
+    if (request.body) discardRest(request.body.getReader(), limit);
+    throw new BodyTooLargeError();
+  }
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -27,12 +30,33 @@ export async function readBodyText(request: Request, limit = MAX_BODY_BYTES): Pr
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
-      await reader.cancel();
+      discardRest(reader, limit);
       throw new BodyTooLargeError();
     }
     chunks.push(value);
   }
   return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * A refused body is read on and dropped, up to `budget` more bytes, while the refusal goes out:
+ * closing at once would reset the connection and could destroy the 413 before the client reads
+ * it. Nothing is kept; past the budget the connection is dropped.
+ */
+function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, budget: number) {
+  void (async () => {
+    let left = budget;
+    try {
+      while (left > 0) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        left -= value.byteLength;
+      }
+      await reader.cancel();
+    } catch {
+      // the client went away: nothing to drop
+    }
+  })();
 }
 
 export class BodyParseError extends Error {}

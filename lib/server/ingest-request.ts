@@ -1,10 +1,11 @@
 import { openDirectivesForThreads } from "@/lib/db/directives";
 import type { SourceRecord } from "@/lib/db/sources";
-import { BodyParseError, parseBody } from "@/lib/ingest/body";
-import { normalizeBatch } from "@/lib/ingest";
+import { BodyParseError, parseBody, TooManyItemsError } from "@/lib/ingest/body";
+import { normalizeBatch, withoutIgnored } from "@/lib/ingest";
+import { MAX_INGEST_BODY_BYTES, MAX_REJECTED_ECHO } from "@/lib/ingest/limits";
 import type { IngestFormat } from "@/lib/ingest/types";
 import type { IngestResponse } from "@/lib/wire/types";
-import { MAX_BODY_BYTES, problem } from "./http";
+import { problem } from "./http";
 import { ingestLines } from "./pipeline";
 import { admitIngest } from "./quota";
 
@@ -22,6 +23,7 @@ export async function handleIngest(request: Request, text: string, source: Sourc
     parsed = parseBody(text, request.headers.get("content-type"));
   } catch (error) {
     if (error instanceof BodyParseError) return problem(400, "Unparseable body", error.message);
+    if (error instanceof TooManyItemsError) return problem(413, "Too many items", error.message);
     throw error;
   }
   const refused = await admitIngest(source, parsed.items.length, receivedAt);
@@ -34,16 +36,20 @@ export async function handleIngest(request: Request, text: string, source: Sourc
   const turnId = threadId === remembered?.threadId ? (remembered?.turnId ?? null) : null;
   const batch = normalizeBatch(format, parsed.items, { receivedAt, threadId, turnId });
   if (format === "codex-exec" || format === "claude") streamContext.set(contextKey, batch.context);
-  const outcome = await ingestLines(source, batch.lines, receivedAt);
+  const { lines, ignored } = withoutIgnored(batch.lines);
+  const outcome = await ingestLines(source, lines, receivedAt);
   const rejected = [...parsed.rejected, ...batch.rejected].sort((a, b) => a.index - b.index);
   const body: IngestResponse = {
     accepted: outcome.accepted,
     duplicates: outcome.duplicates,
-    rejected,
+    ignored,
+    // A flood of bad lines must not become a flood of output: the first ones say what is wrong.
+    rejected: rejected.slice(0, MAX_REJECTED_ECHO),
+    rejectedOmitted: Math.max(0, rejected.length - MAX_REJECTED_ECHO),
     directives: await openDirectivesForThreads(source.id, outcome.threadIds),
   };
   return Response.json(body, { status: outcome.accepted === 0 && rejected.length > 0 ? 422 : 200 });
 }
 
 /** How ingestion routes read their body: the raw text (JSON, a JSON array or NDJSON), within the ingest limit. */
-export const INGEST_BODY = { maxBytes: MAX_BODY_BYTES, hint: "send smaller batches" };
+export const INGEST_BODY = { maxBytes: MAX_INGEST_BODY_BYTES, hint: "send smaller batches" };

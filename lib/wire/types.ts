@@ -204,7 +204,12 @@ export interface DirectiveView {
 export interface IngestResponse {
   accepted: number;
   duplicates: number;
+  /** Lines that carried nothing the radar uses (no thread, nothing recognised): counted, not stored. */
+  ignored: number;
+  /** The first rejected lines (at most 100), by index. */
   rejected: { index: number; error: string }[];
+  /** Rejected lines beyond those listed. */
+  rejectedOmitted: number;
   directives: DirectiveView[];
 }
 

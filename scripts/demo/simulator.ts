@@ -41,6 +41,8 @@ class Poster {
   private queue: Outgoing[] = [];
   private sending: Promise<void> | null = null;
   private failures = 0;
+  /** Events per request; halved when the server answers 413. */
+  private batchSize = 200;
   sent = 0;
   constructor(
     private readonly client: RadarClient,
@@ -61,7 +63,7 @@ class Poster {
     while (this.queue.length) {
       const kind = this.queue[0].kind;
       const n = this.queue.findIndex((q) => q.kind !== kind);
-      const batch = this.queue.slice(0, n < 0 ? Math.min(this.queue.length, 200) : Math.min(n, 200));
+      const batch = this.queue.slice(0, Math.min(n < 0 ? this.queue.length : n, this.batchSize));
       const lines = batch.map((q) => (q.kind === "events" ? JSON.stringify(q.body) : q.line));
       const outcome = await this.client.postLines(kind === "events" ? "/api/v1/events" : "/api/v1/ingest/codex", lines);
       if (outcome.ok) {
@@ -71,6 +73,11 @@ class Poster {
         this.failures = 0;
         for (const r of outcome.body.rejected) this.log(`radar rejected a demo event: ${r.error}`);
         if (outcome.body.directives.length) this.onDirectives(outcome.body.directives);
+        continue;
+      }
+      if (!outcome.retryable && outcome.status === 413 && batch.length > 1) {
+        // Too large for the server: send the same events in smaller batches.
+        this.batchSize = Math.ceil(batch.length / 2);
         continue;
       }
       if (!outcome.retryable) {

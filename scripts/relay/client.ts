@@ -59,7 +59,9 @@ export class RadarClient {
           body: {
             accepted: Number(body.accepted ?? 0),
             duplicates: Number(body.duplicates ?? 0),
+            ignored: Number(body.ignored ?? 0),
             rejected: Array.isArray(body.rejected) ? body.rejected : [],
+            rejectedOmitted: Number(body.rejectedOmitted ?? 0),
             directives: Array.isArray(body.directives) ? body.directives : [],
           },
         };

@@ -1,0 +1,53 @@
+/**
+ * Bounds every line before an adapter reads it: nesting is measured without recursion (a line
+ * nested thousands deep is refused before anything recursive walks it), over-long strings are
+ * cut and marked, and a raw payload too large to keep whole is stored as a marked preview.
+ * Pure; lines within the bounds come back as the very same object.
+ */
+import { MAX_DEPTH, MAX_RAW_CHARS, MAX_STRING_CHARS } from "./limits";
+
+export type BoundedItem = { ok: true; item: unknown } | { ok: false; error: string };
+
+export function boundItem(item: unknown): BoundedItem {
+  let longStrings = false;
+  const stack: [unknown, number][] = [[item, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node === "string") {
+      if (node.length > MAX_STRING_CHARS) longStrings = true;
+      continue;
+    }
+    if (node === null || typeof node !== "object") continue;
+    if (depth >= MAX_DEPTH) return { ok: false, error: `nested deeper than ${MAX_DEPTH} levels` };
+    if (Array.isArray(node)) {
+      for (const value of node) stack.push([value, depth + 1]);
+    } else {
+      for (const [key, value] of Object.entries(node)) {
+        if (key.length > MAX_STRING_CHARS) longStrings = true;
+        stack.push([value, depth + 1]);
+      }
+    }
+  }
+  return { ok: true, item: longStrings ? cutStrings(item) : item };
+}
+
+/** A string cut to the bound, saying so and how long it was. */
+export function cutString(text: string, max = MAX_STRING_CHARS): string {
+  return text.length > max ? `${text.slice(0, max)}… [truncated: ${text.length} characters]` : text;
+}
+
+/** Depth is already bounded here, so plain recursion is safe. */
+function cutStrings(node: unknown): unknown {
+  if (typeof node === "string") return cutString(node);
+  if (node === null || typeof node !== "object") return node;
+  if (Array.isArray(node)) return node.map(cutStrings);
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) out[cutString(key)] = cutStrings(value);
+  return out;
+}
+
+/** A payload kept whole when its JSON fits, else `{truncated: true, chars, preview}`. */
+export function boundPayload(value: unknown): unknown {
+  const json = JSON.stringify(value) ?? "null";
+  return json.length > MAX_RAW_CHARS ? { truncated: true, chars: json.length, preview: json.slice(0, MAX_RAW_CHARS) } : value;
+}

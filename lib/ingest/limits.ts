@@ -1,0 +1,40 @@
+/**
+ * The bounds of ingestion, in one place: a hostile or broken producer costs the server at most
+ * this much work per request and per line. README "Limits" lists them for producers.
+ */
+
+/** Ingest bodies larger than this are refused with 413 before they are parsed. */
+export const MAX_INGEST_BODY_BYTES = 10 * 1024 * 1024;
+
+/** Lines per ingest request (the relay sends 100, the importer 500, OpenTelemetry exporters ~512). */
+export const MAX_ITEMS = 5_000;
+
+/** Rejected lines echoed in an ingest response; the rest are only counted. */
+export const MAX_REJECTED_ECHO = 100;
+
+/** Objects and arrays nested deeper than this in one line: the line is rejected before anything walks it. */
+export const MAX_DEPTH = 64;
+
+/** Ids (thread, turn, event, session) longer than this are refused: an id is never truncated. */
+export const MAX_ID_CHARS = 200;
+
+/** Names (agent, provider, model, policy preset) and short codes. */
+export const MAX_NAME_CHARS = 200;
+
+/** Thread titles. */
+export const MAX_TITLE_CHARS = 1000;
+
+/** Provider headers kept with one error. */
+export const MAX_HEADERS = 100;
+
+/** Any other string in a line (messages, header values, …) is cut to this length and marked. */
+export const MAX_STRING_CHARS = 16 * 1024;
+
+/** A line whose JSON is larger than this is stored as a marked, truncated preview. */
+export const MAX_RAW_CHARS = 64 * 1024;
+
+/** Capture files uploaded on the Sources page. */
+export const MAX_CAPTURE_BYTES = 20 * 1024 * 1024;
+
+/** The import form's whole body: the capture plus the multipart envelope and the source field. */
+export const MAX_IMPORT_FORM_BYTES = MAX_CAPTURE_BYTES + 64 * 1024;
