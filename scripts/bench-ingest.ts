@@ -4,7 +4,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
 import { migrate } from "../lib/db/migrate";
-import { startServer, type RunningServer } from "../e2e/support/server";
+import { startServer, type RunningServer } from "./lib/server";
 
 /**
  * Ingestion over HTTP against the built app, next to raw better-sqlite3 inserts of the same
