@@ -100,6 +100,16 @@ function hostOf(origin: string): string | null {
 }
 
 /** Adds the advice a refused client should follow (429, 503, 507): seconds until it may try again. */
+/**
+ * For a refusal sent before the request body was read to its end: the connection closes after
+ * the response, so a client that keeps connections alive opens a fresh one for its next request
+ * instead of reusing a socket that still carries the rest of the refused body (a reset).
+ */
+export function closingConnection(response: Response): Response {
+  response.headers.set("connection", "close");
+  return response;
+}
+
 export function withRetryAfter(response: Response, seconds: number): Response {
   response.headers.set("retry-after", String(seconds));
   return response;

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { describeZodError } from "@/lib/validation";
 import { authorize, type Access, type CallerFor, type OperatorAction } from "./auth";
 import { isStorageFull } from "@/lib/db/storage-full";
-import { BodyParseError, BodyTooLargeError, problem, readBodyText, readJsonBody, withRetryAfter } from "./http";
+import { BodyParseError, BodyTooLargeError, closingConnection, problem, readBodyText, readJsonBody, withRetryAfter } from "./http";
 import { resolveThread } from "./resolve-thread";
 
 /**
@@ -82,7 +82,7 @@ export function route<A extends Access, P = Record<string, string>, Q = undefine
       if (error instanceof BodyTooLargeError) {
         const limit = spec.body?.maxBytes ?? spec.text?.maxBytes;
         const hint = spec.text?.hint ? `; ${spec.text.hint}` : "";
-        return problem(413, "Payload Too Large", `The body is larger than ${limit} bytes${hint}.`);
+        return closingConnection(problem(413, "Payload Too Large", `The body is larger than ${limit} bytes${hint}.`));
       }
       if (error instanceof BodyParseError) return problem(400, "Unparseable body", `Expected ${spec.body!.example}.`);
       throw error;
