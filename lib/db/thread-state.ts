@@ -122,11 +122,6 @@ export const threadRows = {
   },
 };
 
-/** A thread as the engine stored it, outside any unit of work. */
-export function storedThread(id: number): Promise<(StoredThread & { sourceId: string }) | null> {
-  return serialized(() => threadById(id));
-}
-
 /** Threads whose wake time has come, earliest first (the watchdog's pass). */
 export function dueThreadIds(now: number, limit = 200): Promise<number[]> {
   return serialized(() => pluck(DUE).all(now, limit) as number[]);
