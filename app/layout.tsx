@@ -2,6 +2,8 @@ import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import { AppNav } from "@/components/layout/app-nav";
 import { Providers } from "@/components/layout/providers";
+import { SignedInProvider } from "@/components/layout/signed-in";
+import { signedInPrincipal } from "@/lib/server/page-access";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -9,14 +11,17 @@ export const metadata: Metadata = {
   description: "Live retry and capacity observability for AI coding agents.",
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const principal = await signedInPrincipal();
   return (
     <html lang="en">
       <body className="min-h-screen bg-slate-50 text-slate-900 antialiased">
-        <Providers>
-          <AppNav />
-          <main className="mx-auto max-w-[1800px] px-4 py-6 lg:px-8">{children}</main>
-        </Providers>
+        <SignedInProvider value={principal && { role: principal.role, displayName: principal.displayName }}>
+          <Providers>
+            <AppNav signedIn={principal !== null} />
+            <main className="mx-auto max-w-[1800px] px-4 py-6 lg:px-8">{children}</main>
+          </Providers>
+        </SignedInProvider>
       </body>
     </html>
   );

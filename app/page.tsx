@@ -1,3 +1,4 @@
+import { pageAccess } from "@/lib/server/page-access";
 import { Board } from "@/components/board/board";
 import { filterOptions, threadBoard } from "@/lib/db/threads";
 import { parseThreadQuery, threadQueryString } from "@/lib/threads/filter";
@@ -5,6 +6,7 @@ import { parseThreadQuery, threadQueryString } from "@/lib/threads/filter";
 export const dynamic = "force-dynamic";
 
 export default async function BoardPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  await pageAccess("viewer", "/");
   const parsed = parseThreadQuery(await searchParams);
   if (!parsed.ok) {
     return (

@@ -1,7 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
-import { E2E_TOKEN } from "./support/e2e-env";
+import { ADMIN_STATE, E2E_ADMIN, E2E_TOKEN } from "./support/e2e-env";
 
 // `npm test` passes a free port, a temporary data folder and the Chromium it found.
 const root = path.resolve(import.meta.dirname, "..");
@@ -38,6 +38,11 @@ export default defineConfig({
       ],
     },
   },
+  projects: [
+    // Signs in once as the admin; every spec starts from that browser state (its own sign-ins aside).
+    { name: "sign-in", testMatch: /.*\.setup\.ts/ },
+    { name: "dashboard", dependencies: ["sign-in"], use: { storageState: path.join(root, ADMIN_STATE) } },
+  ],
   webServer: {
     // The built app on its own database and port; `npm test` builds it first.
     command: `${path.join(root, "node_modules", ".bin", "next")} start -H 127.0.0.1 -p ${port}`,
@@ -49,6 +54,8 @@ export default defineConfig({
     env: {
       DATABASE_URL: `file:${path.join(dataDir, "radar.db")}`,
       RADAR_INGEST_TOKEN: E2E_TOKEN,
+      RADAR_ADMIN_EMAIL: E2E_ADMIN.email,
+      RADAR_ADMIN_PASSWORD: E2E_ADMIN.password,
       // Long, so that a stopped row stays `stopping` until the spec acknowledges it, however busy
       // the machine (no spec waits for a stop to turn broken).
       RADAR_STOP_GRACE_MS: "120000",

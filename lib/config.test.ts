@@ -21,14 +21,16 @@ describe("the configuration", () => {
       RADAR_REDELIVER_MS: 15_000,
       RADAR_STREAM_MAX_PER_CLIENT: 16,
       RADAR_STREAM_MAX_TOTAL: 256,
-      RADAR_OPERATOR_NAME: "local operator",
+      RADAR_OIDC_ROLE_CLAIM: "groups",
+      RADAR_SESSION_IDLE_HOURS: 12,
+      RADAR_SESSION_MAX_HOURS: 168,
       RADAR_SOURCE_EVENTS_PER_SECOND: 20_000,
       RADAR_SOURCE_EVENTS_BURST: 200_000,
       RADAR_SOURCE_MAX_EVENTS: 20_000_000,
       RADAR_SOURCE_MAX_BYTES: 20 * 1024 ** 3,
       RADAR_RETENTION_DAYS: 30,
     });
-    expect(parseConfig({ RADAR_OPERATOR_NAME: "", RADAR_INGEST_TOKEN: "", PORT: "" })).toEqual(defaults);
+    expect(parseConfig({ RADAR_ADMIN_EMAIL: "", RADAR_INGEST_TOKEN: "", PORT: "" })).toEqual(defaults);
   });
 
   it("reads what is set", () => {

@@ -51,8 +51,26 @@ export const CONFIG_SCHEMA = z.object({
   RADAR_STREAM_MAX_PER_CLIENT: count.default(16),
   /** Live streams the server holds open in all: bounded against a flood. */
   RADAR_STREAM_MAX_TOTAL: count.default(256),
-  /** The name operator actions are audited under. */
-  RADAR_OPERATOR_NAME: z.string().default("local operator"),
+  /** The address people use to reach the radar (e.g. https://radar.example.com); sign-in links and cookies follow it. */
+  RADAR_PUBLIC_URL: z.url({ protocol: /^https?$/, error: "expected an http(s) URL such as https://radar.example.com" }).optional(),
+  /** With RADAR_ADMIN_PASSWORD: the first admin, created at start when missing (unattended deployments). */
+  RADAR_ADMIN_EMAIL: z.email({ error: "expected an email address" }).optional(),
+  /** The password of RADAR_ADMIN_EMAIL when it is created (never changed afterwards). */
+  RADAR_ADMIN_PASSWORD: z.string().min(10, { error: "expected at least 10 characters" }).optional(),
+  /** Single sign-on: the OpenID Connect issuer URL (with the client id and secret below). */
+  RADAR_OIDC_ISSUER: z.url({ error: "expected the issuer's URL" }).optional(),
+  RADAR_OIDC_CLIENT_ID: z.string().optional(),
+  RADAR_OIDC_CLIENT_SECRET: z.string().optional(),
+  /** The ID-token/userinfo claim whose value(s) give an SSO person's role. */
+  RADAR_OIDC_ROLE_CLAIM: z.string().default("groups"),
+  /** Comma-separated claim values that make an SSO person an admin. */
+  RADAR_OIDC_ADMIN_VALUES: z.string().optional(),
+  /** Comma-separated claim values that make an SSO person an operator (otherwise viewer). */
+  RADAR_OIDC_OPERATOR_VALUES: z.string().optional(),
+  /** A session unused this long ends (hours). */
+  RADAR_SESSION_IDLE_HOURS: numberWhere("a positive number of hours", positive).default(12),
+  /** A session ends this long after sign-in however much it is used (hours). */
+  RADAR_SESSION_MAX_HOURS: numberWhere("a positive number of hours", positive).default(168),
   /** Events per second one source may send, sustained (each request counts at least one). */
   RADAR_SOURCE_EVENTS_PER_SECOND: count.default(20_000),
   /** How many events one source may send at once above its sustained rate. */
@@ -66,6 +84,25 @@ export const CONFIG_SCHEMA = z.object({
 });
 
 export type Config = z.output<typeof CONFIG_SCHEMA>;
+
+/** Single sign-on, when all three of its settings are given. */
+export function oidcSettings(c: Config = config()) {
+  if (!c.RADAR_OIDC_ISSUER || !c.RADAR_OIDC_CLIENT_ID || !c.RADAR_OIDC_CLIENT_SECRET) return null;
+  const values = (list = "") => list.split(",").map((v) => v.trim()).filter(Boolean);
+  return {
+    issuer: c.RADAR_OIDC_ISSUER.replace(/\/$/, ""),
+    clientId: c.RADAR_OIDC_CLIENT_ID,
+    clientSecret: c.RADAR_OIDC_CLIENT_SECRET,
+    roleClaim: c.RADAR_OIDC_ROLE_CLAIM,
+    adminValues: values(c.RADAR_OIDC_ADMIN_VALUES),
+    operatorValues: values(c.RADAR_OIDC_OPERATOR_VALUES),
+  };
+}
+
+/** Where people reach this server: RADAR_PUBLIC_URL, or this machine's loopback address and port. */
+export function publicUrl(c: Config = config()): string {
+  return (c.RADAR_PUBLIC_URL ?? `http://127.0.0.1:${c.PORT}`).replace(/\/$/, "");
+}
 type Environment = Record<string, string | undefined>;
 
 /** Parses the variables the schema names (others are ignored); throws ConfigError on a bad value. */

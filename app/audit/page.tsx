@@ -1,3 +1,4 @@
+import { pageAccess } from "@/lib/server/page-access";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { z } from "zod";
@@ -17,6 +18,7 @@ const query = z.object({
 
 /** Every operator action — who, when, what, why, result — newest first, filterable in the URL. */
 export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  await pageAccess("viewer", "/audit");
   const raw = Object.fromEntries(Object.entries(await searchParams).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]).filter(([, v]) => v));
   const parsed = query.safeParse(raw);
   const filter = parsed.success ? parsed.data : {};

@@ -1,3 +1,4 @@
+import { pageAccess } from "@/lib/server/page-access";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { InsightsView } from "@/components/insights/insights-view";
@@ -14,6 +15,7 @@ export const metadata: Metadata = { title: "Insights" };
  * only draw them.
  */
 export default async function InsightsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  await pageAccess("viewer", "/insights");
   const now = Date.now();
   const parsed = parseInsightsQuery(await searchParams, now);
   if (!parsed.ok) {

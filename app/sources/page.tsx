@@ -1,3 +1,4 @@
+import { pageAccess } from "@/lib/server/page-access";
 import type { Metadata } from "next";
 import { config } from "@/lib/config";
 import { listSourceOverviews } from "@/lib/db/sources";
@@ -9,6 +10,7 @@ export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Sources" };
 
 export default async function SourcesPage() {
+  await pageAccess("viewer", "/sources");
   // The page shows usage up to this moment, not as of the last periodic count.
   await countUsage();
   const sources = await listSourceOverviews();

@@ -5,6 +5,7 @@ import { queryKeys } from "@/lib/client/queries";
 import { useRef, useState, useTransition } from "react";
 import { stopMatching } from "@/lib/actions/stop-matching";
 import { styles } from "@/components/ui/controls";
+import { useCan } from "@/components/layout/signed-in";
 
 /** "Stop all N matching": a confirmation that names the count, then one server action. */
 export function StopAllMatching({ queryString, count }: { queryString: string; count: number }) {
@@ -13,6 +14,7 @@ export function StopAllMatching({ queryString, count }: { queryString: string; c
   const [pending, startTransition] = useTransition();
   const [message, setMessage] = useState<string | null>(null);
   const [reason, setReason] = useState("");
+  const canStop = useCan("operator");
 
   const confirm = () =>
     startTransition(async () => {
@@ -22,6 +24,7 @@ export function StopAllMatching({ queryString, count }: { queryString: string; c
       await queryClient.invalidateQueries({ queryKey: queryKeys.threads });
     });
 
+  if (!canStop) return null;
   return (
     <div className="flex items-center gap-3">
       {message && (

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { AccountMenu } from "@/components/auth/account-menu";
 import { TimeZoneSwitch } from "@/components/time/time-zone-switch";
 
 const LINKS = [
@@ -8,14 +9,15 @@ const LINKS = [
   { href: "/audit", label: "Audit" },
 ];
 
-export function AppNav() {
+/** The navigation; its links only once someone is signed in (the sign-in page shows none). */
+export function AppNav({ signedIn }: { signedIn: boolean }) {
   return (
     <header className="border-b border-slate-200 bg-white">
       <nav aria-label="Main" className="mx-auto flex max-w-[1800px] items-center gap-6 px-4 py-3 lg:px-8">
         <Link href="/" className="text-lg font-semibold tracking-tight text-slate-900">
           <span aria-hidden className="mr-1 text-amber-500">◎</span>Retry Radar
         </Link>
-        <ul className="flex gap-1 text-sm">
+        {signedIn && <ul className="flex gap-1 text-sm">
           {LINKS.map((link) => (
             <li key={link.href}>
               <Link
@@ -26,9 +28,10 @@ export function AppNav() {
               </Link>
             </li>
           ))}
-        </ul>
-        <div className="ml-auto">
+        </ul>}
+        <div className="ml-auto flex items-center gap-4">
           <TimeZoneSwitch />
+          <AccountMenu />
         </div>
       </nav>
     </header>

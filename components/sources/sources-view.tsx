@@ -5,6 +5,7 @@ import type { SourceOverview, SourceQuota } from "@/lib/wire/types";
 import { createIngestToken } from "@/lib/actions/create-token";
 import { importCapture } from "@/lib/actions/import-capture";
 import { revokeIngestToken } from "@/lib/actions/revoke-token";
+import { useCan } from "@/components/layout/signed-in";
 import { updateSource } from "@/lib/actions/update-source";
 import { Timestamp } from "@/components/time/timestamp";
 import { Field, styles } from "@/components/ui/controls";
@@ -14,6 +15,8 @@ type ShownToken = { token: string; sourceName: string };
 
 export function SourcesView({ sources, presets, quota }: { sources: SourceOverview[]; presets: string[]; quota: SourceQuota }) {
   const [shownToken, setShownToken] = useState<ShownToken | null>(null);
+  const isAdmin = useCan("admin");
+  const isOperator = useCan("operator");
   return (
     <div className="space-y-6">
       <h1 className="text-2xl font-semibold tracking-tight">Sources</h1>
@@ -26,8 +29,8 @@ export function SourcesView({ sources, presets, quota }: { sources: SourceOvervi
       {sources.map((source) => (
         <SourceCard key={source.id} source={source} presets={presets} quota={quota} onToken={setShownToken} />
       ))}
-      <NewSource onToken={setShownToken} />
-      <ImportCapture sources={sources} />
+      {isAdmin && <NewSource onToken={setShownToken} />}
+      {isOperator && <ImportCapture sources={sources} />}
     </div>
   );
 }
@@ -43,6 +46,7 @@ function SourceCard({ source, presets, quota, onToken }: { source: SourceOvervie
   const [updated, update, updating] = useActionState(updateSource, null);
   const [revoked, revoke, revoking] = useActionState(revokeIngestToken, null);
   const [created, create, creating] = useActionState(createIngestToken, null);
+  const isAdmin = useCan("admin");
   useIssuedToken(created, onToken);
   const pending = updating || revoking || creating;
   const errors = [updated, revoked, created].flatMap((state) => (state && !state.ok ? [state.error] : []));
@@ -60,7 +64,7 @@ function SourceCard({ source, presets, quota, onToken }: { source: SourceOvervie
       </dl>
       <SourceUsage source={source} quota={quota} />
       {/* Keyed by the saved settings: after a save the controls show what the server stored. */}
-      <form key={`${source.policy}-${source.capacityRecovery}`} action={update} className="flex flex-wrap items-end gap-4">
+      {isAdmin && <form key={`${source.policy}-${source.capacityRecovery}`} action={update} className="flex flex-wrap items-end gap-4">
         <input type="hidden" name="sourceId" value={source.id} />
         <Field label="Policy preset">
           <select name="policy" defaultValue={source.policy ?? ""} className={styles.control} data-testid="source-policy">
@@ -73,7 +77,7 @@ function SourceCard({ source, presets, quota, onToken }: { source: SourceOvervie
           Capacity recovery (up to 3 promptless continuations after a terminal capacity failure)
         </label>
         <button type="submit" disabled={pending} className={styles.primaryButton}>Save</button>
-      </form>
+      </form>}
       <div>
         <h3 className="mb-2 text-sm font-semibold">Ingest tokens</h3>
         <table className="min-w-full text-sm">
@@ -88,7 +92,7 @@ function SourceCard({ source, presets, quota, onToken }: { source: SourceOvervie
                 <td className={styles.td}><Timestamp iso={token.createdAt} /></td>
                 <td className={styles.td}>{token.revokedAt ? <>revoked <Timestamp iso={token.revokedAt} /></> : "active"}</td>
                 <td className={styles.td + " text-right"}>
-                  {!token.revokedAt && (
+                  {isAdmin && !token.revokedAt && (
                     <form action={revoke}>
                       <input type="hidden" name="tokenId" value={token.id} />
                       <button type="submit" disabled={pending} className="rounded-md px-2 py-1 text-xs text-red-800 ring-1 ring-red-300 hover:bg-red-50">
@@ -101,12 +105,12 @@ function SourceCard({ source, presets, quota, onToken }: { source: SourceOvervie
             ))}
           </tbody>
         </table>
-        <form action={create}>
+        {isAdmin && <form action={create}>
           <input type="hidden" name="sourceId" value={source.id} />
           <button type="submit" disabled={pending} className={`${styles.primaryButton} mt-3`}>
             Create token
           </button>
-        </form>
+        </form>}
       </div>
       {errors.length > 0 && <p role="alert" className="text-sm text-red-800">{errors.join(" ")}</p>}
     </section>

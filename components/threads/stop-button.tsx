@@ -5,12 +5,15 @@ import { queryKeys } from "@/lib/client/queries";
 import { useState, useTransition } from "react";
 import { stopThread } from "@/lib/actions/stop-thread";
 import { styles } from "@/components/ui/controls";
+import { useCan } from "@/components/layout/signed-in";
 
 /** Stop retrying: a server action; the row shows `stopping` at once and updates live after. */
 export function StopButton({ threadKey, threadId, disabled }: { threadKey: number; threadId: string; disabled?: boolean }) {
   const queryClient = useQueryClient();
   const [pending, startTransition] = useTransition();
   const [error, setError] = useState<string | null>(null);
+  // Only operators may stop; a viewer sees no control (the server refuses them anyway).
+  if (!useCan("operator")) return null;
   return (
     <span className="inline-flex flex-col items-start gap-1">
       <button

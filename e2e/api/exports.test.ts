@@ -47,7 +47,7 @@ function parseCsv(text: string): string[][] {
 }
 
 async function download(path: string) {
-  const response = await fetch(`${server.url}${path}`);
+  const response = await server.fetch(`${server.url}${path}`);
   return { response, text: await response.text() };
 }
 
@@ -137,7 +137,7 @@ describe("exports of the board filter and range", () => {
     ["a bad filter", "/api/v1/exports/threads?status=sleepy", 400],
     ["a bad range", `/api/v1/exports/attempts?from=${iso(T0)}&to=${iso(T0 - 1)}`, 400],
   ])("%s is refused with a problem", async (_name, path, status) => {
-    const response = await get(server, path, null);
+    const response = await get(server, path);
     expect(response.status).toBe(status);
     expect(response.body.detail).toBeTruthy();
   });
@@ -145,7 +145,7 @@ describe("exports of the board filter and range", () => {
 
 describe("one thread's timeline", () => {
   it("as NDJSON: the thread, then episodes, attempts and events in time order", async () => {
-    const sourceId = (await get(server, "/api/v1/threads/inc-c", null)).body.thread.sourceId;
+    const sourceId = (await get(server, "/api/v1/threads/inc-c")).body.thread.sourceId;
     const { response, text } = await download(`/api/v1/threads/inc-c/export?source=${sourceId}&format=ndjson`);
     expect(response.headers.get("content-disposition")).toMatch(/^attachment; filename="radar-thread-inc-c-/);
     const [thread, ...timeline] = text.trimEnd().split("\n").map((line) => JSON.parse(line));
@@ -183,6 +183,6 @@ describe("one thread's timeline", () => {
   });
 
   it("an unknown thread is a 404", async () => {
-    expect((await get(server, "/api/v1/threads/nope/export?format=csv", null)).status).toBe(404);
+    expect((await get(server, "/api/v1/threads/nope/export?format=csv")).status).toBe(404);
   });
 });

@@ -115,7 +115,7 @@ describe("kill -9 under concurrent ingestion", () => {
       { threadId: "fault-stop", type: "retry", turnId: "u1", at: now, attempt: 1, maxAttempts: 5, error: { httpStatus: 429, retryAfter: "240" } },
     ]);
     expect(setup.status).toBe(200);
-    const stop = await fetch(`${server.url}/api/v1/threads/fault-stop/stop`, { method: "POST", body: JSON.stringify({ reason: "before the kill" }) });
+    const stop = await server.fetch(`${server.url}/api/v1/threads/fault-stop/stop`, { method: "POST", body: JSON.stringify({ reason: "before the kill" }) });
     expect(stop.status).toBe(202);
     const before = { wait: await schedule("fault-wait"), stop: await schedule("fault-stop") };
     expect(before.wait).toMatchObject({ status: "retrying", attempt: 1 });

@@ -25,7 +25,7 @@ it("npm run import replays a capture with its original timing, and a second impo
   expect(first.stdout).toMatch(/codex-exec capture, 9 lines sent \(4 bookkeeping lines skipped\): 9 accepted, 0 duplicates, 0 rejected/);
   const second = await run(tsx, args, { cwd: root });
   expect(second.stdout).toMatch(/0 accepted, 9 duplicates/);
-  const thread = await get(server, "/api/v1/threads/01a2283f-8f1a-7350-b1d4-8b166293fd6a", null);
+  const thread = await get(server, "/api/v1/threads/01a2283f-8f1a-7350-b1d4-8b166293fd6a");
   expect(thread.body.thread.status).toBe("failed");
   // Original timing: the first retry notice keeps the capture's time, not the import's.
   expect(thread.body.episodes[0].startedAt).toBe("2026-11-29T16:59:43.959Z");

@@ -38,7 +38,7 @@ afterAll(async () => {
 });
 
 async function thread(id: string, on: RunningServer = server) {
-  const response = await get(on, `/api/v1/threads/${encodeURIComponent(id)}`, null);
+  const response = await get(on, `/api/v1/threads/${encodeURIComponent(id)}`);
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   return response.body;
 }
@@ -56,7 +56,7 @@ async function waitFor<T>(what: string, probe: () => Promise<T | null | undefine
 
 describe("the server", () => {
   it("answers /api/health with the database ready", async () => {
-    const health = await get(server, "/api/health", null);
+    const health = await get(server, "/api/health");
     expect(health.status).toBe(200);
     expect(health.body).toMatchObject({ status: "ok", database: { ok: true, journalMode: "wal" } });
     expect(typeof health.body.version).toBe("string");
@@ -85,7 +85,7 @@ describe("ingestion rejects what it cannot take, and says why", () => {
     const response = await post(server, "/api/v1/events", '{"threadId": "t-bad", "type": ');
     expect(response.status).toBe(400);
     expect(response.body.detail).toMatch(/JSON/i);
-    expect((await get(server, "/api/v1/threads/t-bad", null)).status).toBe(404);
+    expect((await get(server, "/api/v1/threads/t-bad")).status).toBe(404);
   });
 
   it("refuses a body that is too large with 413", async () => {
@@ -154,7 +154,7 @@ describe("native captures of real agents give the statuses an operator expects",
     const response = await post(server, `/api/v1/ingest/${format}`, parsed.items);
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.body.rejected).toEqual([]);
-    const threads = await get(server, `/api/v1/threads?pageSize=200`, null);
+    const threads = await get(server, `/api/v1/threads?pageSize=200`);
     const agentThreadId = findThreadId(parsed.items);
     const view = threads.body.threads.find((t: { id: string }) => t.id === agentThreadId);
     expect(view, `thread ${agentThreadId}`).toBeTruthy();
@@ -237,7 +237,7 @@ describe("Stop retrying reaches the source and comes back acknowledged", () => {
         if (found) return found;
       }
     })();
-    const stop = await fetch(`${server.url}/api/v1/threads/t-stop/stop`, { method: "POST", body: JSON.stringify({ reason: "test" }) });
+    const stop = await server.fetch(`${server.url}/api/v1/threads/t-stop/stop`, { method: "POST", body: JSON.stringify({ reason: "test" }) });
     expect(stop.status).toBe(202);
     // The grace is long: the thread stays stopping until the acknowledgement below.
     expect((await thread("t-stop")).thread.status).toBe("stopping");
@@ -256,7 +256,7 @@ describe("Stop retrying reaches the source and comes back acknowledged", () => {
       { threadId: "t-unacked", type: "turn.started", turnId: "u1", at: now },
       { threadId: "t-unacked", type: "retry", turnId: "u1", at: now, attempt: 1, error: { httpStatus: 429, retryAfter: "120" } },
     ]);
-    const stop = await fetch(`${fastServer.url}/api/v1/threads/t-unacked/stop`, { method: "POST" });
+    const stop = await fastServer.fetch(`${fastServer.url}/api/v1/threads/t-unacked/stop`, { method: "POST" });
     expect(stop.status).toBe(202);
     // `stopping` lasts only the short grace here: wait on what lasts. The stop's interrupt was
     // requested with the grace, and once it passed unacknowledged the thread is broken.
@@ -275,7 +275,7 @@ describe("Stop retrying reaches the source and comes back acknowledged", () => {
       { threadId: "t-piggyback", type: "turn.started", turnId: "u1", at: now },
       { threadId: "t-piggyback", type: "retry", turnId: "u1", at: now, attempt: 1, error: { httpStatus: 503, code: "server_is_overloaded" } },
     ]);
-    await fetch(`${server.url}/api/v1/threads/t-piggyback/stop`, { method: "POST" });
+    await server.fetch(`${server.url}/api/v1/threads/t-piggyback/stop`, { method: "POST" });
     const response = await post(server, "/api/v1/events", { threadId: "t-piggyback", type: "progress", turnId: "u1" });
     expect(response.body.directives).toEqual([expect.objectContaining({ threadId: "t-piggyback", kind: "interrupt" })]);
   });
@@ -286,7 +286,7 @@ describe("Stop retrying reaches the source and comes back acknowledged", () => {
       { threadId: "t-lost", type: "turn.started", turnId: "u1", at: now },
       { threadId: "t-lost", type: "retry", turnId: "u1", at: now, attempt: 1, error: { httpStatus: 429, retryAfter: "120" } },
     ]);
-    await fetch(`${server.url}/api/v1/threads/t-lost/stop`, { method: "POST" });
+    await server.fetch(`${server.url}/api/v1/threads/t-lost/stop`, { method: "POST" });
     const firstAt = Date.now();
     const ids = async () => ((await get(server, "/api/v1/directives?wait=0")).body.directives as { id: string; threadId: string }[]).filter((d) => d.threadId === "t-lost").map((d) => d.id);
     const first = await ids();
@@ -324,7 +324,7 @@ describe("Stop retrying reaches the source and comes back acknowledged", () => {
   });
 
   it("refuses a stop posted by a page on another site (a browser's cross-site request)", async () => {
-    const forged = await fetch(`${server.url}/api/v1/threads/t-dup/stop`, {
+    const forged = await server.fetch(`${server.url}/api/v1/threads/t-dup/stop`, {
       method: "POST",
       headers: { "sec-fetch-site": "cross-site", origin: "https://evil.example" },
     });

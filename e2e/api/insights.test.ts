@@ -24,14 +24,14 @@ beforeAll(async () => {
   const response = await post(server, "/api/v1/events", events);
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   expect(response.body.accepted).toBe(events.length);
-  sourceId = (await get(server, "/api/v1/threads/inc-a", null)).body.thread.sourceId;
+  sourceId = (await get(server, "/api/v1/threads/inc-a")).body.thread.sourceId;
 });
 afterAll(async () => {
   await server?.stop();
 });
 
 async function insights(query: string): Promise<InsightsData> {
-  const response = await get(server, `/api/v1/insights?${query}`, null);
+  const response = await get(server, `/api/v1/insights?${query}`);
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   return response.body;
 }
@@ -136,14 +136,14 @@ describe("advised vs actual gap", () => {
 
 describe("the incident permalink", () => {
   it("returns the same numbers every time", async () => {
-    const { serverTime: _first, ...first } = (await get(server, `/api/v1/insights?${RANGE}`, null)).body;
+    const { serverTime: _first, ...first } = (await get(server, `/api/v1/insights?${RANGE}`)).body;
     await new Promise((resolve) => setTimeout(resolve, 1_100));
-    const { serverTime: _second, ...second } = (await get(server, `/api/v1/insights?${RANGE}`, null)).body;
+    const { serverTime: _second, ...second } = (await get(server, `/api/v1/insights?${RANGE}`)).body;
     expect(second).toEqual(first);
   });
 
   it("renders the page with each chart's table fallback and the thread links", async () => {
-    const response = await fetch(`${server.url}/insights?${RANGE}`);
+    const response = await server.fetch(`${server.url}/insights?${RANGE}`);
     expect(response.status).toBe(200);
     const html = await response.text();
     for (const id of ["notices", "outcomes", "time-lost", "gaps", "early-agents"]) expect(html).toContain(`data-testid="chart-${id}-table"`);
@@ -180,7 +180,7 @@ describe("presets and bad queries", () => {
     ["from after to", `from=${iso(T0)}&to=${iso(T0 - MINUTE)}`, "from: must be before to"],
     ["an unknown kind", "kind=teapot", "kind"],
   ])("%s is a 400 saying what is wrong", async (_name, query, detail) => {
-    const response = await get(server, `/api/v1/insights?${query}`, null);
+    const response = await get(server, `/api/v1/insights?${query}`);
     expect(response.status).toBe(400);
     expect(response.body.detail).toContain(detail);
   });

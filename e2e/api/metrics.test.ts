@@ -125,7 +125,7 @@ afterAll(async () => {
 });
 
 async function scrape(): Promise<Map<string, Family>> {
-  const response = await fetch(`${server.url}/api/metrics`);
+  const response = await server.fetch(`${server.url}/api/metrics`);
   expect(response.status).toBe(200);
   expect(response.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
   return parsePrometheusText(await response.text());
@@ -191,7 +191,7 @@ describe("GET /api/metrics", () => {
 
   it("gauges threads by the status the threads API shows, with explicit zeros", async () => {
     const families = await scrape();
-    const threads = (await get(server, "/api/v1/threads?pageSize=500", null)).body.threads as { status: string }[];
+    const threads = (await get(server, "/api/v1/threads?pageSize=500")).body.threads as { status: string }[];
     const counts: Record<string, number> = {};
     for (const thread of threads) counts[thread.status] = (counts[thread.status] ?? 0) + 1;
     const gauge = Object.fromEntries(families.get("radar_threads")!.samples.map((s) => [s.labels.status, s.value]));
@@ -201,7 +201,7 @@ describe("GET /api/metrics", () => {
 
   it("labels are low-cardinality only: never a thread, turn or source id", async () => {
     const allowed = new Set(["kind", "provider", "model", "agent", "outcome", "status", "result", "le"]);
-    const text = await (await fetch(`${server.url}/api/metrics`)).text();
+    const text = await (await server.fetch(`${server.url}/api/metrics`)).text();
     for (const family of parsePrometheusText(text).values()) {
       for (const sample of family.samples) for (const label of Object.keys(sample.labels)) expect(allowed).toContain(label);
     }
@@ -209,9 +209,9 @@ describe("GET /api/metrics", () => {
   });
 
   it("reads the database at scrape time: the same numbers after a restart, new events counted at once", async () => {
-    const before = await (await fetch(`${server.url}/api/metrics`)).text();
+    const before = await (await server.fetch(`${server.url}/api/metrics`)).text();
     await server.restart();
-    const after = await (await fetch(`${server.url}/api/metrics`)).text();
+    const after = await (await server.fetch(`${server.url}/api/metrics`)).text();
     expect(after).toBe(before);
     const later = T0 + 86_400_000;
     await post(server, "/api/v1/events", [

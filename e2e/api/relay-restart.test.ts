@@ -52,7 +52,7 @@ describe("a stop pending across a restart reaches the real agent through the rel
 
     // The radar becomes unreachable for the relay; the operator stops the thread on the server itself.
     await proxy.down();
-    const stop = await fetch(`${server.url}/api/v1/threads/${encodeURIComponent(threadId)}/stop`, { method: "POST", body: JSON.stringify({ reason: "before a restart" }) });
+    const stop = await server.fetch(`${server.url}/api/v1/threads/${encodeURIComponent(threadId)}/stop`, { method: "POST", body: JSON.stringify({ reason: "before a restart" }) });
     expect(stop.status).toBe(202);
     const stoppedAt = Date.now();
     await server.stop();

@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 async function detail(id: string) {
-  const response = await get(server, `/api/v1/threads/${encodeURIComponent(id)}`, null);
+  const response = await get(server, `/api/v1/threads/${encodeURIComponent(id)}`);
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   return response.body;
 }
@@ -57,7 +57,7 @@ describe("a restart: graces run from when the server can be heard again", () => 
       { threadId: "r-stop", type: "retry", turnId: "u1", at: now, attempt: 1, maxAttempts: 5, error: { httpStatus: 429, retryAfter: "240" } },
     ]);
     expect(posted.status).toBe(200);
-    const stop = await fetch(`${server.url}/api/v1/threads/r-stop/stop`, { method: "POST", body: JSON.stringify({ reason: "before the restart" }) });
+    const stop = await server.fetch(`${server.url}/api/v1/threads/r-stop/stop`, { method: "POST", body: JSON.stringify({ reason: "before the restart" }) });
     expect(stop.status).toBe(202);
     const stopRequestedAt = (await detail("r-stop")).state.interrupt.requestedAt as number;
 
@@ -109,7 +109,7 @@ describe("a restart: graces run from when the server can be heard again", () => 
       { threadId: "r-silent", type: "turn.started", turnId: "u1", at: now },
       { threadId: "r-silent", type: "retry", turnId: "u1", at: now, attempt: 1, maxAttempts: 5, error: { httpStatus: 429, retryAfter: "240" } },
     ]);
-    expect((await fetch(`${server.url}/api/v1/threads/r-silent/stop`, { method: "POST" })).status).toBe(202);
+    expect((await server.fetch(`${server.url}/api/v1/threads/r-silent/stop`, { method: "POST" })).status).toBe(202);
     await server.stop();
     await new Promise((resolve) => setTimeout(resolve, DOWNTIME_MS));
     await server.restart();

@@ -3,17 +3,26 @@ import { startServer, type RunningServer } from "../../scripts/lib/server";
 
 export { startServer, type RunningServer };
 
+/**
+ * The credential a call needs by its path: a source's ingest token for ingestion and the agent's
+ * directives; the server's admin API key for every read and operator call.
+ */
+export function credentialFor(server: RunningServer, pathname: string): string {
+  return /^\/api\/v1\/(events|ingest\/|directives)/.test(pathname) ? server.token : server.apiKey;
+}
+
 export async function post(server: RunningServer, pathname: string, body: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(`${server.url}${pathname}`, {
     method: "POST",
-    headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json", ...headers },
+    headers: { authorization: `Bearer ${credentialFor(server, pathname)}`, "content-type": "application/json", ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
   const text = await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as any) : null };
 }
 
-export async function get(server: RunningServer, pathname: string, token: string | null = server.token) {
+/** GET with the path's credential (see credentialFor), another one, or none (`null`). */
+export async function get(server: RunningServer, pathname: string, token: string | null = credentialFor(server, pathname)) {
   const response = await fetch(`${server.url}${pathname}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
   const text = await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as any) : null };
@@ -21,7 +30,7 @@ export async function get(server: RunningServer, pathname: string, token: string
 
 /** A thread's detail (`GET /api/v1/threads/:id`, a viewer's read); anything but 200 throws with the answer. */
 export async function threadDetail(server: RunningServer, id: string) {
-  const response = await get(server, `/api/v1/threads/${encodeURIComponent(id)}`, null);
+  const response = await get(server, `/api/v1/threads/${encodeURIComponent(id)}`);
   if (response.status !== 200) throw new Error(`thread ${id}: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body;
 }

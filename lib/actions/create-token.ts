@@ -9,6 +9,7 @@ import { fail, formAction } from "./safe-action";
 export const createIngestToken = formAction(
   {
     name: "create-token",
+    access: "admin",
     input: z.object({
       /** An existing source, or none to create a new source named `name`. */
       sourceId: z.string().min(1).optional(),

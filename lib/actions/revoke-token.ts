@@ -7,6 +7,7 @@ import { fail, formAction } from "./safe-action";
 export const revokeIngestToken = formAction(
   {
     name: "revoke-token",
+    access: "admin",
     input: z.object({ tokenId: z.string().min(1), reason: z.string().trim().max(500).optional() }),
     revalidate: "/sources",
   },

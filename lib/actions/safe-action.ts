@@ -2,7 +2,8 @@ import { revalidatePath } from "next/cache";
 import type { z } from "zod";
 import { recordAudit, type AuditInput } from "@/lib/db/audit";
 import { isStorageFull } from "@/lib/db/storage-full";
-import { authorize, type Access, type Operator, type OperatorAction } from "@/lib/server/auth";
+import type { Principal } from "@/lib/auth/principal";
+import { authorize, type Access, type OperatorAction } from "@/lib/server/auth";
 import { describeZodError } from "@/lib/validation";
 
 /**
@@ -27,7 +28,8 @@ type Outcome = { ok: true } | ActionFailure;
 export interface ActionSpec<S extends z.ZodType, R> {
   /** What the action does: its authorization and, by default, its audit action. */
   name: OperatorAction;
-  access?: Exclude<Access, "public" | "ingest">;
+  /** Who may call it (default operator); a `public` action gets the principal when there is one. */
+  access?: Exclude<Access, "ingest">;
   input: S;
   /** The entity the input names (e.g. a source), or a refusal. */
   resolve?: (input: z.output<S>) => R | ActionFailure | Promise<R | ActionFailure>;
@@ -36,7 +38,8 @@ export interface ActionSpec<S extends z.ZodType, R> {
 }
 
 export interface ActionContext<R> {
-  operator: Operator;
+  /** Who called: always present unless the action is public. */
+  principal: Principal;
   resolved: R;
   now: number;
 }
@@ -50,16 +53,16 @@ function execute<S extends z.ZodType, R, O extends Outcome>(spec: ActionSpec<S, 
   return async (raw: unknown): Promise<O | ActionFailure> => {
     const parsed = spec.input.safeParse(raw);
     if (!parsed.success) return fail(describeZodError(parsed.error));
-    const authorized = await authorize(spec.access ?? "operator", null, spec.name);
+    const authorized = await authorize(spec.access ?? "operator", null);
     if (!authorized.ok) return fail(((await authorized.response.json()) as { detail: string }).detail);
-    const { operator } = authorized.caller as { operator: Operator };
+    const { principal } = authorized.caller as { principal: Principal };
     const resolved = spec.resolve ? await spec.resolve(parsed.data) : (undefined as R);
     if (isRefusal(resolved)) return resolved;
     let outcome: O;
     try {
-      outcome = await run(parsed.data, { operator, resolved, now: Date.now() });
+      outcome = await run(parsed.data, { principal, resolved, now: Date.now() });
       const entry = audit?.(parsed.data, outcome, resolved);
-      if (entry) await recordAudit({ ...entry, action: entry.action ?? spec.name, at: Date.now(), actor: operator.name });
+      if (entry) await recordAudit({ ...entry, action: entry.action ?? spec.name, at: Date.now(), actor: principal?.actor ?? "anonymous" });
     } catch (error) {
       // A full disk is the operator's to fix, not a crash of the page: say so next to the control.
       if (isStorageFull(error)) return fail("The server's disk is full, so this could not be saved completely. Free some space and try again.");

@@ -22,13 +22,13 @@ export const stopMatching = action(
       return parsed.ok ? parsed.query : fail(parsed.error);
     },
   },
-  async ({ query, expected, reason }, { operator, resolved, now }) => {
+  async ({ query, expected, reason }, { principal, resolved, now }) => {
     const { page: _page, pageSize: _pageSize, ...filter } = resolved;
     const keys = await stoppableThreadKeys(filter, now);
     if (keys.length !== expected) {
       return { ok: false, error: `The filter now matches ${keys.length} stoppable threads, not ${expected}; review and confirm again.`, count: keys.length };
     }
-    const results = await stopThreads(keys, operator, reason || `Stop all matching (${query || "no filter"})`, now);
+    const results = await stopThreads(keys, principal, reason || `Stop all matching (${query || "no filter"})`, now);
     return { ok: true, stopping: results.filter((r) => r.result === "stopping").length, notActive: results.filter((r) => r.result !== "stopping").length };
   },
 );

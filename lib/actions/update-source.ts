@@ -12,6 +12,7 @@ const onOff = (on: boolean) => (on ? "on" : "off");
 export const updateSource = formAction(
   {
     name: "update-source",
+    access: "admin",
     input: z.object({
       sourceId: z.string().min(1),
       policy: z.union([z.enum(PRESET_NAMES as [string, ...string[]]), z.literal("")]),

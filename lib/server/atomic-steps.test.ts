@@ -70,7 +70,7 @@ const source = (name: string) => m.tokens.createSource(`${name}-${++sourceSeq}`,
 async function stoppingThread(s: Awaited<ReturnType<typeof source>>, threadId: string, now: number) {
   await m.pipeline.ingestLines(s, lines([{ threadId, type: "turn.started", turnId: "u1", at: now }], now), now);
   const key = threadRow(s.id, threadId).id;
-  await m.stop.stopThreads([key], { name: "test" }, "enough", now);
+  await m.stop.stopThreads([key], { actor: "test" }, "enough", now);
   const directive = sql().prepare(`SELECT id FROM "Directive" WHERE threadId = ? AND kind = 'interrupt'`).pluck().get(key) as string;
   return { key, directive };
 }
@@ -135,7 +135,7 @@ describe("stops", () => {
     const now = Date.now();
     await m.pipeline.ingestLines(s, lines([{ threadId: "audited", type: "turn.started", turnId: "u1", at: now }], now), now);
     const key = threadRow(s.id, "audited").id;
-    const [result] = await m.stop.stopThreads([key], { name: "op" }, "why", now);
+    const [result] = await m.stop.stopThreads([key], { actor: "op" }, "why", now);
     expect(result).toMatchObject({ threadId: "audited", result: "stopping", status: "stopping" });
     expect(auditOf("audited", "stop")).toEqual([{ actor: "op", result: "stopping", detail: null }]);
   });
@@ -146,7 +146,7 @@ describe("stops", () => {
     await m.pipeline.ingestLines(s, lines([{ threadId: "broken-state", type: "turn.started", turnId: "u1", at: now }], now), now);
     const key = threadRow(s.id, "broken-state").id;
     sql().prepare(`UPDATE "Thread" SET state = '{' WHERE id = ?`).run(key);
-    await expect(m.stop.stopThreads([key], { name: "op" }, "why", now)).rejects.toThrow();
+    await expect(m.stop.stopThreads([key], { actor: "op" }, "why", now)).rejects.toThrow();
     expect(auditOf("broken-state", "stop")).toEqual([]);
   });
 
@@ -158,7 +158,7 @@ describe("stops", () => {
     await m.pipeline.ingestLines(s, lines(ids.map((threadId) => ({ threadId, type: "turn.started" as const, turnId: "u1", at: now })), now), now);
     const keys = ids.map((id) => threadRow(s.id, id).id);
     const units = await unitsOfWork(async () => {
-      const results = await m.stop.stopThreads(keys, { name: "op" }, "all", now);
+      const results = await m.stop.stopThreads(keys, { actor: "op" }, "all", now);
       expect(results.filter((r) => r.result === "stopping")).toHaveLength(count);
     });
     expect(units).toBe(Math.ceil(count / m.pipeline.THREADS_PER_UNIT));
@@ -250,7 +250,7 @@ describe("event times far ahead of the receive time", () => {
     const now = Date.now();
     await m.pipeline.ingestLines(s, lines([{ threadId: "far", type: "turn.started", turnId: "u1", at: now + 24 * 3_600_000 }], now), now);
     const key = threadRow(s.id, "far").id;
-    await m.stop.stopThreads([key], { name: "op" }, "stop", now + 10);
+    await m.stop.stopThreads([key], { actor: "op" }, "stop", now + 10);
     expect(threadRow(s.id, "far").status).toBe("stopping");
     // The unacknowledged stop turns broken one grace (60 s here) after the operator asked.
     await m.pipeline.tickThreads([key], now + 10 + 60_000 + 1_000);

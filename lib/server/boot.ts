@@ -1,4 +1,5 @@
-import { config, ConfigError, type Config } from "@/lib/config";
+import { ensureFirstAdmin } from "@/lib/auth/people";
+import { config, ConfigError, publicUrl, type Config } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { ensureDefaultSource } from "./tokens";
 import { startRetention } from "./retention";
@@ -35,6 +36,22 @@ export async function boot(): Promise<void> {
         "",
       ].join("\n"),
     );
+  }
+  const { setupLink, pending } = await ensureFirstAdmin({ email: settings.RADAR_ADMIN_EMAIL, password: settings.RADAR_ADMIN_PASSWORD, baseUrl: publicUrl(settings) });
+  if (setupLink) {
+    // Printed once: it is the only way in until the first admin exists (a new one: `npm run users -- setup-link`).
+    process.stdout.write(
+      [
+        "",
+        "┌─ Create the first admin ───────────────────────────────────────────",
+        `│ Open: ${setupLink}`,
+        "│ (one use; lost it? `npm run users -- setup-link` prints a new one)",
+        "└────────────────────────────────────────────────────────────────────",
+        "",
+      ].join("\n"),
+    );
+  } else if (pending) {
+    process.stdout.write("[radar] Nobody can sign in yet: open the setup link printed on first start, or run `npm run users -- setup-link` for a new one.\n");
   }
   startWatchdog();
   startUsageCount();

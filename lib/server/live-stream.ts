@@ -1,3 +1,4 @@
+import { clientAddress } from "./client-address";
 import { streamLimits } from "@/lib/config";
 import { subscribe } from "./bus";
 import { problem } from "./http";
@@ -32,12 +33,6 @@ export function openStreams(client?: string): number {
   return client === undefined ? admission.total : (admission.byClient.get(client) ?? 0);
 }
 
-/** The client's address as the server saw it (Next sets x-forwarded-for from the socket when a proxy did not). */
-export function clientAddress(request: Request): string {
-  const forwarded = request.headers.get("x-forwarded-for");
-  const first = forwarded?.split(",")[0]?.trim();
-  return first ? first.slice(0, 100) : "unknown";
-}
 
 /** Takes a stream slot for the client, or null when a cap is reached. */
 function admit(client: string): (() => void) | null {
@@ -58,7 +53,7 @@ function admit(client: string): (() => void) | null {
 }
 
 export function liveStream(request: Request): Response {
-  const client = clientAddress(request);
+  const client = clientAddress(request) ?? "unknown";
   const release = admit(client);
   if (!release) {
     const { perClient, total } = streamLimits();

@@ -141,7 +141,7 @@ describe("the ingestion pipeline", () => {
     ]), now);
     const row = threadRow(s.id, "rec");
     expect(row.status).toBe("recovery_scheduled");
-    const [result] = await stopThreads([row.id], { name: "test" }, "enough");
+    const [result] = await stopThreads([row.id], { actor: "test" }, "enough");
     expect(result).toMatchObject({ result: "stopping" });
   });
 });

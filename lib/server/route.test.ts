@@ -12,12 +12,15 @@ process.env.DATABASE_URL = `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(
 
 let route: typeof import("./route").route;
 let token: string;
+let apiKey: string;
 beforeAll(async () => {
   route = (await import("./route")).route;
   const tokens = await import("@/lib/server/tokens");
   token = tokens.generateToken();
   await tokens.createSource("route-test", token);
+  apiKey = (await (await import("@/lib/auth/api-keys")).createApiKey({ name: "route-test", role: "admin", owner: null })).key;
 });
+const withKey = (init: RequestInit = {}) => ({ ...init, headers: { authorization: `Bearer ${apiKey}`, ...(init.headers as Record<string, string>) } });
 
 const params = (values: Record<string, string>) => ({ params: Promise.resolve(values) });
 const echo = () => new Response("ok");
@@ -36,8 +39,8 @@ describe("route", () => {
   });
 
   it("refuses a cross-site browser request to an operator route, not to a viewer route", async () => {
-    const crossSite = () => new Request("http://x/", { method: "POST", headers: { "sec-fetch-site": "cross-site" } });
-    expect((await route({ access: "operator", action: "stop" }, echo)(crossSite())).status).toBe(403);
+    const crossSite = () => new Request("http://x/", withKey({ method: "POST", headers: { "sec-fetch-site": "cross-site" } }));
+    expect((await route({ access: "operator" }, echo)(crossSite())).status).toBe(403);
     expect((await route({ access: "viewer" }, echo)(crossSite())).status).toBe(200);
   });
 
@@ -64,8 +67,21 @@ describe("route", () => {
     expect(await problemOf(await post('{"reason":1}'))).toMatchObject({ status: 400, title: "Invalid", detail: expect.stringMatching(/^reason: /) });
   });
 
+  it("refuses anonymous callers with 401, a short role with 403 naming the permission, and an ingest token outside ingestion", async () => {
+    expect(await problemOf(await route({ access: "viewer" }, echo)(new Request("http://x/")))).toMatchObject({ status: 401, detail: expect.stringMatching(/viewer/) });
+    const viewerKey = (await (await import("@/lib/auth/api-keys")).createApiKey({ name: "route-viewer", role: "viewer", owner: null })).key;
+    const asViewer = new Request("http://x/", { method: "POST", headers: { authorization: `Bearer ${viewerKey}` } });
+    const refused = await route({ access: "operator" }, echo)(asViewer);
+    expect(await problemOf(refused.clone())).toMatchObject({ status: 403, detail: expect.stringMatching(/operator/) });
+    expect(((await refused.json()) as { permission: string }).permission).toBe("operator");
+    const asToken = new Request("http://x/", { headers: { authorization: `Bearer ${token}` } });
+    expect(await problemOf(await route({ access: "viewer" }, echo)(asToken))).toMatchObject({ status: 401, detail: expect.stringMatching(/ingest token/) });
+    const keyIngests = new Request("http://x/", { headers: { authorization: `Bearer ${apiKey}` } });
+    expect(await problemOf(await route({ access: "ingest" }, echo)(keyIngests))).toMatchObject({ status: 401, detail: expect.stringMatching(/API key does not ingest/) });
+  });
+
   it("resolves the thread a path names, or 404", async () => {
-    const response = await route({ access: "viewer", thread: true }, echo)(new Request("http://x/"), params({ id: "no-such-thread" }));
+    const response = await route({ access: "viewer", thread: true }, echo)(new Request("http://x/", withKey()), params({ id: "no-such-thread" }));
     expect(await problemOf(response)).toMatchObject({ status: 404, title: "Not found", detail: 'No thread "no-such-thread".' });
   });
 });

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { describeZodError } from "@/lib/validation";
-import { authorize, type Access, type CallerFor, type OperatorAction } from "./auth";
+import { authorize, type Access, type CallerFor } from "./auth";
 import { isStorageFull } from "@/lib/db/storage-full";
 import { BodyParseError, BodyTooLargeError, closingConnection, problem, readBodyText, readJsonBody, withRetryAfter } from "./http";
 import { resolveThread } from "./resolve-thread";
@@ -13,8 +13,6 @@ import { resolveThread } from "./resolve-thread";
  */
 export interface RouteSpec<A extends Access, P, Q, B> {
   access: A;
-  /** What an operator route does, for authorization. */
-  action?: OperatorAction;
   /** Path parameters; a mismatch answers `status` with the first issue's message. */
   params?: { schema: z.ZodType<P>; status: 400 | 404; title: string };
   /** The query string (first value of each name); a mismatch is a 400 titled `title`. */
@@ -51,7 +49,7 @@ export function route<A extends Access, P = Record<string, string>, Q = undefine
 ): (request: Request, context?: RouteContext) => Promise<Response> {
   return async (request, context) => {
     const now = Date.now();
-    const authorized = await authorize(spec.access, request, spec.action);
+    const authorized = await authorize(spec.access, request);
     if (!authorized.ok) return authorized.response;
     const rawParams = (await context?.params) ?? {};
     let params = rawParams as P;

@@ -1,5 +1,5 @@
 import type { AuditInput } from "@/lib/db/audit";
-import type { Operator } from "./auth";
+import type { Principal } from "@/lib/auth/principal";
 import { THREADS_PER_UNIT, withInternalEvents, type InternalEventOutcome } from "./pipeline";
 
 export interface StopResult {
@@ -17,7 +17,7 @@ export interface StopResult {
  * Each stop commits together with its audit row; many threads go in bounded units of work of
  * THREADS_PER_UNIT, so no unit of work grows with the selection.
  */
-export async function stopThreads(keys: number[], operator: Operator, reason: string, now = Date.now()): Promise<StopResult[]> {
+export async function stopThreads(keys: number[], principal: Pick<Principal, "actor">, reason: string, now = Date.now()): Promise<StopResult[]> {
   const results: StopResult[] = [];
   const action = keys.length > 1 ? "stop-all" : "stop";
   for (let from = 0; from < keys.length; from += THREADS_PER_UNIT) {
@@ -26,7 +26,7 @@ export async function stopThreads(keys: number[], operator: Operator, reason: st
       now,
       async (apply) => {
         const applied: { key: number; outcome: InternalEventOutcome | null }[] = [];
-        for (const key of chunk) applied.push({ key, outcome: await apply(key, { type: "stop.requested", actor: operator.name, reason }) });
+        for (const key of chunk) applied.push({ key, outcome: await apply(key, { type: "stop.requested", actor: principal.actor, reason }) });
         return applied;
       },
       async (applied, tx) => {
@@ -34,7 +34,7 @@ export async function stopThreads(keys: number[], operator: Operator, reason: st
         for (const { key, outcome } of applied) {
           const result = stopResult(key, outcome);
           results.push(result);
-          await tx.insertAudit(auditEntry(result, operator, action, reason, now));
+          await tx.insertAudit(auditEntry(result, principal, action, reason, now));
         }
       },
     );
@@ -51,6 +51,6 @@ function stopResult(key: number, outcome: InternalEventOutcome | null): StopResu
   return { key, threadId: state.threadId, status: state.status ?? null, result: stopping ? "stopping" : "not-active", detail };
 }
 
-function auditEntry(result: StopResult, operator: Operator, action: string, reason: string, now: number): AuditInput {
-  return { at: now, actor: operator.name, action, target: result.threadId, reason, result: result.result, detail: result.detail };
+function auditEntry(result: StopResult, principal: Pick<Principal, "actor">, action: string, reason: string, now: number): AuditInput {
+  return { at: now, actor: principal.actor, action, target: result.threadId, reason, result: result.result, detail: result.detail };
 }

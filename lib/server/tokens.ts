@@ -1,13 +1,11 @@
-import crypto from "node:crypto";
+import { generateCredential, hashCredential } from "@/lib/auth/credentials";
 import { addToken, createSource as storeSource, firstSource, sourceForTokenHash, tokenStatus, type SourceRecord, type StoredToken } from "@/lib/db/sources";
 
-/** Ingest tokens are random secrets shown once; only their SHA-256 is stored. */
-export function hashToken(token: string): string {
-  return crypto.createHash("sha256").update(token).digest("hex");
-}
+/** Ingest tokens are random secrets shown once; only their SHA-256 is stored (lib/auth/credentials.ts). */
+export const hashToken = hashCredential;
 
 export function generateToken(): string {
-  return `rr_${crypto.randomBytes(24).toString("base64url")}`;
+  return generateCredential("ingest-token");
 }
 
 const stored = (token: string, label: string | null): StoredToken => ({ tokenHash: hashToken(token), prefix: token.slice(0, 7), label });

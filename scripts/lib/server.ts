@@ -6,6 +6,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import Database from "better-sqlite3";
+import { newApiKey } from "../../lib/auth/api-keys";
+import { insertApiKeyInto } from "../../lib/db/api-keys";
 import { freePort } from "./port.mjs";
 
 /** How long the app may take to answer /api/health: only a bound for a hung start, never a speed target. */
@@ -17,7 +20,12 @@ const HEALTHY_WITHIN_MS = 120_000;
  */
 export interface RunningServer {
   url: string;
+  /** The first source's ingest token. */
   token: string;
+  /** An admin API key (a service account), for every read and operator call. */
+  apiKey: string;
+  /** fetch with the admin API key, unless `init` sends its own authorization. */
+  fetch(input: string, init?: RequestInit): Promise<Response>;
   databaseFile: string;
   stop(): Promise<void>;
   /** Same database, new process: proves state survives a restart. */
@@ -95,11 +103,27 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
   };
 
   await launch();
+  // Seeded straight into the database file the server has just migrated: the same row
+  // `npm run keys -- create` writes, without a second process per server.
+  const seeded = newApiKey("integration-tests", "admin", null);
+  const file = new Database(databaseFile, { timeout: 5_000 });
+  try {
+    insertApiKeyInto(file, seeded.row, Date.now());
+  } finally {
+    file.close();
+  }
+  const apiKey = seeded.key;
   return {
     get url() {
       return `http://127.0.0.1:${port}`;
     },
     token,
+    apiKey,
+    fetch: (input, init = {}) => {
+      const headers = new Headers(init.headers);
+      if (!headers.has("authorization")) headers.set("authorization", `Bearer ${apiKey}`);
+      return fetch(input.startsWith("/") ? `http://127.0.0.1:${port}${input}` : input, { ...init, headers });
+    },
     databaseFile,
     stop,
     async restart() {

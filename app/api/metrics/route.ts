@@ -10,7 +10,7 @@ export const dynamic = "force-dynamic";
 const globalForMetrics = globalThis as unknown as { __radarMetrics?: ReturnType<typeof createMetricsRegistry> };
 
 /** Prometheus text exposition: retry notices, episodes, directives, threads, advised delays and gaps. */
-export const GET = route({ access: "public" }, async () => {
+export const GET = route({ access: "viewer" }, async () => {
   globalForMetrics.__radarMetrics ??= createMetricsRegistry(() => metricsSnapshot(Date.now()));
   const metrics = globalForMetrics.__radarMetrics;
   return new Response(await metrics.scrape(), { headers: { "content-type": metrics.contentType, "cache-control": "no-store" } });

@@ -1,3 +1,4 @@
+import { pageAccess } from "@/lib/server/page-access";
 import Link from "next/link";
 import { threadDetail } from "@/lib/db/threads";
 import { resolveThread } from "@/lib/server/resolve-thread";
@@ -13,6 +14,7 @@ export default async function ThreadRoute({
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
   const { id: rawId } = await params;
+  await pageAccess("viewer", `/threads/${rawId}`);
   const id = decodeURIComponent(rawId);
   const source = (await searchParams).source;
   const resolved = await resolveThread(id, typeof source === "string" ? source : null);

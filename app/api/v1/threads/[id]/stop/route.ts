@@ -9,7 +9,6 @@ export const dynamic = "force-dynamic";
 export const POST = route(
   {
     access: "operator",
-    action: "stop",
     body: {
       schema: z.object({ reason: z.string().trim().max(500).optional() }),
       maxBytes: MAX_COMMAND_BYTES,
@@ -19,8 +18,8 @@ export const POST = route(
     },
     thread: true,
   },
-  async ({ operator, body, thread, now }) => {
-    const [result] = await stopThreads([thread], operator, body.reason || "Stop retrying (API)", now);
+  async ({ principal, body, thread, now }) => {
+    const [result] = await stopThreads([thread], principal, body.reason || "Stop retrying (API)", now);
     return Response.json(result, { status: result.result === "stopping" ? 202 : 200 });
   },
 );

@@ -1,0 +1,25 @@
+"use server";
+
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { z } from "zod";
+import { signIn as signInPerson } from "@/lib/auth/people";
+import { clientAddress } from "@/lib/server/client-address";
+import { fail, formAction } from "./safe-action";
+
+/** Only paths on this server: a sign-in link cannot send someone elsewhere afterwards. */
+export const localPath = z.string().max(2000).regex(/^\/(?![/\\])/, "a path on this server").catch("/");
+
+export const signIn = formAction(
+  {
+    name: "sign-in",
+    access: "public",
+    input: z.object({ email: z.string().trim().min(1, "Enter your email").max(320), password: z.string().min(1, "Enter your password").max(256), next: localPath.optional() }),
+  },
+  async ({ email, password, next }) => {
+    const requestHeaders = new Headers(await headers());
+    const result = await signInPerson({ email, password, address: clientAddress(requestHeaders), headers: requestHeaders });
+    if (!result.ok) return fail(result.error);
+    redirect(next ?? "/");
+  },
+);

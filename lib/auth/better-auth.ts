@@ -1,0 +1,99 @@
+import crypto from "node:crypto";
+import { prismaAdapter } from "@better-auth/prisma-adapter";
+import { betterAuth } from "better-auth";
+import { nextCookies } from "better-auth/next-js";
+import { admin, genericOAuth } from "better-auth/plugins";
+import { config, oidcSettings, publicUrl } from "@/lib/config";
+import { db } from "@/lib/db/client";
+import { recordAudit } from "@/lib/db/audit";
+import { personById } from "@/lib/db/people";
+import { settingOrCreate } from "@/lib/db/settings";
+import { roleForClaims } from "./sso";
+
+/**
+ * The authentication library (Better Auth, through its Prisma adapter): password hashing,
+ * sessions and their cookies, and OpenID Connect sign-in. Retry Radar builds on it and never
+ * handles session cryptography or password hashes itself. Its secret is generated on first start
+ * and kept in the database, so sessions survive restarts and every instance shares it.
+ */
+export const OIDC_PROVIDER_ID = "oidc";
+const SECRET_SETTING = "auth.secret";
+const HOUR_S = 3600;
+
+function build(secret: string) {
+  const c = config();
+  const base = publicUrl(c);
+  const sso = oidcSettings(c);
+  const idle = Math.round(c.RADAR_SESSION_IDLE_HOURS * HOUR_S);
+  return betterAuth({
+    appName: "Retry Radar",
+    baseURL: base,
+    basePath: "/api/auth",
+    secret,
+    database: prismaAdapter(db().prisma, { provider: "sqlite" }),
+    telemetry: { enabled: false },
+    // Sign-in attempts are limited by lib/auth/sign-in.ts (per account and address, in the database).
+    rateLimit: { enabled: false },
+    trustedOrigins: allowedOrigins(),
+    emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 10, maxPasswordLength: 256 },
+    // Idle expiry: a session is extended while used (at most every `updateAge`) and ends when
+    // unused for `expiresIn`. The absolute lifetime is checked by lib/server/auth.ts.
+    session: { expiresIn: idle, updateAge: Math.min(HOUR_S, Math.max(60, Math.floor(idle / 4))) },
+    // An SSO identity joins an existing person only when the provider says the email is verified.
+    account: { accountLinking: { enabled: true, trustedProviders: [] } },
+    databaseHooks: {
+      session: {
+        create: {
+          // Password sign-ins are audited by lib/auth/people.ts; single sign-on completes here.
+          after: async (session, context) => {
+            if (!context?.path?.startsWith("/oauth2/callback")) return;
+            const person = await personById(session.userId);
+            await recordAudit({ at: Date.now(), actor: person?.email ?? session.userId, action: "sign-in", result: "ok", detail: `single sign-on; role ${person?.role ?? "unknown"}` });
+          },
+        },
+      },
+    },
+    advanced: { useSecureCookies: base.startsWith("https:"), cookiePrefix: "radar", defaultCookieAttributes: { sameSite: "lax", httpOnly: true } },
+    plugins: [
+      admin({ defaultRole: "viewer", adminRoles: ["admin"] }),
+      ...(sso
+        ? [
+            genericOAuth({
+              config: [
+                {
+                  providerId: OIDC_PROVIDER_ID,
+                  discoveryUrl: `${sso.issuer}/.well-known/openid-configuration`,
+                  clientId: sso.clientId,
+                  clientSecret: sso.clientSecret,
+                  scopes: ["openid", "email", "profile"],
+                  pkce: true,
+                  // The role a first-time SSO person gets; later changes are an admin's.
+                  mapProfileToUser: (profile) => ({ role: roleForClaims(profile as Record<string, unknown>, sso) }),
+                },
+              ],
+            }),
+          ]
+        : []),
+      // Lets server actions set and clear the session cookie (must be the last plugin).
+      nextCookies(),
+    ],
+  });
+}
+
+export type Auth = ReturnType<typeof build>;
+
+const globalForAuth = globalThis as unknown as { __radarAuth?: Promise<Auth> };
+
+/** The process's authentication, built on first use with the stored secret. */
+export function auth(): Promise<Auth> {
+  globalForAuth.__radarAuth ??= settingOrCreate(SECRET_SETTING, () => crypto.randomBytes(32).toString("base64url")).then(build);
+  return globalForAuth.__radarAuth;
+}
+
+/** The origins a browser may send state-changing requests from: loopback on this port and the public URL. */
+export function allowedOrigins(): string[] {
+  const c = config();
+  const origins = [`http://127.0.0.1:${c.PORT}`, `http://localhost:${c.PORT}`, `http://[::1]:${c.PORT}`];
+  if (c.RADAR_PUBLIC_URL) origins.push(new URL(c.RADAR_PUBLIC_URL).origin);
+  return origins;
+}

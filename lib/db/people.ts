@@ -1,0 +1,80 @@
+import type { Role } from "@/lib/auth/roles";
+import { roleOf } from "@/lib/auth/roles";
+import { serialized } from "./client";
+import { statement } from "./statement";
+
+/**
+ * People as Retry Radar reads and changes them. Creating people, passwords and sessions is the
+ * authentication library's (lib/auth/better-auth.ts, writing the same tables through Prisma);
+ * what only this product does — roles, disabling, the People page's list — is here.
+ */
+export interface PersonRecord {
+  id: string;
+  name: string;
+  email: string;
+  role: Role;
+  disabled: boolean;
+  createdAt: number;
+}
+
+interface PersonRow {
+  id: string;
+  name: string;
+  email: string;
+  role: string | null;
+  banned: number | null;
+  createdAt: number;
+}
+
+const COLUMNS = `id, name, email, role, banned, createdAt`;
+const toPerson = (row: PersonRow): PersonRecord => ({ id: row.id, name: row.name, email: row.email, role: roleOf(row.role), disabled: row.banned === 1, createdAt: row.createdAt });
+
+export function countPeople(): Promise<number> {
+  return serialized(() => (statement(`SELECT count(*) AS n FROM "User"`).get() as { n: number }).n);
+}
+
+export function personById(id: string): Promise<PersonRecord | null> {
+  return serialized(() => {
+    const row = statement(`SELECT ${COLUMNS} FROM "User" WHERE id = ?`).get(id) as PersonRow | undefined;
+    return row ? toPerson(row) : null;
+  });
+}
+
+export function personByEmail(email: string): Promise<PersonRecord | null> {
+  return serialized(() => {
+    const row = statement(`SELECT ${COLUMNS} FROM "User" WHERE email = ?`).get(email.toLowerCase()) as PersonRow | undefined;
+    return row ? toPerson(row) : null;
+  });
+}
+
+export function listPeople(): Promise<PersonRecord[]> {
+  return serialized(() => (statement(`SELECT ${COLUMNS} FROM "User" ORDER BY email`).all() as PersonRow[]).map(toPerson));
+}
+
+export function setRole(id: string, role: Role, now = Date.now()): Promise<boolean> {
+  return serialized(() => statement(`UPDATE "User" SET role = ?, updatedAt = ? WHERE id = ?`).run(role, now, id).changes === 1);
+}
+
+/** Disables (or enables) a person. Disabling ends every session and revokes their API keys at once. */
+export function setDisabled(id: string, disabled: boolean, now = Date.now()): Promise<boolean> {
+  return serialized(() => {
+    const changed = statement(`UPDATE "User" SET banned = ?, updatedAt = ? WHERE id = ?`).run(disabled ? 1 : 0, now, id).changes === 1;
+    if (changed && disabled) {
+      statement(`DELETE FROM "Session" WHERE userId = ?`).run(id);
+      statement(`UPDATE "ApiKey" SET revokedAt = ? WHERE ownerId = ? AND revokedAt IS NULL`).run(now, id);
+    }
+    return changed;
+  });
+}
+
+/** Ends every session of a person ("sign out everywhere"). */
+export function endSessions(userId: string): Promise<number> {
+  return serialized(() => statement(`DELETE FROM "Session" WHERE userId = ?`).run(userId).changes);
+}
+
+/** Ends one session by its id (a session past its absolute lifetime). */
+export function endSession(sessionId: string): Promise<void> {
+  return serialized(() => {
+    statement(`DELETE FROM "Session" WHERE id = ?`).run(sessionId);
+  });
+}
