@@ -13,3 +13,6 @@ export function describeZodError(error: z.ZodError): string {
 export const exportFormatQuery = z.object({
   format: z.enum(EXPORT_FORMATS, { error: `expected one of ${EXPORT_FORMATS.join(", ")}` }).default("json"),
 });
+
+/** A path on this server (never `//host` or `/\host`): where sign-in may send someone afterwards. */
+export const localPath = z.string().max(2000).regex(/^\/(?![/\\])/, "a path on this server").catch("/");

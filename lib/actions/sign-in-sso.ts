@@ -4,7 +4,7 @@ import { redirect } from "next/navigation";
 import { z } from "zod";
 import { auth, OIDC_PROVIDER_ID } from "@/lib/auth/better-auth";
 import { oidcSettings } from "@/lib/config";
-import { localPath } from "./sign-in";
+import { localPath } from "@/lib/validation";
 import { fail, formAction } from "./safe-action";
 
 /** Single sign-on: sends the browser to the OpenID Connect provider, and back to `next` after. */

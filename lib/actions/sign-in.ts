@@ -5,10 +5,8 @@ import { redirect } from "next/navigation";
 import { z } from "zod";
 import { signIn as signInPerson } from "@/lib/auth/people";
 import { clientAddress } from "@/lib/server/client-address";
+import { localPath } from "@/lib/validation";
 import { fail, formAction } from "./safe-action";
-
-/** Only paths on this server: a sign-in link cannot send someone elsewhere afterwards. */
-export const localPath = z.string().max(2000).regex(/^\/(?![/\\])/, "a path on this server").catch("/");
 
 export const signIn = formAction(
   {
