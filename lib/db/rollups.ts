@@ -59,7 +59,8 @@ export function factsSql(episodeWhere: string | null, eventWhere: string | null)
   }
   if (eventWhere !== null) {
     parts.push(
-      `SELECT e.threadId, 'notice', ${minuteOf("e.at")}, coalesce(e.kind, 'other'), '', count(*), 0, 0, 0, 0, 0
+      `SELECT e.threadId, 'notice' AS fact, ${minuteOf("e.at")} AS minute, coalesce(e.kind, 'other') AS kind, '' AS label, count(*) AS n,
+         0 AS ms, 0 AS waited, 0 AS judged, 0 AS early, 0 AS earlyMs
        FROM "Event" e WHERE e.type = 'retry' AND e.threadId IS NOT NULL AND (${eventWhere}) GROUP BY 1, 2, 3, 4, 5`,
     );
   }
@@ -168,8 +169,9 @@ export const rollupRows = {
 
 /**
  * Recomputes every rollup from the stored episodes, attempts and events, in the caller's
- * transaction. The seen-notice counters only ever rise to what the stored events count (events
- * that retention removed were seen all the same).
+ * transaction. The counters of notices seen are filled only when there are none yet (the
+ * migration, rows written around the writers): they count notices retention has since removed,
+ * under the labels of their arrival, which the stored facts cannot tell again.
  */
 export function rebuildRollups(sql: Sql): { rollups: number; totals: number } {
   for (const text of rebuildStatements()) sql.exec(text);
@@ -189,7 +191,7 @@ export function rebuildStatements(): string[] {
     `INSERT INTO "MetricTotal" (${TOTAL_KEY}, ${VALUES})
   SELECT ${TOTAL_KEY}, sum(n), sum(ms), sum(waited), sum(judged), sum(early), sum(earlyMs) FROM "Rollup" WHERE ${notMinuteOnly} GROUP BY ${TOTAL_KEY}`,
     `INSERT INTO "MetricTotal" (${TOTAL_KEY}, n)
-  SELECT 'noticeSeen', kind, provider, model, agent, '', sum(n) FROM "Rollup" WHERE fact = 'notice' GROUP BY 2, 3, 4, 5 HAVING true
-  ON CONFLICT (${TOTAL_KEY}) DO UPDATE SET n = max(n, excluded.n)`,
+  SELECT 'noticeSeen', kind, provider, model, agent, '', sum(n) FROM "Rollup"
+  WHERE fact = 'notice' AND NOT EXISTS (SELECT 1 FROM "MetricTotal" WHERE fact = 'noticeSeen') GROUP BY 2, 3, 4, 5`,
   ];
 }

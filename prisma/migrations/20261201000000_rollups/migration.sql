@@ -60,11 +60,12 @@ INSERT INTO "Rollup" (fact, minute, kind, provider, model, agent, sourceId, labe
        FROM a WHERE retriedAt IS NOT NULL AND advisedDelayMs IS NOT NULL GROUP BY 1, 2, 3, 4, 5
     UNION ALL SELECT ep.threadId, 'outcome', coalesce((ep.endedAt - ep.endedAt % 60000), -1), ep.kind, ep.outcome, count(*), 0, 0, 0, 0, 0
        FROM "Episode" ep WHERE (1) AND ep.outcome IS NOT NULL GROUP BY 1, 2, 3, 4, 5
-    UNION ALL SELECT e.threadId, 'notice', (e.at - e.at % 60000), coalesce(e.kind, 'other'), '', count(*), 0, 0, 0, 0, 0
+    UNION ALL SELECT e.threadId, 'notice' AS fact, (e.at - e.at % 60000) AS minute, coalesce(e.kind, 'other') AS kind, '' AS label, count(*) AS n,
+         0 AS ms, 0 AS waited, 0 AS judged, 0 AS early, 0 AS earlyMs
        FROM "Event" e WHERE e.type = 'retry' AND e.threadId IS NOT NULL AND (1) GROUP BY 1, 2, 3, 4, 5) f JOIN "Thread" t ON t.id = f.threadId
     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
 INSERT INTO "MetricTotal" (fact, kind, provider, model, agent, label, n, ms, waited, judged, early, earlyMs)
   SELECT fact, kind, provider, model, agent, label, sum(n), sum(ms), sum(waited), sum(judged), sum(early), sum(earlyMs) FROM "Rollup" WHERE fact NOT IN ('notice') GROUP BY fact, kind, provider, model, agent, label;
 INSERT INTO "MetricTotal" (fact, kind, provider, model, agent, label, n)
-  SELECT 'noticeSeen', kind, provider, model, agent, '', sum(n) FROM "Rollup" WHERE fact = 'notice' GROUP BY 2, 3, 4, 5 HAVING true
-  ON CONFLICT (fact, kind, provider, model, agent, label) DO UPDATE SET n = max(n, excluded.n);
+  SELECT 'noticeSeen', kind, provider, model, agent, '', sum(n) FROM "Rollup"
+  WHERE fact = 'notice' AND NOT EXISTS (SELECT 1 FROM "MetricTotal" WHERE fact = 'noticeSeen') GROUP BY 2, 3, 4, 5;
