@@ -7,6 +7,7 @@ import { exportPages } from "../lib/db/exports";
 import { insights } from "../lib/db/insights";
 import { metricsSnapshot } from "../lib/db/metrics";
 import { migrate } from "../lib/db/migrate";
+import { rebuildRollups } from "../lib/db/rollups";
 import { parseExportQuery, parseInsightsQuery } from "../lib/insights/range";
 
 /**
@@ -44,6 +45,7 @@ interface Built {
   episodes: number;
   attempts: number;
   seconds: number;
+  rebuildSeconds: number;
   now: number;
 }
 
@@ -126,9 +128,13 @@ export function buildBenchDatabase(now: number): Built {
       }
     })();
   }
+  // The rows above bypass the writers that keep rollups: rebuilt once, as after an import.
+  const rebuildStarted = performance.now();
+  sql.transaction(() => rebuildRollups(sql))();
+  const rebuildSeconds = (performance.now() - rebuildStarted) / 1000;
   sql.exec("ANALYZE");
   sql.close();
-  return { file, dir, events, notices, episodes, attempts, seconds: (performance.now() - started) / 1000, now };
+  return { file, dir, events, notices, episodes, attempts, seconds: (performance.now() - started) / 1000, rebuildSeconds, now };
 }
 
 /** Wraps a connection so every statement's run time is recorded with a short label. */
@@ -170,6 +176,7 @@ export interface InsightsBench {
   episodes: number;
   attempts: number;
   buildSeconds: number;
+  rebuildSeconds: number;
   views: { view: string; ms: number; statements: { label: string; ms: number }[] }[];
   metricsMs: number;
   export: { rows: number; ms: number };
@@ -212,6 +219,7 @@ export async function benchInsights(): Promise<InsightsBench> {
       episodes: built.episodes,
       attempts: built.attempts,
       buildSeconds: +built.seconds.toFixed(1),
+      rebuildSeconds: +built.rebuildSeconds.toFixed(1),
       views,
       metricsMs: +median(metricsRuns).toFixed(1),
       export: { rows, ms: +(performance.now() - exportStarted).toFixed(1) },
@@ -225,11 +233,11 @@ export async function benchInsights(): Promise<InsightsBench> {
 export function formatInsightsBench(result: InsightsBench): string {
   const n = (value: number) => value.toLocaleString("en");
   return [
-    `insights: ${n(result.events)} events over ${n(result.threads)} threads (${n(result.notices)} retry notices, ${n(result.episodes)} episodes, ${n(result.attempts)} attempts) over 7 days, built in ${result.buildSeconds} s`,
+    `insights: ${n(result.events)} events over ${n(result.threads)} threads (${n(result.notices)} retry notices, ${n(result.episodes)} episodes, ${n(result.attempts)} attempts) over 7 days, built in ${result.buildSeconds} s (rollups rebuilt in ${result.rebuildSeconds} s)`,
     ...result.views.map(
       (v) => `insights ?${v.view}: ${v.ms} ms (${v.statements.map((s) => `${s.label} ${s.ms}`).join(", ")})`,
     ),
-    `metrics snapshot (all time, every metric): ${result.metricsMs} ms`,
+    `metrics snapshot (all time, every metric): ${result.metricsMs} ms (target < 50 ms)`,
     `export attempts ?range=24h: ${n(result.export.rows)} rows in ${result.export.ms} ms`,
   ].join("\n");
 }

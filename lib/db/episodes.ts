@@ -1,5 +1,6 @@
 import type { EpisodeRecord } from "@/lib/retry";
 import { codeText } from "./events";
+import { rollupRows } from "./rollups";
 import { statement } from "./statement";
 
 /** Episodes with their attempts, and turns: rows derived from a thread's events by the engine. */
@@ -30,6 +31,8 @@ const roundOrNull = (ms: number | null | undefined) => (ms == null ? null : Math
 /** The episode and turn statements of a unit of work (see unit-of-work.ts); synchronous on SQLite. */
 export const episodeRows = {
   saveEpisode(threadId: number, episode: EpisodeRecord): void {
+    // The rollups take the difference: the episode's stored facts out, its new facts in.
+    rollupRows.episodeFacts(threadId, episode.seq, -1);
     const { id: episodeId } = statement(UPSERT_EPISODE).get({
       threadId,
       seq: episode.seq,
@@ -61,10 +64,12 @@ export const episodeRows = {
         message: attempt.message ?? null,
       });
     }
+    rollupRows.episodeFacts(threadId, episode.seq, 1);
   },
 
   /** Before a replay, the derived episode rows of a thread are rebuilt from its events. */
   deleteEpisodes(threadId: number): void {
+    rollupRows.removeEpisodeFacts(threadId);
     statement(DELETE_EPISODES).run(threadId);
   },
 

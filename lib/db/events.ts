@@ -1,6 +1,7 @@
 import type { RadarEvent } from "@/lib/retry";
 import type { EventPage, EventView } from "@/lib/wire/types";
 import { serialized } from "./client";
+import { rollupRows } from "./rollups";
 import { pluck, statement } from "./statement";
 
 /** Stored lines of the sources: their keys (idempotency), the event rows and progress folding. */
@@ -68,7 +69,9 @@ export const eventRows = {
       raw: JSON.stringify(row.raw ?? null),
       normalized: JSON.stringify(row.clampedFrom == null ? event : { ...event, clampedFrom: row.clampedFrom }),
     });
-    return Number(info.lastInsertRowid);
+    const id = Number(info.lastInsertRowid);
+    if (event.type === "retry" && row.threadId !== null) rollupRows.noticeFacts(id);
+    return id;
   },
 
   /**

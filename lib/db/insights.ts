@@ -5,7 +5,9 @@ import { OUTCOMES, recoveryRatio, type InsightsData } from "@/lib/insights/types
 import { TROUBLE_KINDS } from "@/lib/threads/filter";
 import { db, serialized } from "./client";
 import { factFilterSql, gapBinSql, RETRIED_AT_SQL, THREAD_LABELS_SQL } from "./fact-sql";
+import { MINUTE_MS } from "./rollups";
 import { pluck, statement, type Sql } from "./statement";
+import { inList, type Clause } from "./thread-filter";
 import { THREAD_SELECT, type ThreadProjection } from "./thread-projection";
 
 /**
@@ -19,6 +21,13 @@ import { THREAD_SELECT, type ThreadProjection } from "./thread-projection";
  * lookups (an attempt's episode; a thread once per group, or per fact when a thread filter or
  * split needs it). A query is O(log N + k) for the k facts inside its range, whatever lies
  * outside it. Progress deltas are not facts of these charts (and ingestion folds them anyway).
+ *
+ * Notices, outcomes and gap bins are read from the per-minute rollups (lib/db/rollups.ts) for
+ * the whole minutes of the range when the filter names only what rollups are keyed by (fact kind,
+ * provider, model, source); the partial minutes at either end, and every other filter, read the
+ * raw facts. Waits per thread (time lost, early retries, the top threads) always read the raw
+ * attempts: the top list needs each thread's own total, and a wait still open at the range end
+ * is cut there.
  */
 
 const TOP_THREADS = 10;
@@ -42,8 +51,59 @@ interface Scope {
   sql: Sql;
 }
 
+/** The whole minutes of the range the rollups answer, with the filter on alias `r`; null when they cannot. */
+function rollupPart({ query }: Scope): { from: number; to: number; where: Clause } | null {
+  const { status, q, kind, provider, model, source } = query.filter;
+  // Rollups hold "unknown" for a label never reported, which a thread filter would not match.
+  if (status?.length || q || provider?.includes("unknown") || model?.includes("unknown")) return null;
+  const from = Math.ceil(query.range.from / MINUTE_MS) * MINUTE_MS;
+  const to = Math.floor(query.range.to / MINUTE_MS) * MINUTE_MS;
+  if (from >= to) return null;
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  for (const [column, values] of [["kind", kind], ["provider", provider], ["model", model]] as const) {
+    if (!values?.length) continue;
+    parts.push(inList(`r.${column}`));
+    params.push(JSON.stringify(values));
+  }
+  if (source?.length) {
+    parts.push(`(${inList("r.sourceId")} OR r.sourceId IN (SELECT id FROM "Source" WHERE ${inList("name")}))`);
+    params.push(JSON.stringify(source), JSON.stringify(source));
+  }
+  return { from, to, where: { sql: parts.length ? parts.join(" AND ") : "1", params } };
+}
+
+/** The same scope over part of its range (the partial minutes the rollups leave to the raw facts). */
+const within = (scope: Scope, from: number, to: number): Scope => ({ ...scope, query: { ...scope.query, range: { ...scope.query.range, from, to } } });
+
+/**
+ * A chart's rows: from the rollups over the whole minutes and from `raw` over the rest, or all
+ * from `raw` when the rollups cannot answer the filter.
+ */
+function combined<T>(scope: Scope, raw: (scope: Scope) => T[], rolled: (part: NonNullable<ReturnType<typeof rollupPart>>) => T[]): T[] {
+  const part = rollupPart(scope);
+  if (!part) return raw(scope);
+  const { from, to } = scope.query.range;
+  return [
+    ...(from < part.from ? raw(within(scope, from, part.from)) : []),
+    ...rolled(part),
+    ...(part.to < to ? raw(within(scope, part.to, to)) : []),
+  ];
+}
+
+/** Rows of one rolled-up fact per (bucket, series), the series being a rollup column. */
+function rolledSeries({ query, sql }: Scope, part: NonNullable<ReturnType<typeof rollupPart>>, fact: string, series: string): SeriesRow[] {
+  const { bucketMs } = query.range;
+  return statement(
+    `SELECT minute - (minute % ?) AS bucket, r.${series} AS series, sum(n) AS count FROM "Rollup" r
+     WHERE fact = ? AND minute >= ? AND minute < ? AND ${part.where.sql}
+     GROUP BY bucket, series HAVING sum(n) <> 0`,
+    sql,
+  ).all(bucketMs, fact, part.from, part.to, ...part.where.params) as SeriesRow[];
+}
+
 /** Retry notices per (bucket, series); the covering index answers alone unless a thread attribute is needed. */
-function noticeRows({ query, now, sql }: Scope): SeriesRow[] {
+function rawNoticeRows({ query, now, sql }: Scope): SeriesRow[] {
   const { from, to, bucketMs } = query.range;
   const notice = factFilterSql(query.filter, "e.kind", now);
   const join = query.split !== "kind" || notice.thread.sql !== "1" ? THREAD_JOIN("e.threadId") : "";
@@ -66,7 +126,7 @@ function episodeScope({ query, now }: Scope) {
 }
 
 /** Episode outcomes by the bucket of their end. */
-function outcomeRows(scope: Scope): SeriesRow[] {
+function rawOutcomeRows(scope: Scope): SeriesRow[] {
   const { from, to, bucketMs } = scope.query.range;
   const episode = episodeScope(scope);
   return statement(
@@ -90,7 +150,7 @@ function openEpisodeCount(scope: Scope): number {
 }
 
 /** Advised delays and actual gaps of the retries that happened, both binned in one pass. */
-function gapBinRows(scope: Scope): { actualBin: number; advisedBin: number | null; count: number; early: number }[] {
+function rawGapBinRows(scope: Scope): GapBinRow[] {
   const { from, to } = scope.query.range;
   const attempt = factFilterSql(scope.query.filter, "ep.kind", scope.now);
   const join = attempt.thread.sql !== "1" ? THREAD_JOIN("ep.threadId") : "";
@@ -105,8 +165,36 @@ function gapBinRows(scope: Scope): { actualBin: number; advisedBin: number | nul
      WHERE retriedAt IS NOT NULL
      GROUP BY actualBin, advisedBin`,
     scope.sql,
-  ).all(from, to, ...attempt.kind.params, ...attempt.thread.params) as { actualBin: number; advisedBin: number | null; count: number; early: number }[];
+  ).all(from, to, ...attempt.kind.params, ...attempt.thread.params) as GapBinRow[];
 }
+
+const noticeRows = (scope: Scope) => combined(scope, rawNoticeRows, (part) => rolledSeries(scope, part, "notice", scope.query.split));
+const outcomeRows = (scope: Scope) => combined(scope, rawOutcomeRows, (part) => rolledSeries(scope, part, "outcome", "label"));
+
+interface GapBinRow {
+  actualBin: number | null;
+  advisedBin: number | null;
+  count: number;
+  early: number;
+}
+
+/** Gap bins: the rollups keep the actual and the advised bins of the retries apart (a row has one or the other). */
+const gapBinRows = (scope: Scope) =>
+  combined(scope, rawGapBinRows, (part) =>
+    (
+      statement(
+        `SELECT fact, CAST(label AS INTEGER) AS bin, sum(n) AS count, sum(early) AS early FROM "Rollup" r
+         WHERE fact IN ('actual', 'advisedRetried') AND minute >= ? AND minute < ? AND ${part.where.sql}
+         GROUP BY fact, bin HAVING sum(n) <> 0`,
+        scope.sql,
+      ).all(part.from, part.to, ...part.where.params) as { fact: string; bin: number; count: number; early: number }[]
+    ).map((row) => ({
+      actualBin: row.fact === "actual" ? row.bin : null,
+      advisedBin: row.fact === "advisedRetried" ? row.bin : null,
+      count: row.count,
+      early: row.fact === "actual" ? row.early : 0,
+    })),
+  );
 
 interface PerThreadRow {
   part: "lost" | "agent" | "top";
@@ -185,8 +273,10 @@ function assemble(scope: Scope): InsightsData {
 
   const gaps = gapBinLabels().map((label, i) => ({ label, upToMs: GAP_BOUNDS_MS[i] ?? null, advised: 0, actual: 0, early: 0 }));
   for (const row of gapBinRows(scope)) {
-    gaps[row.actualBin].actual += row.count;
-    gaps[row.actualBin].early += row.early;
+    if (row.actualBin !== null) {
+      gaps[row.actualBin].actual += row.count;
+      gaps[row.actualBin].early += row.early;
+    }
     if (row.advisedBin !== null) gaps[row.advisedBin].advised += row.count;
   }
 

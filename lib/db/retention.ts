@@ -1,4 +1,5 @@
 import { serialized, db } from "./client";
+import { rollupRows } from "./rollups";
 import { countedThrough, subtractUsage } from "./sources";
 import { statement } from "./statement";
 
@@ -63,6 +64,7 @@ export function pruneEvents(cutoff: number, after: PruneCursor, limit: number): 
       if (ids.length) {
         const list = JSON.stringify(ids);
         subtractUsage(list);
+        rollupRows.removeNoticeFacts(list);
         statement(DELETE_KEYS).run(list);
         statement(FORGET_OPEN_PROGRESS).run(list);
         statement(DELETE_EVENTS).run(list);

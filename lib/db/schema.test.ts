@@ -68,6 +68,11 @@ describe("the migrated database and schema.prisma agree", () => {
     expect(read.turns[0].endedAt).toEqual(at);
     expect(read.directives[0].acknowledgedAt).toEqual(at);
     expect(await prisma.ingestKey.count()).toBe(1);
+    const labels = { kind: "rate_limit", provider: "openai", model: "gpt-5.5", agent: "codex", label: "4" };
+    await prisma.rollup.create({ data: { fact: "advised", minute: at, sourceId: source.id, ...labels, n: 1, ms: 2000n, waited: 1, judged: 1, early: 1, earlyMs: 1770n } });
+    await prisma.metricTotal.create({ data: { fact: "advised", ...labels, n: 1, ms: 2000n, waited: 1, judged: 1, early: 1, earlyMs: 1770n } });
+    expect(await prisma.rollup.findFirstOrThrow({ where: { fact: "advised" } })).toMatchObject({ minute: at, ms: 2000n, earlyMs: 1770n });
+    expect(await prisma.metricTotal.findFirstOrThrow({ where: { fact: "advised" } })).toMatchObject({ n: 1, ms: 2000n });
     expect((await prisma.auditEntry.findFirstOrThrow()).at).toEqual(at);
     // Times are epoch milliseconds on disk, which the hot path writes directly.
     expect(handles.sql.prepare(`SELECT at FROM "Event"`).pluck().get()).toBe(at.getTime());

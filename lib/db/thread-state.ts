@@ -1,4 +1,5 @@
 import type { ThreadSettings, ThreadState } from "@/lib/retry";
+import { rollupRows } from "./rollups";
 import { pluck, statement } from "./statement";
 import { serialized } from "./client";
 
@@ -82,6 +83,10 @@ export const threadRows = {
 
   saveThread(thread: StoredThread, now: number): void {
     const { state } = thread;
+    // Facts are rolled up under their thread's labels: when those change, the thread's facts move.
+    const labels = [state.provider, state.model, state.agent].map((label) => label ?? "unknown").join("\0");
+    const moved = rollupRows.threadLabels(thread.id) !== labels;
+    if (moved) rollupRows.threadFacts(thread.id, -1);
     statement(SAVE).run({
       id: thread.id,
       parentExternalId: state.parentThreadId ?? null,
@@ -110,6 +115,7 @@ export const threadRows = {
       openProgressEventId: thread.openProgressEventId,
       updatedAt: now,
     });
+    if (moved) rollupRows.threadFacts(thread.id, 1);
   },
 
   /** Threads whose stored parent is this one (the caller checks their current state). */

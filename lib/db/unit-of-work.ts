@@ -4,6 +4,7 @@ import { directiveRows } from "./directives";
 import { episodeRows } from "./episodes";
 import { eventRows } from "./events";
 import { quarantineRows } from "./quarantine";
+import { rollupRows } from "./rollups";
 import { sourceRows } from "./sources";
 import { threadRows } from "./thread-state";
 
@@ -24,7 +25,7 @@ import { threadRows } from "./thread-state";
  *   connection inside BEGIN … COMMIT and a `Tx` whose methods return promises; the pipeline, which
  *   already awaits them, does not change.
  */
-const sqliteTx = { ...eventRows, ...threadRows, ...episodeRows, ...directiveRows, ...sourceRows, ...auditRows, ...quarantineRows };
+const sqliteTx = { ...eventRows, ...threadRows, ...episodeRows, ...directiveRows, ...sourceRows, ...auditRows, ...quarantineRows, noticesSeen: rollupRows.noticesSeen };
 
 type Awaitable<T> = T | Promise<T>;
 

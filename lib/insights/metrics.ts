@@ -8,9 +8,11 @@ import { GAP_BOUNDS_MS } from "./gaps";
  *
  * Values are never counted in memory: the server may restart, run as several instances, or
  * replay a thread, and the database is the only truth. Each scrape reads one snapshot from the
- * database (`read`, aggregated in SQL by lib/db/insights.ts) and every metric's collect()
- * callback resets itself and loads its values from that snapshot. Counters therefore equal
- * "everything ever stored", which is monotonic because events are append-only.
+ * database (`read`: the metric totals of lib/db/rollups.ts, through lib/db/metrics.ts) and every
+ * metric's collect() callback resets itself and loads its values from that snapshot. Notices are
+ * counted as seen, which never decreases; episodes, early retries and waits are corrected facts,
+ * which a replay may lower, so a counter exposes the highest value this process has read for
+ * its series (a restart is a counter reset to Prometheus).
  *
  * Labels are low-cardinality only: kind, provider, model, agent, outcome, status, directive
  * kind and result. Never thread, turn or source ids.
@@ -65,8 +67,9 @@ export function createMetricsRegistry(read: () => MetricsSnapshot | Promise<Metr
   };
   const registers = [registry];
 
-  const counter = <L extends string>(name: string, help: string, labelNames: L[], rows: (s: MetricsSnapshot) => LabelRow<L>[], scale = 1) =>
-    new Counter<L>({
+  const counter = <L extends string>(name: string, help: string, labelNames: L[], rows: (s: MetricsSnapshot) => LabelRow<L>[], scale = 1) => {
+    const highest = new Map<string, number>();
+    return new Counter<L>({
       name,
       help,
       labelNames,
@@ -75,10 +78,14 @@ export function createMetricsRegistry(read: () => MetricsSnapshot | Promise<Metr
         this.reset();
         for (const row of rows(current())) {
           const { value, ...labels } = row;
-          this.inc(labels as unknown as Record<L, string>, value * scale);
+          const series = JSON.stringify(labels);
+          const exposed = Math.max(value, highest.get(series) ?? 0);
+          highest.set(series, exposed);
+          this.inc(labels as unknown as Record<L, string>, exposed * scale);
         }
       },
     });
+  };
 
   counter("radar_retry_notices_total", "Retry notices received, by trouble kind and the thread's provider, model and agent.", ["kind", "provider", "model", "agent"], (s) => s.notices);
   counter("radar_episodes_total", "Retry episodes that ended, by outcome and kind.", ["outcome", "kind", "provider", "model"], (s) => s.episodes);

@@ -41,6 +41,8 @@ interface WorkingThread extends StoredThread {
   episodes: Map<number, EpisodeRecord>;
   /** The status before this unit of work; null for a thread it created. */
   statusBefore: string | null;
+  /** Kinds of the retry notices this unit of work stored, counted as seen under the thread's saved labels. */
+  noticesSeen: string[];
 }
 
 export interface BatchOutcome {
@@ -88,7 +90,7 @@ class Batch {
   }
 
   private remember(sourceId: string, stored: StoredThread, statusBefore: string | null): WorkingThread {
-    const working: WorkingThread = { ...stored, sourceId, needsReplay: false, changed: false, episodes: new Map(), statusBefore };
+    const working: WorkingThread = { ...stored, sourceId, needsReplay: false, changed: false, episodes: new Map(), statusBefore, noticesSeen: [] };
     this.threads.set(working.id, working);
     this.bySourceKey.set(`${sourceId}\0${working.externalId}`, working);
     return working;
@@ -116,6 +118,8 @@ class Batch {
       await this.tx.foldProgress(thread.sourceId, foldInto, meta.key, event.progressCount ?? 1, event.lastAt ?? event.at);
       seq = foldInto;
     } else {
+      const kind = event.error ? classify(event.error).kind : null;
+      if (event.type === "retry") thread.noticesSeen.push(kind ?? "other");
       seq = await this.tx.insertEvent({
         sourceId: thread.sourceId,
         threadId: thread.id,
@@ -123,7 +127,7 @@ class Batch {
         format: meta.format,
         nativeType: meta.nativeType,
         event,
-        kind: event.error ? classify(event.error).kind : null,
+        kind,
         receivedAt: meta.receivedAt,
         raw: meta.raw,
         clampedFrom: meta.clampedFrom,
@@ -254,6 +258,7 @@ class Batch {
       for (const episode of thread.episodes.values()) await this.tx.saveEpisode(thread.id, episode);
       thread.episodes.clear();
       await this.tx.saveThread(thread, this.now);
+      if (thread.noticesSeen.length) await this.tx.noticesSeen(thread.id, thread.noticesSeen.splice(0));
     }
     return [...this.threads.values()]
       .filter((t) => t.changed)

@@ -1,0 +1,197 @@
+import { gapBinSql, RETRIED_AT_SQL } from "./fact-sql";
+import { pluck, statement, type Sql } from "./statement";
+
+/**
+ * Rollups: per-minute counters of the facts insights and metrics count, so neither reads history
+ * to answer. Two tables, two meanings:
+ *
+ * - `Rollup` holds the corrected facts, per minute of the fact's own time and per kind, provider,
+ *   model, agent and source: retry notices (`notice`), ended episodes by outcome (`outcome`), and
+ *   per attempt the count, finished wait, early retries (`attempt`) and the gap histograms
+ *   (`advised`, `actual`, `advisedRetried`). They always equal the aggregation of the stored events,
+ *   episodes and attempts under the threads' current labels: every write of those rows applies the
+ *   difference between the old and the new facts in the same unit of work (a replay, the watchdog,
+ *   a stop, retention, a thread whose provider or model changed). A correction may lower them.
+ * - `MetricTotal` is what /api/metrics exposes, one row per label set whatever the history. Its
+ *   `noticeSeen` rows are monotonic counters of the notices ever received, under the labels their
+ *   thread had when they arrived: retention and label changes never lower them. Its other rows are
+ *   the corrected totals of `Rollup` without minute and source (lib/insights/metrics.ts keeps the
+ *   exposed counters from going down when a replay corrects one).
+ *
+ * Every write is an upsert adding its difference (`n = n + excluded.n`), so several writers may
+ * apply theirs at once.
+ */
+
+export const MINUTE_MS = 60_000;
+
+const minuteOf = (column: string) => `(${column} - ${column} % ${MINUTE_MS})`;
+
+/** Facts written only to Rollup: insights count notices by minute; metrics count them as seen. */
+const MINUTE_ONLY_FACTS = ["notice"];
+
+/**
+ * Fact rows (fact, minute, kind, provider, model, agent, sourceId, label and the counters) of the
+ * episodes matching `episodeWhere` (on alias `ep`) and the retry notices matching `eventWhere` (on
+ * alias `e`); null leaves that part out. Labels are the threads' current ones.
+ */
+export function factsSql(episodeWhere: string | null, eventWhere: string | null): string {
+  const minute = minuteOf("noticeAt");
+  const bin = (expression: string) => `CAST(${gapBinSql(expression)} AS TEXT)`;
+  const parts: string[] = [];
+  if (episodeWhere !== null) {
+    parts.push(
+      `SELECT threadId, 'attempt' AS fact, ${minute} AS minute, kind, '' AS label, count(*) AS n,
+         coalesce(sum(max(0, coalesce(retriedAt, endedAt) - noticeAt)), 0) AS ms, count(coalesce(retriedAt, endedAt)) AS waited,
+         sum(advisedDelayMs IS NOT NULL AND retriedAt IS NOT NULL) AS judged, sum(coalesce(earlyByMs, 0) > 0) AS early,
+         coalesce(sum(CASE WHEN earlyByMs > 0 THEN earlyByMs END), 0) AS earlyMs
+       FROM a GROUP BY 1, 2, 3, 4, 5`,
+      `SELECT threadId, 'advised', ${minute}, kind, ${bin("advisedDelayMs")}, count(*), sum(advisedDelayMs), 0, 0, 0, 0
+       FROM a WHERE advisedDelayMs IS NOT NULL GROUP BY 1, 2, 3, 4, 5`,
+      `SELECT threadId, 'actual', ${minute}, kind, ${bin("max(0, retriedAt - noticeAt)")}, count(*), sum(max(0, retriedAt - noticeAt)), 0, 0,
+         sum(coalesce(earlyByMs, 0) > 0), 0
+       FROM a WHERE retriedAt IS NOT NULL GROUP BY 1, 2, 3, 4, 5`,
+      `SELECT threadId, 'advisedRetried', ${minute}, kind, ${bin("advisedDelayMs")}, count(*), 0, 0, 0, 0, 0
+       FROM a WHERE retriedAt IS NOT NULL AND advisedDelayMs IS NOT NULL GROUP BY 1, 2, 3, 4, 5`,
+      // An outcome without an end time (none is written so) counts in metrics, never in a range.
+      `SELECT ep.threadId, 'outcome', coalesce(${minuteOf("ep.endedAt")}, -1), ep.kind, ep.outcome, count(*), 0, 0, 0, 0, 0
+       FROM "Episode" ep WHERE (${episodeWhere}) AND ep.outcome IS NOT NULL GROUP BY 1, 2, 3, 4, 5`,
+    );
+  }
+  if (eventWhere !== null) {
+    parts.push(
+      `SELECT e.threadId, 'notice' AS fact, ${minuteOf("e.at")} AS minute, coalesce(e.kind, 'other') AS kind, '' AS label, count(*) AS n,
+         0 AS ms, 0 AS waited, 0 AS judged, 0 AS early, 0 AS earlyMs
+       FROM "Event" e WHERE e.type = 'retry' AND e.threadId IS NOT NULL AND (${eventWhere}) GROUP BY 1, 2, 3, 4, 5`,
+    );
+  }
+  return `WITH a AS MATERIALIZED (
+      SELECT ep.threadId, ep.kind, ep.endedAt, a.noticeAt, a.advisedDelayMs, a.earlyByMs, ${RETRIED_AT_SQL} AS retriedAt
+      FROM "Attempt" a JOIN "Episode" ep ON ep.id = a.episodeId WHERE (${episodeWhere ?? "0"}))
+    SELECT f.fact, f.minute, f.kind, coalesce(t.provider, 'unknown') AS provider, coalesce(t.model, 'unknown') AS model,
+      coalesce(t.agent, 'unknown') AS agent, t.sourceId, f.label,
+      sum(f.n) AS n, sum(f.ms) AS ms, sum(f.waited) AS waited, sum(f.judged) AS judged, sum(f.early) AS early, sum(f.earlyMs) AS earlyMs
+    FROM (${parts.join("\n    UNION ALL ")}) f JOIN "Thread" t ON t.id = f.threadId
+    GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`;
+}
+
+const KEY = `fact, minute, kind, provider, model, agent, sourceId, label`;
+const TOTAL_KEY = `fact, kind, provider, model, agent, label`;
+const VALUES = `n, ms, waited, judged, early, earlyMs`;
+const ADD = (columns: string) =>
+  columns
+    .split(", ")
+    .map((c) => `${c} = ${c} + excluded.${c}`)
+    .join(", ");
+
+const UPSERT_ROLLUP = `INSERT INTO "Rollup" (${KEY}, ${VALUES})
+  VALUES (@fact, @minute, @kind, @provider, @model, @agent, @sourceId, @label, @n, @ms, @waited, @judged, @early, @earlyMs)
+  ON CONFLICT (${KEY}) DO UPDATE SET ${ADD(VALUES)}`;
+const UPSERT_TOTAL = `INSERT INTO "MetricTotal" (${TOTAL_KEY}, ${VALUES})
+  VALUES (@fact, @kind, @provider, @model, @agent, @label, @n, @ms, @waited, @judged, @early, @earlyMs)
+  ON CONFLICT (${TOTAL_KEY}) DO UPDATE SET ${ADD(VALUES)}`;
+const NOTICE_SEEN = `INSERT INTO "MetricTotal" (${TOTAL_KEY}, n)
+  SELECT 'noticeSeen', @kind, coalesce(t.provider, 'unknown'), coalesce(t.model, 'unknown'), coalesce(t.agent, 'unknown'), '', @n
+  FROM "Thread" t WHERE t.id = @threadId
+  ON CONFLICT (${TOTAL_KEY}) DO UPDATE SET n = n + excluded.n`;
+
+interface FactRow {
+  fact: string;
+  minute: number;
+  kind: string;
+  provider: string;
+  model: string;
+  agent: string;
+  sourceId: string;
+  label: string;
+  n: number;
+  ms: number;
+  waited: number;
+  judged: number;
+  early: number;
+  earlyMs: number;
+}
+
+/** Adds (sign 1) or removes (sign -1) the facts the query selects, in both tables. */
+function applyFacts(text: string, params: Record<string, unknown>, sign: 1 | -1): void {
+  const rows = statement(text).all(params) as FactRow[];
+  for (const row of rows) {
+    const signed = { ...row, n: sign * row.n, ms: sign * row.ms, waited: sign * row.waited, judged: sign * row.judged, early: sign * row.early, earlyMs: sign * row.earlyMs };
+    statement(UPSERT_ROLLUP).run(signed);
+    if (!MINUTE_ONLY_FACTS.includes(row.fact)) statement(UPSERT_TOTAL).run(signed);
+  }
+}
+
+const ONE_EPISODE = factsSql("ep.threadId = @threadId AND ep.seq = @seq", null);
+const THREAD_EPISODES = factsSql("ep.threadId = @threadId", null);
+const THREAD_FACTS = factsSql("ep.threadId = @threadId", "e.threadId = @threadId");
+const EVENT_NOTICES = factsSql(null, "e.id IN (SELECT value FROM json_each(@ids))");
+const LABELS = `SELECT coalesce(provider, 'unknown') || char(0) || coalesce(model, 'unknown') || char(0) || coalesce(agent, 'unknown') FROM "Thread" WHERE id = ?`;
+
+/** The rollup statements of a unit of work (see unit-of-work.ts), called by the writers of the facts. */
+export const rollupRows = {
+  /** Around an episode's upsert: `before` removes its stored facts, `after` adds the new ones. */
+  episodeFacts(threadId: number, seq: number, sign: 1 | -1): void {
+    applyFacts(ONE_EPISODE, { threadId, seq }, sign);
+  },
+
+  /** Before a replay deletes a thread's episodes. */
+  removeEpisodeFacts(threadId: number): void {
+    applyFacts(THREAD_EPISODES, { threadId }, -1);
+  },
+
+  /** A retry notice just stored for a thread (corrected facts; see noticesSeen for metrics). */
+  noticeFacts(eventId: number): void {
+    applyFacts(EVENT_NOTICES, { ids: JSON.stringify([eventId]) }, 1);
+  },
+
+  /** Events about to be deleted (retention): their notices leave the corrected facts, not the seen counters. */
+  removeNoticeFacts(idList: string): void {
+    applyFacts(EVENT_NOTICES, { ids: idList }, -1);
+  },
+
+  /** The thread's labels as facts are keyed (compare before and after a save). */
+  threadLabels(threadId: number): string | undefined {
+    return pluck(LABELS).get(threadId) as string | undefined;
+  },
+
+  /** A thread's labels changed: all its facts move from the old labels (-1, before) to the new (+1, after). */
+  threadFacts(threadId: number, sign: 1 | -1): void {
+    applyFacts(THREAD_FACTS, { threadId }, sign);
+  },
+
+  /** Monotonic counters of notices received, under the labels the thread has once the unit of work saved it. */
+  noticesSeen(threadId: number, kinds: readonly string[]): void {
+    const counts = new Map<string, number>();
+    for (const kind of kinds) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+    for (const [kind, n] of counts) statement(NOTICE_SEEN).run({ threadId, kind, n });
+  },
+};
+
+/**
+ * Recomputes every rollup from the stored episodes, attempts and events, in the caller's
+ * transaction. The counters of notices seen are filled only when there are none yet (the
+ * migration, rows written around the writers): they count notices retention has since removed,
+ * under the labels of their arrival, which the stored facts cannot tell again.
+ */
+export function rebuildRollups(sql: Sql): { rollups: number; totals: number } {
+  for (const text of rebuildStatements()) sql.exec(text);
+  return {
+    rollups: sql.prepare(`SELECT count(*) FROM "Rollup"`).pluck().get() as number,
+    totals: sql.prepare(`SELECT count(*) FROM "MetricTotal"`).pluck().get() as number,
+  };
+}
+
+/** The rebuild as plain SQL statements (also the backfill of the migration that created the tables). */
+export function rebuildStatements(): string[] {
+  const notMinuteOnly = `fact NOT IN (${MINUTE_ONLY_FACTS.map((f) => `'${f}'`).join(", ")})`;
+  return [
+    `DELETE FROM "Rollup"`,
+    `DELETE FROM "MetricTotal" WHERE fact <> 'noticeSeen'`,
+    `INSERT INTO "Rollup" (${KEY}, ${VALUES}) ${factsSql("1", "1")}`,
+    `INSERT INTO "MetricTotal" (${TOTAL_KEY}, ${VALUES})
+  SELECT ${TOTAL_KEY}, sum(n), sum(ms), sum(waited), sum(judged), sum(early), sum(earlyMs) FROM "Rollup" WHERE ${notMinuteOnly} GROUP BY ${TOTAL_KEY}`,
+    `INSERT INTO "MetricTotal" (${TOTAL_KEY}, n)
+  SELECT 'noticeSeen', kind, provider, model, agent, '', sum(n) FROM "Rollup"
+  WHERE fact = 'notice' AND NOT EXISTS (SELECT 1 FROM "MetricTotal" WHERE fact = 'noticeSeen') GROUP BY 2, 3, 4, 5`,
+  ];
+}
