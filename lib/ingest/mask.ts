@@ -64,7 +64,8 @@ const QUOTED_VALUE = String.raw`(\\?["'])([^"'\r\n\\]*)`;
 const BARE = String.raw`[^\s"'\\,;&)}\]]`;
 /** A bare value runs to a delimiter; a cookie's further `; name=value` pairs belong to it. */
 const BARE_VALUE = String.raw`((?:${anyCase(SCHEMES)})[ \t]+)?(${BARE}+(?:;[ \t]*[\w.-]+=${BARE}*)*)`;
-const BEARER = String.raw`(${anyCase("bearer")})[ \t]+([A-Za-z0-9._~+/-]{8,}=*)`;
+/** The token is taken whole (a lookahead and its backreference never backtrack), and never a masked one. */
+const BEARER = String.raw`(${anyCase("bearer")})[ \t]+(?=(?<token>[A-Za-z0-9._~+/-]{8,}=*))\k<token>(?![…•])`;
 
 /** The one pass over a string: a credential pair, a bearer token or a key shape, whichever comes first. */
 const SECRETS = new RegExp(
@@ -84,6 +85,7 @@ const MIN_SECRET_CHARS = 7;
 
 /** A credential value as shown: its scheme or key prefix, then the mask. */
 export function maskCredential(value: string): string {
+  if (value.endsWith(MASK)) return value; // already masked: masking twice changes nothing
   const scheme = SCHEME_VALUE.exec(value);
   if (scheme) return `${scheme[1]} ${maskCredential(value.slice(scheme[0].length - 1))}`;
   if (KEY_SHAPE.test(value)) return `${KEY_PREFIX.exec(value)?.[0] ?? ""}…${MASK}`;
@@ -96,6 +98,7 @@ export function maskText(text: string): string {
   return text.replace(
     SECRETS,
     (match, name?: string, separator?: string, quote?: string, quoted?: string, scheme?: string, bare?: string, bearer?: string, token?: string) => {
+      // Group numbers: 1 name, 2 separator, 3–4 quoted value, 5–6 bare value, 7–8 bearer token.
       if (name !== undefined) {
         if (quote !== undefined) return quoted ? `${name}${separator}${quote}${maskCredential(quoted)}` : match;
         return `${name}${separator}${maskCredential(`${scheme ?? ""}${bare}`)}`;
