@@ -85,14 +85,20 @@ describe("maskCredential", () => {
 
 describe("maskPayload", () => {
   it("masks credential fields and headers in any case, and credentials inside any other string", () => {
-    const headers = { Authorization: "Bearer dummy-oauth-token", "X-API-KEY": "dummy-key", "Api-Key": ANTHROPIC, cookie: "a=1", "Set-Cookie": "b=2", "retry-after": "20", "x-ratelimit-reset-requests": "1s" };
+    const headers = { "set-cookie": ["sid=1; Path=/", "csrf=2"], Authorization: "Bearer dummy-oauth-token", "X-API-KEY": "dummy-key", "Api-Key": ANTHROPIC, cookie: "a=1", "Set-Cookie": "b=2", "retry-after": "20", "x-ratelimit-reset-requests": "1s" };
     const line = { headers, body: { apiKey: "k", password: "p", accessToken: "t", apiKeySource: "none", attempts: 3 }, list: [`key ${OPENAI}`, 1, null] };
     expect(maskPayload(line)).toEqual({
-      headers: { Authorization: `Bearer ${MASK}`, "X-API-KEY": MASK, "Api-Key": `sk-ant-…${MASK}`, cookie: MASK, "Set-Cookie": MASK, "retry-after": "20", "x-ratelimit-reset-requests": "1s" },
+      headers: { "set-cookie": [MASK, MASK], Authorization: `Bearer ${MASK}`, "X-API-KEY": MASK, "Api-Key": `sk-ant-…${MASK}`, cookie: MASK, "Set-Cookie": MASK, "retry-after": "20", "x-ratelimit-reset-requests": "1s" },
       body: { apiKey: MASK, password: MASK, accessToken: MASK, apiKeySource: "none", attempts: 3 },
       list: [`key sk-…${MASK}`, 1, null],
     });
     expect(line.headers.Authorization).toBe("Bearer dummy-oauth-token"); // the input is never changed
+  });
+
+  // Each takes about a millisecond; a rule that backtracked catastrophically would hang here.
+  it("scans hostile strings in one pass", () => {
+    const hostile = ["token_".repeat(3000), "a:".repeat(8000), `Bearer ${"a".repeat(16_000)}`, `password=${";a=".repeat(5000)}`, `${"x-".repeat(8000)}key`, " sk-".repeat(4000), `"token":"${"\\\"".repeat(4000)}`];
+    for (const text of hostile) expect(maskText(text).length).toBeGreaterThan(0);
   });
 
   it("returns the very same value when there is nothing to mask", () => {

@@ -116,23 +116,28 @@ export function isCredentialName(name: string): boolean {
 
 /** Any JSON value: credential fields masked whole, every other string masked as text. */
 export function maskPayload<T>(value: T): T {
-  if (typeof value === "string") return maskText(value) as T;
+  return walk(value, maskText) as T;
+}
+
+/** Strings go through `mask`; inside a credential field every string is a credential (a header's list of values). */
+function walk(value: unknown, mask: (text: string) => string): unknown {
+  if (typeof value === "string") return mask(value);
   if (value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) {
     let out: unknown[] | null = null;
     value.forEach((item, i) => {
-      const masked = maskPayload(item);
+      const masked = walk(item, mask);
       if (masked !== item) (out ??= value.slice())[i] = masked;
     });
-    return (out ?? value) as T;
+    return out ?? value;
   }
   const object = value as Record<string, unknown>;
   let out: Record<string, unknown> | null = null;
   for (const [key, item] of Object.entries(object)) {
-    const masked = typeof item === "string" && isCredentialName(key) ? maskCredential(item) : maskPayload(item);
+    const masked = walk(item, isCredentialName(key) ? maskCredential : mask);
     if (masked !== item) (out ??= { ...object })[key] = masked;
   }
-  return (out ?? value) as T;
+  return out ?? value;
 }
 
 /**
