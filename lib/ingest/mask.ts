@@ -36,20 +36,19 @@ const CREDENTIAL_NAMES = [
 const SCHEMES = "bearer|basic|token|digest|negotiate";
 
 /**
- * Key shapes, case-sensitive. The prefix each keeps is the part up to and including its
- * separator, or the fixed start (AKIA, AIza, eyJ).
+ * Key shapes, case-sensitive: the prefix that stays when it is masked, and the rest. Whatever
+ * they contain is a credential, wherever it appears.
  */
-const KEY_SHAPES = [
-  String.raw`sk-(?:(?:ant|proj|svcacct|admin)-)?[A-Za-z0-9_-]{16,}`,
-  String.raw`gh[pousr]_[A-Za-z0-9]{20,}`,
-  String.raw`github_pat_[A-Za-z0-9_]{20,}`,
-  String.raw`(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])`,
-  String.raw`AIza[0-9A-Za-z_-]{30,}`,
-  String.raw`xox[abpr]-[0-9A-Za-z-]{10,}`,
-  String.raw`eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`,
-  String.raw`rrk?_[A-Za-z0-9_-]{16,}`,
-].join("|");
-const KEY_PREFIX = /^(?:sk-(?:(?:ant|proj|svcacct|admin)-)?|gh[pousr]_|github_pat_|AKIA|ASIA|AIza|xox[abpr]-|eyJ|rrk_|rr_)/;
+const KEY_SHAPES: [prefix: string, rest: string][] = [
+  ["sk-(?:(?:ant|proj|svcacct|admin)-)?", "[A-Za-z0-9_-]{16,}"],
+  ["gh[pousr]_", "[A-Za-z0-9]{20,}"],
+  ["github_pat_", "[A-Za-z0-9_]{20,}"],
+  ["A(?:KIA|SIA)", "[0-9A-Z]{16}(?![0-9A-Z])"],
+  ["AIza", "[0-9A-Za-z_-]{30,}"],
+  ["xox[abpr]-", "[0-9A-Za-z-]{10,}"],
+  ["eyJ", String.raw`[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`],
+  ["rrk?_", "[A-Za-z0-9_-]{16,}"],
+];
 
 /** Case-insensitive letters without the `i` flag, which would also loosen the key shapes. */
 function anyCase(source: string): string {
@@ -72,11 +71,12 @@ const SECRETS = new RegExp(
   [
     String.raw`${NOT_AFTER_WORD}${KEY_NAME}${SEPARATOR}(?:${QUOTED_VALUE}|${BARE_VALUE})`,
     `${NOT_AFTER_WORD}${BEARER}`,
-    String.raw`(?<![A-Za-z0-9_-])(?:${KEY_SHAPES})`,
+    String.raw`(?<![A-Za-z0-9_-])(?:${KEY_SHAPES.map(([prefix, rest]) => prefix + rest).join("|")})`,
   ].join("|"),
   "g",
 );
-const KEY_SHAPE = new RegExp(`^(?:${KEY_SHAPES})`);
+/** A value that is a key of a known shape; the group that matched holds the prefix to keep. */
+const KEY_SHAPE = new RegExp(`^(?:${KEY_SHAPES.map(([prefix, rest]) => `(${prefix})${rest}`).join("|")})`);
 const SCHEME_VALUE = new RegExp(String.raw`^(${anyCase(SCHEMES)})[ \t]+\S`);
 const CREDENTIAL_KEY = new RegExp(String.raw`^(?:[\w-]*[_-])?(?:${CREDENTIAL_NAMES})$`, "i");
 
@@ -88,7 +88,8 @@ export function maskCredential(value: string): string {
   if (value.endsWith(MASK)) return value; // already masked: masking twice changes nothing
   const scheme = SCHEME_VALUE.exec(value);
   if (scheme) return `${scheme[1]} ${maskCredential(value.slice(scheme[0].length - 1))}`;
-  if (KEY_SHAPE.test(value)) return `${KEY_PREFIX.exec(value)?.[0] ?? ""}…${MASK}`;
+  const key = KEY_SHAPE.exec(value);
+  if (key) return `${key.slice(1).find((prefix) => prefix !== undefined)}…${MASK}`;
   return MASK;
 }
 
