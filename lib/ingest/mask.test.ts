@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { normalizeBatch } from "./batch";
 import { deriveKey, keyMaterial } from "./key";
+import { parseCapture } from "./capture";
 import { MAX_RAW_CHARS } from "./limits";
 import { MASK, isCredentialName, maskCredential, maskEvent, maskPayload, maskText } from "./mask";
 import { captureNames, normalizeCapture } from "./test-fixtures";
@@ -148,6 +149,19 @@ describe("on the ingest path", () => {
     expect(lines[0].event!.error!.message).toBe(`Reconnecting... 1/5 (unexpected status 401 Unauthorized: Incorrect API key provided: sk-…${MASK})`);
     expect(JSON.stringify(lines[0].raw)).not.toContain(OPENAI);
     expect(lines[0].idempotencyKey).toBe(deriveKey(keyMaterial({ format: "codex-exec", threadId: "exec-1", line, at: NOW }), "codex-exec"));
+  });
+
+  it("masks an imported capture the same way (the Sources page and the import script)", () => {
+    const capture = [
+      { ts_ms: NOW - 2000, src: "stdout", json: { type: "thread.started", thread_id: "imported-1" } },
+      { ts_ms: NOW - 1000, src: "stdout", json: { type: "error", message: `Reconnecting... 2/5 (401: Authorization: Bearer ${GITHUB} rejected)` } },
+    ]
+      .map((line) => JSON.stringify(line))
+      .join("\n");
+    const parsed = parseCapture(capture);
+    const { lines } = normalizeBatch(parsed.format, parsed.items, { receivedAt: NOW });
+    expect(lines.map((line) => line.event?.error?.message ?? null)).toEqual([null, `Reconnecting... 2/5 (401: Authorization: Bearer ghp_…${MASK} rejected)`]);
+    expect(JSON.stringify(lines).includes(GITHUB)).toBe(false);
   });
 
   it("masks before a large payload is cut to its preview", () => {
