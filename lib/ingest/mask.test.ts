@@ -50,6 +50,7 @@ describe("maskText", () => {
     ['{\\"client_secret\\":\\"s3 cr3t\\"}', `{\\"client_secret\\":\\"${MASK}\\"}`],
     ["AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", `AWS_SECRET_ACCESS_KEY=${MASK}`],
     ["refresh_token=r1.abcdef access_token: a2.ghijk", `refresh_token=${MASK} access_token: ${MASK}`],
+    ["proxy https://ana:hunter2@proxy.internal:8080/v1 refused", `proxy https://ana:${MASK}@proxy.internal:8080/v1 refused`],
   ])("%s", (text, masked) => {
     expect(maskText(text)).toBe(masked);
     expect(maskText(masked)).toBe(masked);
@@ -66,6 +67,7 @@ describe("maskText", () => {
     "You've hit your usage limit. Try again at 3:05 PM. input_tokens: 1234, output_tokens: 56",
     "Reconnecting... 2/5 (stream disconnected before completion: bearer tokens are optional here)",
     "the task-scheduler-and-risk-assessment-module failed",
+    "POST http://127.0.0.1:4500/v1/responses failed; mail ops@example.com",
     "token",
     "",
   ])("leaves %s", (text) => {
@@ -98,7 +100,7 @@ describe("maskPayload", () => {
 
   // Each takes about a millisecond; a rule that backtracked catastrophically would hang here.
   it("scans hostile strings in one pass", () => {
-    const hostile = ["token_".repeat(3000), "a:".repeat(8000), `Bearer ${"a".repeat(16_000)}`, `password=${";a=".repeat(5000)}`, `${"x-".repeat(8000)}key`, " sk-".repeat(4000), `"token":"${"\\\"".repeat(4000)}`];
+    const hostile = ["token_".repeat(3000), "a:".repeat(8000), `Bearer ${"a".repeat(16_000)}`, `password=${";a=".repeat(5000)}`, `${"x-".repeat(8000)}key`, " sk-".repeat(4000), "://a:".repeat(4000), `https://a:${"b".repeat(16_000)}`, `"token":"${"\\\"".repeat(4000)}`];
     for (const text of hostile) expect(maskText(text).length).toBeGreaterThan(0);
   });
 

@@ -6,7 +6,8 @@
  *   `name=value` / `"name": "value"` pairs inside text;
  * - `Bearer <token>` anywhere in text;
  * - well-known key shapes in text (OpenAI, Anthropic, GitHub, AWS, Google, Slack, JWTs, this
- *   product's ingest tokens `rr_…` and API keys `rrk_…`).
+ *   product's ingest tokens `rr_…` and API keys `rrk_…`);
+ * - the password in a URL (`https://user:••••@host`).
  * A short prefix stays (`sk-ant-…••••`, `Bearer ••••`) so a reviewer sees which kind of
  * credential leaked, never the secret itself.
  *
@@ -66,12 +67,16 @@ const BARE_VALUE = String.raw`((?:${anyCase(SCHEMES)})[ \t]+)?(${BARE}+(?:;[ \t]
 /** The token is taken whole (a lookahead and its backreference never backtrack), and never a masked one. */
 const BEARER = String.raw`(${anyCase("bearer")})[ \t]+(?=(?<token>[A-Za-z0-9._~+/-]{8,}=*))\k<token>(?![…•])`;
 
+/** The password of a URL's user information: `https://user:••••@host`. */
+const URL_PASSWORD = String.raw`(:\/\/[^\s/:@]+:)[^\s/@]+(?=@)`;
+
 /** The one pass over a string: a credential pair, a bearer token or a key shape, whichever comes first. */
 const SECRETS = new RegExp(
   [
     String.raw`${NOT_AFTER_WORD}${KEY_NAME}${SEPARATOR}(?:${QUOTED_VALUE}|${BARE_VALUE})`,
     `${NOT_AFTER_WORD}${BEARER}`,
     String.raw`(?<![A-Za-z0-9_-])(?:${KEY_SHAPES.map(([prefix, rest]) => prefix + rest).join("|")})`,
+    URL_PASSWORD,
   ].join("|"),
   "g",
 );
@@ -98,13 +103,14 @@ export function maskText(text: string): string {
   if (text.length < MIN_SECRET_CHARS) return text;
   return text.replace(
     SECRETS,
-    (match, name?: string, separator?: string, quote?: string, quoted?: string, scheme?: string, bare?: string, bearer?: string, token?: string) => {
-      // Group numbers: 1 name, 2 separator, 3–4 quoted value, 5–6 bare value, 7–8 bearer token.
+    (match, name?: string, separator?: string, quote?: string, quoted?: string, scheme?: string, bare?: string, bearer?: string, token?: string, user?: string) => {
+      // Group numbers: 1 name, 2 separator, 3–4 quoted value, 5–6 bare value, 7–8 bearer token, 9 URL up to the password.
       if (name !== undefined) {
         if (quote !== undefined) return quoted ? `${name}${separator}${quote}${maskCredential(quoted)}` : match;
         return `${name}${separator}${maskCredential(`${scheme ?? ""}${bare}`)}`;
       }
       if (bearer !== undefined) return `${bearer} ${maskCredential(token!)}`;
+      if (user !== undefined) return `${user}${MASK}`;
       return maskCredential(match);
     },
   );
