@@ -134,7 +134,7 @@ export function Timeline({ detail }: { detail: Detail }) {
   );
 }
 
-/** The payload exactly as the source sent it, fetched the first time it is opened. */
+/** The payload as the source sent it (credentials masked), fetched the first time it is opened. */
 function RawPayload({ threadKey, seq }: { threadKey: number; seq: number }) {
   const [open, setOpen] = useState(false);
   const raw = useQuery({ ...eventRawQuery(threadKey, seq), enabled: open });

@@ -28,6 +28,12 @@ export async function get(server: RunningServer, pathname: string, token: string
   return { status: response.status, body: text ? (JSON.parse(text) as any) : null };
 }
 
+/** A viewer's read of any body (JSON, NDJSON, CSV) as text; reads need no credentials yet. */
+export async function download(server: RunningServer, pathname: string) {
+  const response = await fetch(`${server.url}${pathname}`);
+  return { status: response.status, text: await response.text() };
+}
+
 /** A thread's detail (`GET /api/v1/threads/:id`, a viewer's read); anything but 200 throws with the answer. */
 export async function threadDetail(server: RunningServer, id: string) {
   const response = await get(server, `/api/v1/threads/${encodeURIComponent(id)}`);

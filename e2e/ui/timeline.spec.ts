@@ -31,3 +31,29 @@ test("a long thread opens with its newest events; Load earlier brings the rest, 
   await rows.first().getByText("payload").click();
   await expect(rows.first().getByTestId("raw-payload")).toContainText(`"turnId": "u0"`);
 });
+
+test("a payload posted with credentials shows them masked on the thread page", async ({ page, request }) => {
+  const id = `masked-${Date.now().toString(36)}`;
+  const key = "sk-ant-api03-Xq9vR2mT7wLp4KzN8bYc1dFg6hJs3aQe5uWo0iEr-2tYx7ZAAA";
+  const token = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZ2VudC0xMjMifQ.c2lnbmF0dXJlLW9mLXRoZS10b2tlbg";
+  const response = await request.post("/api/v1/events", {
+    headers: auth,
+    data: {
+      threadId: id,
+      type: "retry",
+      attempt: 1,
+      error: { httpStatus: 401, message: `invalid x-api-key ${key}`, headers: { Authorization: `Bearer ${token}` } },
+    },
+  });
+  expect(response.status(), await response.text()).toBe(200);
+
+  await page.goto(`/threads/${id}`);
+  const row = page.getByTestId("timeline").getByTestId("timeline-event").first();
+  await expect(row).toHaveAttribute("data-type", "retry");
+  await row.getByText("payload").click();
+  const payload = row.getByTestId("raw-payload");
+  await expect(payload).toContainText(`"Authorization": "Bearer eyJ…••••"`);
+  await expect(payload).toContainText(`invalid x-api-key sk-ant-…••••`);
+  const shown = await page.locator("body").innerText();
+  expect(shown.includes(key) || shown.includes(token)).toBe(false);
+});

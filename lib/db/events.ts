@@ -156,7 +156,7 @@ export function threadEventPage(thread: number, options: { before?: number | nul
   });
 }
 
-/** One event's raw payload as the source sent it; undefined when the thread has no such event. */
+/** One event's raw payload as the source sent it (credentials masked at ingestion); undefined when the thread has no such event. */
 export function eventRaw(thread: number, seq: number): Promise<unknown> {
   return serialized(() => {
     const raw = pluck(RAW).get(seq, thread) as string | undefined;

@@ -8,6 +8,7 @@ import { normalizeClaude } from "./claude";
 import { normalizeCodexAppServer } from "./codex-app-server";
 import { normalizeCodexExec } from "./codex-exec";
 import { MAX_ID_CHARS, MAX_NAME_CHARS, MAX_TITLE_CHARS } from "./limits";
+import { maskEvent, maskPayload } from "./mask";
 import { InvalidLine, unreadable } from "./native";
 import type { BatchContext, BatchResult, IngestFormat, NormalizedEvent, NormalizedLine, RejectedItem } from "./types";
 
@@ -54,7 +55,9 @@ function adapt(format: IngestFormat, items: unknown[], ctx: BatchContext): Batch
 /**
  * Every format goes through the same bounds: a line nested too deep is rejected before an
  * adapter walks it, over-long strings are cut, an over-long id rejects its line, names are cut,
- * and large raw payloads and error details are kept as marked previews.
+ * and large raw payloads and error details are kept as marked previews. Credentials are masked
+ * (mask.ts) after the adapters derived each line's key from the line as received, and before a
+ * payload is cut to its preview, so no preview keeps a secret.
  */
 export function normalizeBatch(format: IngestFormat, items: unknown[], ctx: BatchContext): BatchResult {
   const rejected: RejectedItem[] = [];
@@ -73,8 +76,11 @@ export function normalizeBatch(format: IngestFormat, items: unknown[], ctx: Batc
       rejected.push({ index: line.index, error: `${tooLong}: expected an id of at most ${MAX_ID_CHARS} characters` });
       continue;
     }
-    if (line.event) boundEvent(line.event);
-    line.raw = boundPayload(line.raw);
+    if (line.event) {
+      boundEvent(line.event);
+      line.event = maskEvent(line.event);
+    }
+    line.raw = boundPayload(maskPayload(line.raw));
     lines.push(line);
   }
   rejected.push(...result.rejected);

@@ -11,3 +11,4 @@ export { parseEventTime, MIN_EVENT_TIME, MAX_FUTURE_MS } from "./time";
 export { deriveKey, keyMaterial, stableJson } from "./key";
 export { codexErrorInfoParts } from "./codex-error";
 export { InvalidLine, unwrap } from "./native";
+export { MASK, isCredentialName, maskCredential, maskEvent, maskPayload, maskText } from "./mask";

@@ -107,6 +107,17 @@ describe("an acknowledgement and its effect", () => {
     expect(await m.directives.acknowledgeDirective(s.id, directive, "failed", null, now + 30)).toMatchObject({ ok: false, status: 409 });
   });
 
+  it("a source's detail is stored with its credentials masked, like its payloads", async () => {
+    const s = await source("ack-detail");
+    const now = Date.now();
+    const { key, directive } = await stoppingThread(s, "ack-detail", now);
+    const detail = "interrupt failed: 401 from http://127.0.0.1:4500 with Authorization: Bearer rr_3q2-7wKpZx9LmNvB4cD8eF1gH5jK0lMn";
+    expect(await m.directives.acknowledgeDirective(s.id, directive, "failed", detail, now + 10)).toMatchObject({ ok: true });
+    const masked = "interrupt failed: 401 from http://127.0.0.1:4500 with Authorization: Bearer rr_…••••";
+    expect(eventsOf(key, "directive.acked").map((event) => event.message)).toEqual([masked]);
+    expect(sql().prepare(`SELECT detail FROM "Directive" WHERE id = ?`).pluck().get(directive)).toBe(masked);
+  });
+
   it("a repeated ack heals one that was recorded but never applied to the thread", async () => {
     const s = await source("heal");
     const now = Date.now();

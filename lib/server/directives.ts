@@ -1,5 +1,6 @@
 import { config } from "@/lib/config";
 import { takePendingDirectives, type AckOutcome } from "@/lib/db/directives";
+import { maskText } from "@/lib/ingest/mask";
 import type { DirectiveView } from "@/lib/wire/types";
 import { subscribe } from "./bus";
 import { withInternalEvents } from "./pipeline";
@@ -41,9 +42,11 @@ export async function acknowledgeDirective(
   sourceId: string,
   id: string,
   result: "acknowledged" | "failed",
-  detail: string | null,
+  given: string | null,
   now = Date.now(),
 ): Promise<Extract<AckOutcome, { ok: false }> | (Extract<AckOutcome, { ok: true }> & { threadStatus: string | null })> {
+  // A source's own words, shown to every viewer like its payloads: masked the same way.
+  const detail = given === null ? null : maskText(given);
   return withInternalEvents(now, async (apply, tx) => {
     const outcome = await tx.recordAck(sourceId, id, result, detail, now);
     if (!outcome.ok) return outcome;

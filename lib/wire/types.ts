@@ -103,7 +103,7 @@ export interface EventView {
   message: string | null;
   late: boolean;
   /**
-   * The payload exactly as the source sent it: only where asked for (an event page with
+   * The payload as the source sent it, credentials masked (lib/ingest/mask.ts): only where asked for (an event page with
    * `raw=1`, or one event's raw), never in the thread detail.
    */
   raw?: unknown;

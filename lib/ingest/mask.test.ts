@@ -1,0 +1,188 @@
+import { describe, expect, it } from "vitest";
+import { normalizeBatch } from "./batch";
+import { deriveKey, keyMaterial } from "./key";
+import { parseCapture } from "./capture";
+import { MAX_RAW_CHARS } from "./limits";
+import { MASK, isCredentialName, maskCredential, maskEvent, maskPayload, maskText } from "./mask";
+import { captureNames, normalizeCapture } from "./test-fixtures";
+
+const NOW = Date.UTC(2026, 10, 29, 12);
+
+// Made-up keys of the real shapes (none of them works anywhere).
+const ANTHROPIC = "sk-ant-api03-Xq9vR2mT7wLp4KzN8bYc1dFg6hJs3aQe5uWo0iEr-2tYx7ZAAA";
+const OPENAI_PROJECT = "sk-proj-4fGh8JkL2mNp6QrS9tUv1WxY3zAb5CdE7fGh";
+const OPENAI = "sk-Ab3De5Gh7Jk9Mn1Pq3St5Vw7Yz9Bc1Df";
+const GITHUB = "ghp_16C7e42F292c6912E7710c838347Ae178B4a";
+const GITHUB_PAT = "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz";
+const AWS = "AKIAIOSFODNN7EXAMPLE";
+const GOOGLE = "AIzaSyDaGmWKa4JsXZ-HjGw7ISLn_3namBGewQe";
+const SLACK = "xoxb-2934728123-1039485729384-AbCdEfGhIjKlMnOpQrStUvWx";
+const JWT = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
+const INGEST_TOKEN = "rr_3q2-7wKpZx9LmNvB4cD8eF1gH5jK0lMn";
+const API_KEY = "rrk_Tz8yXw6vU4tS2rQ0pO9nM7lK5jI3hG1f";
+
+describe("maskText", () => {
+  it.each([
+    // Header lines and JSON as agents and the mock provider logged them (shared fixtures, real-clients-2).
+    ["authorization: Bearer test-token", `authorization: Bearer ${MASK}`],
+    ['{"authorization":"Bearer dummy-oauth-token","x-api-key":"dummy-key"}', `{"authorization":"Bearer ${MASK}","x-api-key":"${MASK}"}`],
+    ['"headers":{"content-type":"application/json","authorization":"Bearer dummy-key","originator":"codex_exec"}', `"headers":{"content-type":"application/json","authorization":"Bearer ${MASK}","originator":"codex_exec"}`],
+    ["Proxy-Authorization: Basic dXNlcjpwYXNzd29yZA==", `Proxy-Authorization: Basic ${MASK}`],
+    ["Cookie: session=abc123; csrftoken=def456", `Cookie: ${MASK}`],
+    ["set-cookie: sid=s3cr3t; Path=/; HttpOnly", `set-cookie: ${MASK}; HttpOnly`],
+    ["API-KEY: abcdef123456", `API-KEY: ${MASK}`],
+    [`X-Api-Key: ${ANTHROPIC}`, `X-Api-Key: sk-ant-…${MASK}`],
+    // Bearer tokens anywhere, keeping what kind of credential they are.
+    [`curl -H 'Authorization: Bearer ${INGEST_TOKEN}'`, `curl -H 'Authorization: Bearer rr_…${MASK}'`],
+    [`sent bearer ${OPENAI_PROJECT} to the proxy`, `sent bearer sk-proj-…${MASK} to the proxy`],
+    // Key shapes in provider error text.
+    [`Incorrect API key provided: ${OPENAI_PROJECT}. You can find your API key at https://platform.openai.com`, `Incorrect API key provided: sk-proj-…${MASK}. You can find your API key at https://platform.openai.com`],
+    [`invalid x-api-key ${ANTHROPIC}`, `invalid x-api-key sk-ant-…${MASK}`],
+    [`key ${OPENAI} revoked`, `key sk-…${MASK} revoked`],
+    [`${GITHUB} / ${GITHUB_PAT}`, `ghp_…${MASK} / github_pat_…${MASK}`],
+    [`aws ${AWS} google ${GOOGLE}`, `aws AKIA…${MASK} google AIza…${MASK}`],
+    [`slack ${SLACK} jwt ${JWT}.`, `slack xoxb-…${MASK} jwt eyJ…${MASK}.`],
+    [`token ${INGEST_TOKEN}, key ${API_KEY}`, `token rr_…${MASK}, key rrk_…${MASK}`],
+    // Key/value pairs, bare, quoted and JSON inside a string.
+    ["OPENAI_API_KEY=hunter2hunter2 next", `OPENAI_API_KEY=${MASK} next`],
+    ["db api_key=abc&apikey: xyz&page=2", `db api_key=${MASK}&apikey: ${MASK}&page=2`],
+    ['{"password": "correct horse battery staple", "user": "ana"}', `{"password": "${MASK}", "user": "ana"}`],
+    ['{\\"client_secret\\":\\"s3 cr3t\\"}', `{\\"client_secret\\":\\"${MASK}\\"}`],
+    ["AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", `AWS_SECRET_ACCESS_KEY=${MASK}`],
+    ["refresh_token=r1.abcdef access_token: a2.ghijk", `refresh_token=${MASK} access_token: ${MASK}`],
+    ["proxy https://ana:hunter2@proxy.internal:8080/v1 refused", `proxy https://ana:${MASK}@proxy.internal:8080/v1 refused`],
+  ])("%s", (text, masked) => {
+    expect(maskText(text)).toBe(masked);
+    expect(maskText(masked)).toBe(masked);
+  });
+
+  it.each([
+    // Telemetry that names credentials without holding one (real-clients-2 OTel attributes, Claude's init line).
+    '{"key":"auth.header_name","value":{"stringValue":"authorization"}}',
+    '{"key":"auth.env_openai_api_key_present","value":{"boolValue":false}}',
+    '"apiKeySource":"ANTHROPIC_API_KEY","claude_code_version":"2.1.197"',
+    '"anthropic-beta":"claude-code-20250219,oauth-2025-04-20,thinking-token-count-2026-05-13"',
+    // Retry advice the engine reads stays whole.
+    "Rate limit reached for gpt-5.5. Please try again in 20s. x-ratelimit-reset-tokens: 20s",
+    "You've hit your usage limit. Try again at 3:05 PM. input_tokens: 1234, output_tokens: 56",
+    "Reconnecting... 2/5 (stream disconnected before completion: bearer tokens are optional here)",
+    "the task-scheduler-and-risk-assessment-module failed",
+    "POST http://127.0.0.1:4500/v1/responses failed; mail ops@example.com",
+    "token",
+    "",
+  ])("leaves %s", (text) => {
+    expect(maskText(text)).toBe(text);
+  });
+});
+
+describe("maskCredential", () => {
+  it.each([
+    ["Bearer dummy-oauth-token", `Bearer ${MASK}`],
+    [`Bearer ${API_KEY}`, `Bearer rrk_…${MASK}`],
+    ["Basic dXNlcjpwYXNz", `Basic ${MASK}`],
+    [ANTHROPIC, `sk-ant-…${MASK}`],
+    ["dummy-key", MASK],
+    ["", MASK],
+  ])("%s", (value, masked) => expect(maskCredential(value)).toBe(masked));
+});
+
+describe("maskPayload", () => {
+  it("masks credential fields and headers in any case, and credentials inside any other string", () => {
+    const headers = { "set-cookie": ["sid=1; Path=/", "csrf=2"], Authorization: "Bearer dummy-oauth-token", "X-API-KEY": "dummy-key", "Api-Key": ANTHROPIC, cookie: "a=1", "Set-Cookie": "b=2", "retry-after": "20", "x-ratelimit-reset-requests": "1s" };
+    const line = { headers, body: { apiKey: "k", password: "p", accessToken: "t", apiKeySource: "none", attempts: 3 }, list: [`key ${OPENAI}`, 1, null] };
+    expect(maskPayload(line)).toEqual({
+      headers: { "set-cookie": [MASK, MASK], Authorization: `Bearer ${MASK}`, "X-API-KEY": MASK, "Api-Key": `sk-ant-…${MASK}`, cookie: MASK, "Set-Cookie": MASK, "retry-after": "20", "x-ratelimit-reset-requests": "1s" },
+      body: { apiKey: MASK, password: MASK, accessToken: MASK, apiKeySource: "none", attempts: 3 },
+      list: [`key sk-…${MASK}`, 1, null],
+    });
+    expect(line.headers.Authorization).toBe("Bearer dummy-oauth-token"); // the input is never changed
+  });
+
+  // Each takes about a millisecond; a rule that backtracked catastrophically would hang here.
+  it("scans hostile strings in one pass", () => {
+    const hostile = ["token_".repeat(3000), "a:".repeat(8000), `Bearer ${"a".repeat(16_000)}`, `password=${";a=".repeat(5000)}`, `${"x-".repeat(8000)}key`, " sk-".repeat(4000), "://a:".repeat(4000), `https://a:${"b".repeat(16_000)}`, `"token":"${"\\\"".repeat(4000)}`];
+    for (const text of hostile) expect(maskText(text).length).toBeGreaterThan(0);
+  });
+
+  it("returns the very same value when there is nothing to mask", () => {
+    const line = { method: "error", params: { threadId: "t1", error: { message: "Reconnecting... 1/5", codexErrorInfo: { httpStatusCode: 429 } } }, at: [1, 2] };
+    expect(maskPayload(line)).toBe(line);
+  });
+
+  it.each([["authorization"], ["Proxy-Authorization"], ["X-Api-Key"], ["api-key"], ["OPENAI_API_KEY"], ["client_secret"], ["password"], ["refreshToken"]])("%s is a credential name", (name) =>
+    expect(isCredentialName(name)).toBe(true),
+  );
+  it.each([["apiKeySource"], ["retry-after"], ["input_tokens"], ["x-ratelimit-reset-tokens"], ["tokenUsage"], ["auth.header_name"]])("%s is not", (name) =>
+    expect(isCredentialName(name)).toBe(false),
+  );
+});
+
+describe("on the ingest path", () => {
+  const secretLine = {
+    threadId: "t-secret",
+    type: "retry",
+    at: NOW - 1000,
+    attempt: 1,
+    error: {
+      httpStatus: 401,
+      message: `Incorrect API key provided: ${OPENAI_PROJECT}`,
+      headers: { Authorization: `Bearer ${INGEST_TOKEN}`, "Retry-After": "7" },
+      details: { request: { headers: { "x-api-key": ANTHROPIC } } },
+    },
+  };
+
+  it("stores the raw payload and the event masked; the key is derived from the line as received", () => {
+    const { lines } = normalizeBatch("canonical", [secretLine], { receivedAt: NOW });
+    const text = JSON.stringify(lines[0]);
+    for (const secret of [OPENAI_PROJECT, INGEST_TOKEN, ANTHROPIC]) expect(text).not.toContain(secret);
+    const error = lines[0].event!.error!;
+    expect(error.message).toBe(`Incorrect API key provided: sk-proj-…${MASK}`);
+    expect(error.headers).toEqual({ authorization: `Bearer rr_…${MASK}`, "retry-after": "7" });
+    expect(lines[0].raw).toMatchObject({ error: { headers: { Authorization: `Bearer rr_…${MASK}`, "Retry-After": "7" } } });
+    expect(lines[0].idempotencyKey).toBe(deriveKey(keyMaterial({ format: "canonical", threadId: "t-secret", line: secretLine, at: null }), "canonical"));
+    // Re-sent, the line is the same event (same key), however it was masked.
+    expect(normalizeBatch("canonical", [secretLine], { receivedAt: NOW + 5000 }).lines[0].idempotencyKey).toBe(lines[0].idempotencyKey);
+  });
+
+  it("masks native lines the same way (codex exec)", () => {
+    const line = { type: "error", message: `Reconnecting... 1/5 (unexpected status 401 Unauthorized: Incorrect API key provided: ${OPENAI})` };
+    const { lines } = normalizeBatch("codex-exec", [line], { receivedAt: NOW, threadId: "exec-1" });
+    expect(lines[0].event).toMatchObject({ type: "retry", attempt: 1, maxAttempts: 5 });
+    expect(lines[0].event!.error!.message).toBe(`Reconnecting... 1/5 (unexpected status 401 Unauthorized: Incorrect API key provided: sk-…${MASK})`);
+    expect(JSON.stringify(lines[0].raw)).not.toContain(OPENAI);
+    expect(lines[0].idempotencyKey).toBe(deriveKey(keyMaterial({ format: "codex-exec", threadId: "exec-1", line, at: NOW }), "codex-exec"));
+  });
+
+  it("masks an imported capture the same way (the Sources page and the import script)", () => {
+    const capture = [
+      { ts_ms: NOW - 2000, src: "stdout", json: { type: "thread.started", thread_id: "imported-1" } },
+      { ts_ms: NOW - 1000, src: "stdout", json: { type: "error", message: `Reconnecting... 2/5 (401: Authorization: Bearer ${GITHUB} rejected)` } },
+    ]
+      .map((line) => JSON.stringify(line))
+      .join("\n");
+    const parsed = parseCapture(capture);
+    const { lines } = normalizeBatch(parsed.format, parsed.items, { receivedAt: NOW });
+    expect(lines.map((line) => line.event?.error?.message ?? null)).toEqual([null, `Reconnecting... 2/5 (401: Authorization: Bearer ghp_…${MASK} rejected)`]);
+    expect(JSON.stringify(lines).includes(GITHUB)).toBe(false);
+  });
+
+  it("masks before a large payload is cut to its preview", () => {
+    const filler = "x".repeat(MAX_RAW_CHARS / 8);
+    const big = { threadId: "t-big", type: "progress", notes: [filler, `${filler} ${ANTHROPIC}`, ...Array(8).fill(filler)] };
+    const { lines } = normalizeBatch("canonical", [big], { receivedAt: NOW });
+    const stored = JSON.stringify(lines[0].raw);
+    expect(stored.startsWith('{"truncated":true')).toBe(true);
+    expect(stored.includes(`sk-ant-…${MASK}`)).toBe(true);
+    expect(stored.includes(ANTHROPIC)).toBe(false);
+  });
+
+  it.each(captureNames())("finds nothing to mask in what the engine reads from the real capture %s", (name) => {
+    const events = normalizeCapture(name).result.lines.map((line) => line.event);
+    expect(JSON.stringify(events)).not.toContain(MASK);
+  });
+
+  it("an event with nothing to mask is kept as it is", () => {
+    const event = { type: "retry" as const, at: NOW, threadId: "t1", error: { httpStatus: 429, message: "Please try again in 20s.", headers: { "retry-after": "20" } } };
+    expect(maskEvent(event)).toBe(event);
+  });
+});
