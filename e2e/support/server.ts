@@ -30,7 +30,7 @@ export async function get(server: RunningServer, pathname: string, token: string
 
 /** A viewer's read of any body (JSON, NDJSON, CSV) as text; reads need no credentials yet. */
 export async function download(server: RunningServer, pathname: string) {
-  const response = await fetch(`${server.url}${pathname}`);
+  const response = await server.fetch(pathname);
   return { status: response.status, text: await response.text() };
 }
 
