@@ -28,7 +28,7 @@ export async function get(server: RunningServer, pathname: string, token: string
   return { status: response.status, body: text ? (JSON.parse(text) as any) : null };
 }
 
-/** A viewer's read of any body (JSON, NDJSON, CSV) as text; reads need no credentials yet. */
+/** A viewer's read of any body (JSON, NDJSON, CSV) as text, with the server's API key. */
 export async function download(server: RunningServer, pathname: string) {
   const response = await server.fetch(pathname);
   return { status: response.status, text: await response.text() };
