@@ -1,5 +1,9 @@
 import type { NextConfig } from "next";
+import { config as radarConfig } from "./lib/config";
 import { MAX_IMPORT_FORM_BYTES } from "./lib/ingest/limits";
+import { SECURITY_HEADERS } from "./lib/server/edge";
+
+const { RADAR_PUBLIC_URL } = radarConfig();
 
 const nextConfig: NextConfig = {
   // better-sqlite3 is a native addon: load it from node_modules at run time, never bundle it.
@@ -7,8 +11,21 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   // `npm test` type-checks the whole tree (tsc --noEmit) as one of its tests; the build only builds.
   typescript: { ignoreBuildErrors: true },
-  // Server actions carry at most a capture upload (the Sources page import); Next's default is 1 MB.
-  experimental: { serverActions: { bodySizeLimit: MAX_IMPORT_FORM_BYTES } },
+  experimental: {
+    serverActions: {
+      // Server actions carry at most a capture upload (the Sources page import); Next's default is 1 MB.
+      bodySizeLimit: MAX_IMPORT_FORM_BYTES,
+      // Behind a reverse proxy that rewrites Host, Next would refuse actions from the public origin.
+      allowedOrigins: RADAR_PUBLIC_URL ? [new URL(RADAR_PUBLIC_URL).host] : [],
+    },
+    // proxy.ts sees every action, so Next copies its body: one byte past the action limit, so an
+    // oversized upload still reaches Next's own limit instead of arriving silently cut short.
+    proxyClientMaxBodySize: MAX_IMPORT_FORM_BYTES + 1,
+  },
+  // On every response, API and assets included (proxy.ts adds the pages' CSP).
+  async headers() {
+    return [{ source: "/:path*", headers: SECURITY_HEADERS.map(([key, value]) => ({ key, value })) }];
+  },
 };
 
 export default nextConfig;
