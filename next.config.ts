@@ -1,9 +1,6 @@
 import type { NextConfig } from "next";
-import { config as radarConfig } from "./lib/config";
 import { MAX_IMPORT_FORM_BYTES } from "./lib/ingest/limits";
-import { SECURITY_HEADERS } from "./lib/server/edge";
-
-const { RADAR_PUBLIC_URL } = radarConfig();
+import { SECURITY_HEADERS } from "./lib/server/security-headers";
 
 const nextConfig: NextConfig = {
   // better-sqlite3 is a native addon: load it from node_modules at run time, never bundle it.
@@ -12,12 +9,10 @@ const nextConfig: NextConfig = {
   // `npm test` type-checks the whole tree (tsc --noEmit) as one of its tests; the build only builds.
   typescript: { ignoreBuildErrors: true },
   experimental: {
-    serverActions: {
-      // Server actions carry at most a capture upload (the Sources page import); Next's default is 1 MB.
-      bodySizeLimit: MAX_IMPORT_FORM_BYTES,
-      // Behind a reverse proxy that rewrites Host, Next would refuse actions from the public origin.
-      allowedOrigins: RADAR_PUBLIC_URL ? [new URL(RADAR_PUBLIC_URL).host] : [],
-    },
+    // Server actions carry at most a capture upload (the Sources page import); Next's default is 1 MB.
+    // Their origin is checked twice: proxy.ts allows only this server's origins, and Next then
+    // requires Origin to match Host (so a reverse proxy must pass Host through).
+    serverActions: { bodySizeLimit: MAX_IMPORT_FORM_BYTES },
     // proxy.ts sees every action, so Next copies its body: one byte past the action limit, so an
     // oversized upload still reaches Next's own limit instead of arriving silently cut short.
     proxyClientMaxBodySize: MAX_IMPORT_FORM_BYTES + 1,

@@ -1,5 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { contentSecurityPolicy, edgeSettings, newNonce, refuseForeignAction, refuseForeignHost, refuseMalformedPath } from "@/lib/server/edge";
+import { edgeSettings, refuseForeignAction, refuseForeignHost, refuseMalformedPath } from "@/lib/server/edge";
+import { contentSecurityPolicy, newNonce } from "@/lib/server/security-headers";
 
 /**
  * Runs before every page, server action and body-less API request: refuses foreign hosts, foreign
@@ -31,6 +32,8 @@ export const config = {
     // API requests without a body. With a body, a proxy makes Next copy it into memory and read it
     // to its end before the route runs, defeating the routes' own body limits (ingestion takes
     // 10 MiB): those requests go straight to their route, whose wrapper checks the Host.
+    // …and those whose path has a non-ASCII escape, so an undecodable one gets its 400 here.
+    { source: "/api/:path(.*%[89a-fA-F].*)" },
     {
       source: "/api/:path*",
       missing: [

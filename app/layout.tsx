@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { connection } from "next/server";
 import type { ReactNode } from "react";
 import { AppNav } from "@/components/layout/app-nav";
 import { Providers } from "@/components/layout/providers";
@@ -9,7 +10,9 @@ export const metadata: Metadata = {
   description: "Live retry and capacity observability for AI coding agents.",
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  // Every page, the not-found page too, renders per request: its scripts need that load's CSP nonce.
+  await connection();
   return (
     <html lang="en">
       <body className="min-h-screen bg-slate-50 text-slate-900 antialiased">

@@ -1,5 +1,6 @@
 import { config, ConfigError, type Config } from "@/lib/config";
 import { db } from "@/lib/db/client";
+import { recordSocketPeers } from "./socket-peer";
 import { ensureDefaultSource } from "./tokens";
 import { startRetention } from "./retention";
 import { startUsageCount } from "./usage";
@@ -11,6 +12,7 @@ const globalForBoot = globalThis as unknown as { __radarBooted?: boolean };
 export async function boot(): Promise<void> {
   if (globalForBoot.__radarBooted) return;
   globalForBoot.__radarBooted = true;
+  recordSocketPeers();
   let settings: Config;
   try {
     settings = config();

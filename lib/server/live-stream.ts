@@ -1,5 +1,6 @@
-import { streamLimits } from "@/lib/config";
+import { config, streamLimits } from "@/lib/config";
 import { subscribe } from "./bus";
+import { requestClient } from "./edge";
 import { problem } from "./http";
 
 /**
@@ -32,11 +33,9 @@ export function openStreams(client?: string): number {
   return client === undefined ? admission.total : (admission.byClient.get(client) ?? 0);
 }
 
-/** The client's address as the server saw it (Next sets x-forwarded-for from the socket when a proxy did not). */
-export function clientAddress(request: Request): string {
-  const forwarded = request.headers.get("x-forwarded-for");
-  const first = forwarded?.split(",")[0]?.trim();
-  return first ? first.slice(0, 100) : "unknown";
+/** The client's address, as far as trusted proxies vouch for it. */
+function clientAddress(request: Request): string {
+  return requestClient(request.headers, config().RADAR_TRUST_PROXY).address;
 }
 
 /** Takes a stream slot for the client, or null when a cap is reached. */
