@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm start`: install what is missing, prepare the database, build if stale, serve.
-// Configuration (all optional): HOST, PORT, DATABASE_URL, RADAR_INGEST_TOKEN. See README.
+// Configuration (all optional): HOST, PORT, DATABASE_URL, RADAR_INGEST_TOKEN, RADAR_PUBLIC_URL (required
+// when HOST is not loopback; scripts/preflight.ts enforces it), … See README.
 import { spawn, spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import path from "node:path";

@@ -24,7 +24,8 @@ export async function boot(): Promise<void> {
   }
   const { token } = await ensureDefaultSource(settings.RADAR_INGEST_TOKEN);
   if (token) {
-    const url = `http://${settings.HOST}:${settings.PORT}`;
+    // The address the Host allow-list answers to.
+    const url = settings.RADAR_PUBLIC_URL ?? `http://${settings.HOST}:${settings.PORT}`;
     // Printed once: only the hash is stored, so this is the only time it can be shown.
     process.stdout.write(
       [

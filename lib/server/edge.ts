@@ -25,6 +25,32 @@ export function edgeSettings(): EdgeSettings {
 
 const LOOPBACK_NAMES = ["127.0.0.1", "localhost", "[::1]"];
 
+/** Whether a listening interface (HOST) is reachable from this machine only. */
+export function isLoopbackInterface(host: string): boolean {
+  const name = host.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  return name === "localhost" || name === "::1" || (isIP(name) === 4 && name.startsWith("127."));
+}
+
+/**
+ * Whether the server may listen where it is told to, and what to say about it: beyond loopback
+ * it must know its public address (the Host allow-list would refuse everyone else), and plain
+ * http there sends credentials in the clear.
+ */
+export function listeningProblem(host: string, publicUrl: string | undefined): { refuse?: string; warn?: string } {
+  if (isLoopbackInterface(host)) return {};
+  if (!publicUrl) {
+    return {
+      refuse: `HOST=${host} listens beyond this machine, so RADAR_PUBLIC_URL must say the address people and agents reach the radar at (like https://radar.example.com, usually a TLS reverse proxy in front of it). Set it, or listen on HOST=127.0.0.1.`,
+    };
+  }
+  if (publicUrl.startsWith("http:")) {
+    return {
+      warn: `RADAR_PUBLIC_URL=${publicUrl} is plain http: everything, tokens and sign-ins included, crosses the network unencrypted. Put a TLS reverse proxy in front and use its https address.`,
+    };
+  }
+  return {};
+}
+
 /** The `Host` values this server answers to: loopback names on its port, and the public URL's host. */
 export function allowedHosts({ port, publicUrl }: EdgeSettings): Set<string> {
   const hosts = new Set(LOOPBACK_NAMES.map((name) => `${name}:${port}`));
