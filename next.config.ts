@@ -13,9 +13,10 @@ const nextConfig: NextConfig = {
     // Their origin is checked twice: proxy.ts allows only this server's origins, and Next then
     // requires Origin to match Host (so a reverse proxy must pass Host through).
     serverActions: { bodySizeLimit: MAX_IMPORT_FORM_BYTES },
-    // proxy.ts sees every action, so Next copies its body: one byte past the action limit, so an
-    // oversized upload still reaches Next's own limit instead of arriving silently cut short.
-    proxyClientMaxBodySize: MAX_IMPORT_FORM_BYTES + 1,
+    // proxy.ts sees every action, so Next copies its body up to this size and silently drops the
+    // rest. Past the action limit by more than a read's chunk, so an oversized upload still meets
+    // Next's own limit (and its refusal) instead of arriving cut short.
+    proxyClientMaxBodySize: MAX_IMPORT_FORM_BYTES + 1024 * 1024,
   },
   // On every response, API and assets included (proxy.ts adds the pages' CSP).
   async headers() {
