@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { connection } from "next/server";
 import type { ReactNode } from "react";
 import { AppNav } from "@/components/layout/app-nav";
 import { Providers } from "@/components/layout/providers";
@@ -12,6 +13,8 @@ export const metadata: Metadata = {
 };
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
+  // Every page, the not-found page too, renders per request: its scripts need that load's CSP nonce.
+  await connection();
   const principal = await signedInPrincipal();
   return (
     <html lang="en">

@@ -45,6 +45,9 @@ describe("the configuration", () => {
     ["RADAR_STOP_GRACE_MS", "soon", 'configuration: RADAR_STOP_GRACE_MS: expected a positive number of milliseconds, got "soon"'],
     ["RADAR_REDELIVER_MS", "-5", 'configuration: RADAR_REDELIVER_MS: expected a positive number of milliseconds, got "-5"'],
     ["PORT", "http", 'configuration: PORT: expected a port number from 1 to 65535, got "http"'],
+    ["RADAR_PUBLIC_URL", "radar.example.com", "configuration: RADAR_PUBLIC_URL: expected the URL people open the dashboard at"],
+    ["RADAR_PUBLIC_URL", "https://radar.example.com/dashboard", "configuration: RADAR_PUBLIC_URL: expected the URL people open the dashboard at"],
+    ["RADAR_TRUST_PROXY", "loopback, proxy.internal", 'configuration: RADAR_TRUST_PROXY: expected "loopback" or a comma list of proxy IP addresses, got "proxy.internal"'],
   ])("a bad %s (%j) fails with one line naming it", (name, value, message) => {
     expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => parseConfig({ [name]: value })).toThrow(message);

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { z } from "zod";
 import { STOP_GRACE_MS } from "./retry/reducer";
 import { describeZodError } from "./validation";
@@ -33,12 +34,45 @@ const days = numberWhere("a positive number of days", positive);
 const count = numberWhere("a positive whole number", (value) => Number.isSafeInteger(value) && value > 0);
 const port = numberWhere("a port number from 1 to 65535", (value) => Number.isInteger(value) && value >= 1 && value <= 65_535);
 
+/** An http(s) URL without path, query or fragment, kept as its origin (`https://radar.example.com`). */
+const publicOrigin = z.string().transform((text, ctx) => {
+  let url: URL | null = null;
+  try {
+    url = new URL(text);
+  } catch {
+    // reported below
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.username || url.password || url.pathname.replace(/\/$/, "") || url.search || url.hash) {
+    ctx.addIssue({ code: "custom", message: `expected the URL people open the dashboard at, like https://radar.example.com, got "${text}"` });
+    return z.NEVER;
+  }
+  return url.origin;
+});
+
+/** `loopback` or a comma list of proxy addresses (IPv4 or IPv6). */
+const trustedProxies = z.string().transform((text, ctx) => {
+  const entries = text.split(",").map((entry) => entry.trim().toLowerCase()).filter(Boolean);
+  const bad = entries.find((entry) => entry !== "loopback" && !isIP(entry));
+  if (bad !== undefined || entries.length === 0) {
+    ctx.addIssue({ code: "custom", message: `expected "loopback" or a comma list of proxy IP addresses, got "${bad ?? text}"` });
+    return z.NEVER;
+  }
+  return entries;
+});
+
 export const CONFIG_SCHEMA = z.object({
   /** Interface the server listens on. */
   HOST: z.string().default("127.0.0.1"),
   PORT: port.default(3000),
   /** A SQLite `file:` URL, relative to the working directory; lib/db/config checks the file itself. */
   DATABASE_URL: z.string().default("file:./data/radar.db"),
+  /**
+   * The address people and agents reach the radar at, when that is not this machine's loopback:
+   * requests naming another host are refused, and a non-loopback HOST requires it.
+   */
+  RADAR_PUBLIC_URL: publicOrigin.optional(),
+  /** Whose X-Forwarded-For/-Proto to believe: `loopback` or proxy addresses; unset, nobody's. */
+  RADAR_TRUST_PROXY: trustedProxies.optional(),
   /** The first source's ingest token; when unset one is generated and printed once. */
   RADAR_INGEST_TOKEN: z.string().optional(),
   /** How long a stop may stay unacknowledged before the thread is `broken`. */
@@ -51,8 +85,6 @@ export const CONFIG_SCHEMA = z.object({
   RADAR_STREAM_MAX_PER_CLIENT: count.default(16),
   /** Live streams the server holds open in all: bounded against a flood. */
   RADAR_STREAM_MAX_TOTAL: count.default(256),
-  /** The address people use to reach the radar (e.g. https://radar.example.com); sign-in links and cookies follow it. */
-  RADAR_PUBLIC_URL: z.url({ protocol: /^https?$/, error: "expected an http(s) URL such as https://radar.example.com" }).optional(),
   /** With RADAR_ADMIN_PASSWORD: the first admin, created at start when missing (unattended deployments). */
   RADAR_ADMIN_EMAIL: z.email({ error: "expected an email address" }).optional(),
   /** The password of RADAR_ADMIN_EMAIL when it is created (never changed afterwards). */
@@ -101,7 +133,7 @@ export function oidcSettings(c: Config = config()) {
 
 /** Where people reach this server: RADAR_PUBLIC_URL, or this machine's loopback address and port. */
 export function publicUrl(c: Config = config()): string {
-  return (c.RADAR_PUBLIC_URL ?? `http://127.0.0.1:${c.PORT}`).replace(/\/$/, "");
+  return c.RADAR_PUBLIC_URL ?? `http://127.0.0.1:${c.PORT}`;
 }
 type Environment = Record<string, string | undefined>;
 

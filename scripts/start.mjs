@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm start`: install what is missing, prepare the database, build if stale, serve.
-// Configuration (all optional): HOST, PORT, DATABASE_URL, RADAR_INGEST_TOKEN. See README.
+// Configuration (all optional): HOST, PORT, DATABASE_URL, RADAR_INGEST_TOKEN, RADAR_PUBLIC_URL (required
+// when HOST is not loopback; scripts/preflight.ts enforces it), … See README.
 import { spawn, spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import path from "node:path";
@@ -42,7 +43,10 @@ server.on("exit", (code, signal) => {
 });
 
 if (demo) {
-  const url = `http://${host}:${port}`;
+  // An address the Host allow-list answers to: loopback when the server listens there too.
+  const wildcard = host === "0.0.0.0" || host === "::" || host === "[::]";
+  const loopback = wildcard || /^(127\.|localhost$|::1$|\[::1\]$)/.test(host);
+  const url = loopback ? `http://${wildcard ? "127.0.0.1" : host}:${port}` : process.env.RADAR_PUBLIC_URL;
   await waitForHealth(url);
   log(`demo: a simulated fleet now reports to ${url} — open it in a browser`);
   children.push(

@@ -456,6 +456,34 @@ describe(`hostile input (seed ${SEED}, ${ROUNDS} round(s))`, () => {
     await fire(probes);
   });
 
+  it("paths that are not valid UTF-8 after percent-decoding", async () => {
+    const r = rng(SEED + 8);
+    // Escapes of bytes no UTF-8 text has here: stray continuation bytes, lone lead bytes, surrogates, overlongs.
+    const bad = () => r.pick(["%FF", "%fe", "%80", "%C0", "%C3", "%ED%A0%80", "%E2%82", "%F0%9F%98", "%C0%AF", "a%FFb"]);
+    const templates: Array<[Probe["method"], (segment: string) => string]> = [
+      ["GET", (x) => `/api/v1/threads/${x}`],
+      ["GET", (x) => `/api/v1/threads/${x}/export`],
+      ["POST", (x) => `/api/v1/threads/${x}/stop`],
+      ["GET", (x) => `/api/v1/exports/${x}`],
+      ["POST", (x) => `/api/v1/ingest/${x}`],
+      ["POST", (x) => `/api/v1/directives/${x}/ack`],
+      ["GET", (x) => `/api/v1/threads/by-key/${x}`],
+      ["GET", (x) => `/api/v1/threads/by-key/1/events/${x}/raw`],
+      ["GET", (x) => `/threads/${x}`],
+      ["GET", (x) => `/${x}`],
+    ];
+    const probes: Probe[] = [];
+    for (let i = 0; i < 20 * ROUNDS; i++) {
+      const [method, path] = r.pick(templates);
+      probes.push({ method, path: path(bad()), body: method === "POST" ? "{}" : undefined });
+    }
+    const answers = await fire(probes);
+    answers.forEach((answer, i) => {
+      expect(answer.status, `${probes[i].method} ${probes[i].path}`).toBe(400);
+      expect((answer.body as { detail: string }).detail).toContain("not valid UTF-8");
+    });
+  });
+
   it("wrong and oversized credentials", async () => {
     const r = rng(SEED + 7);
     const latin1 = (n: number) => Array.from({ length: n }, () => String.fromCharCode(33 + r.int(94))).join("");

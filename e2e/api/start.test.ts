@@ -58,3 +58,18 @@ it.each([
   expect(result.output).toMatch(message);
   expect(result.output).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
 });
+
+it("a HOST beyond loopback needs RADAR_PUBLIC_URL: refused without it, served (with a loud warning for plain http) with it", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-start-"));
+  const env = { HOST: "0.0.0.0", DATABASE_URL: `file:${path.join(dir, "radar.db")}`, RADAR_INGEST_TOKEN: "", RADAR_PUBLIC_URL: "" };
+  const refused = await start({ ...env, PORT: String(await freePort()) });
+  expect(refused.code).toBe(1);
+  expect(refused.output).toMatch(/\[radar\] not serving: HOST=0\.0\.0\.0 .*RADAR_PUBLIC_URL must say/);
+  expect(refused.output).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
+
+  const port = String(await freePort());
+  const served = await start({ ...env, PORT: port, RADAR_PUBLIC_URL: `http://radar.test:${port}` });
+  expect(served.output).toMatch(/WARNING: RADAR_PUBLIC_URL=http:\/\/radar\.test:\d+ is plain http/);
+  expect(served.output).toContain(`Dashboard:    http://radar.test:${port}`);
+  expect(served.output).toMatch(/Ready in/);
+});

@@ -4,7 +4,7 @@ import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { z } from "zod";
 import { completeSetup, PersonError, signIn } from "@/lib/auth/people";
-import { clientAddress } from "@/lib/server/client-address";
+import { clientAddress } from "@/lib/server/edge";
 import { fail, formAction } from "./safe-action";
 
 /** The one-time setup link: the first admin chooses an email and password, and is signed in. */

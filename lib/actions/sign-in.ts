@@ -4,7 +4,7 @@ import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { z } from "zod";
 import { signIn as signInPerson } from "@/lib/auth/people";
-import { clientAddress } from "@/lib/server/client-address";
+import { clientAddress } from "@/lib/server/edge";
 import { localPath } from "@/lib/validation";
 import { fail, formAction } from "./safe-action";
 

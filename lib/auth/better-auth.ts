@@ -94,6 +94,6 @@ export function auth(): Promise<Auth> {
 export function allowedOrigins(): string[] {
   const c = config();
   const origins = [`http://127.0.0.1:${c.PORT}`, `http://localhost:${c.PORT}`, `http://[::1]:${c.PORT}`];
-  if (c.RADAR_PUBLIC_URL) origins.push(new URL(c.RADAR_PUBLIC_URL).origin);
+  if (c.RADAR_PUBLIC_URL) origins.push(c.RADAR_PUBLIC_URL);
   return origins;
 }

@@ -1,6 +1,7 @@
 import { ensureFirstAdmin } from "@/lib/auth/people";
 import { config, ConfigError, publicUrl, type Config } from "@/lib/config";
 import { db } from "@/lib/db/client";
+import { recordSocketPeers } from "./socket-peer";
 import { ensureDefaultSource } from "./tokens";
 import { startRetention } from "./retention";
 import { startUsageCount } from "./usage";
@@ -12,6 +13,7 @@ const globalForBoot = globalThis as unknown as { __radarBooted?: boolean };
 export async function boot(): Promise<void> {
   if (globalForBoot.__radarBooted) return;
   globalForBoot.__radarBooted = true;
+  recordSocketPeers();
   let settings: Config;
   try {
     settings = config();
@@ -23,7 +25,8 @@ export async function boot(): Promise<void> {
   }
   const { token } = await ensureDefaultSource(settings.RADAR_INGEST_TOKEN);
   if (token) {
-    const url = `http://${settings.HOST}:${settings.PORT}`;
+    // The address the Host allow-list answers to.
+    const url = publicUrl(settings);
     // Printed once: only the hash is stored, so this is the only time it can be shown.
     process.stdout.write(
       [

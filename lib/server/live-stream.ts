@@ -1,6 +1,6 @@
-import { clientAddress } from "./client-address";
 import { streamLimits } from "@/lib/config";
 import { subscribe } from "./bus";
+import { clientAddress } from "./edge";
 import { problem } from "./http";
 
 /**
@@ -53,7 +53,7 @@ function admit(client: string): (() => void) | null {
 }
 
 export function liveStream(request: Request): Response {
-  const client = clientAddress(request) ?? "unknown";
+  const client = clientAddress(request.headers);
   const release = admit(client);
   if (!release) {
     const { perClient, total } = streamLimits();

@@ -3,6 +3,7 @@ import { describeZodError } from "@/lib/validation";
 import { authorize, type Access, type CallerFor } from "./auth";
 import { isStorageFull } from "@/lib/db/storage-full";
 import { BodyParseError, BodyTooLargeError, closingConnection, problem, readBodyText, readJsonBody, withRetryAfter } from "./http";
+import { edgeSettings, refuseForeignHost } from "./edge";
 import { resolveThread } from "./resolve-thread";
 
 /**
@@ -48,6 +49,9 @@ export function route<A extends Access, P = Record<string, string>, Q = undefine
   handler: (call: RouteCall<A, P, Q, B>) => Promise<Response> | Response,
 ): (request: Request, context?: RouteContext) => Promise<Response> {
   return async (request, context) => {
+    // Requests with a body skip proxy.ts (which would buffer them): the Host is checked here too.
+    const misdirected = refuseForeignHost(request.headers.get("host"), edgeSettings());
+    if (misdirected) return misdirected;
     const now = Date.now();
     const authorized = await authorize(spec.access, request);
     if (!authorized.ok) return authorized.response;

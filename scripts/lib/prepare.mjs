@@ -80,7 +80,7 @@ export function ensureGenerated() {
 }
 
 const BUILD_INPUTS = ["app", "components", "lib"];
-const BUILD_FILES = ["next.config.ts", "tsconfig.json", "package-lock.json", "package.json", "instrumentation.ts"];
+const BUILD_FILES = ["next.config.ts", "tsconfig.json", "package-lock.json", "package.json", "instrumentation.ts", "proxy.ts"];
 
 /** `next build` only when a source file changed since the last build. */
 export function ensureBuilt() {

@@ -1,0 +1,45 @@
+import { NextResponse, type NextRequest } from "next/server";
+import { edgeSettings, refuseForeignAction, refuseForeignHost, refuseMalformedPath } from "@/lib/server/edge";
+import { contentSecurityPolicy, newNonce } from "@/lib/server/security-headers";
+
+/**
+ * Runs before every page, server action and body-less API request: refuses foreign hosts, foreign
+ * action origins and undecodable paths, and gives each page load its CSP nonce. API requests with
+ * a body skip it (see `config`); the route wrapper checks their Host.
+ */
+export function proxy(request: NextRequest) {
+  const settings = edgeSettings();
+  const refused =
+    refuseForeignHost(request.headers.get("host"), settings) ??
+    refuseMalformedPath(new URL(request.url).pathname) ??
+    refuseForeignAction(request, settings);
+  if (refused) return refused;
+  if (request.nextUrl.pathname.startsWith("/api/")) return NextResponse.next();
+
+  const policy = contentSecurityPolicy(newNonce(), { development: process.env.NODE_ENV === "development" });
+  // Next reads the nonce from the request's CSP while rendering and puts it on its scripts.
+  const headers = new Headers(request.headers);
+  headers.set("content-security-policy", policy);
+  const response = NextResponse.next({ request: { headers } });
+  response.headers.set("content-security-policy", policy);
+  return response;
+}
+
+export const config = {
+  matcher: [
+    // Pages and their server actions (an action posts to its page's path), except build assets.
+    { source: "/((?!api/|_next/static/|_next/image|favicon.ico).*)" },
+    // API requests without a body. With a body, a proxy makes Next copy it into memory and read it
+    // to its end before the route runs, defeating the routes' own body limits (ingestion takes
+    // 10 MiB): those requests go straight to their route, whose wrapper checks the Host.
+    // …and those whose path has a non-ASCII escape, so an undecodable one gets its 400 here.
+    { source: "/api/:path(.*%[89a-fA-F].*)" },
+    {
+      source: "/api/:path*",
+      missing: [
+        { type: "header", key: "content-length" },
+        { type: "header", key: "transfer-encoding" },
+      ],
+    },
+  ],
+};
