@@ -25,10 +25,10 @@ interface Answer {
   body: string;
 }
 
-/** One request with any headers (Host included), read to its end. */
+/** One request with any headers (Host included), as the server's admin API key unless it sends its own authorization, read to its end. */
 function request(pathname: string, { method = "GET", headers = {}, body }: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, path: pathname, method, headers }, (res) => {
+    const req = http.request({ host: "127.0.0.1", port, path: pathname, method, headers: { authorization: `Bearer ${server.apiKey}`, ...headers } }, (res) => {
       let text = "";
       res.setEncoding("utf8");
       res.on("data", (chunk) => (text += chunk));
@@ -151,7 +151,7 @@ describe("whose address a request counts as", () => {
   /** Opens a live stream claiming `forwardedFor`; answers its status and a way to close it. */
   async function openStream(target: RunningServer, forwardedFor: string) {
     const controller = new AbortController();
-    const response = await fetch(`${target.url}/api/v1/stream`, { headers: { "x-forwarded-for": forwardedFor, "x-radar-peer": forwardedFor }, signal: controller.signal });
+    const response = await target.fetch(`${target.url}/api/v1/stream`, { headers: { "x-forwarded-for": forwardedFor, "x-radar-peer": forwardedFor }, signal: controller.signal });
     return { status: response.status, close: () => controller.abort() };
   }
 

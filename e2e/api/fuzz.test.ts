@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_INGEST_BODY_BYTES, MAX_ITEMS } from "@/lib/ingest/limits";
 import { MAX_COMMAND_BYTES } from "@/lib/server/http";
 import { createRng } from "../../scripts/demo/random";
-import { startServer, type RunningServer } from "../support/server";
+import { credentialFor, startServer, type RunningServer } from "../support/server";
 
 /**
  * Hostile input against the built server, every endpoint, class by class: malformed JSON and
@@ -172,7 +172,7 @@ interface Answer {
 }
 
 async function send(probe: Probe): Promise<Answer> {
-  const token = probe.token === undefined ? server.token : probe.token;
+  const token = probe.token === undefined ? credentialFor(server, probe.path) : probe.token;
   const headers: Record<string, string> = { ...(token !== null ? { authorization: `Bearer ${token}` } : {}), ...probe.headers };
   const controller = new AbortController();
   const init: RequestInit & { duplex?: "half" } = { method: probe.method ?? (probe.body === undefined ? "GET" : "POST"), headers, signal: controller.signal };
@@ -227,7 +227,7 @@ function upload(path: string, bytes: number, declared: boolean): Promise<Answer>
       }
       resolve({ status: Number(head[1]), type, body });
     });
-    const headers = [`POST ${path} HTTP/1.1`, `host: ${hostname}:${port}`, `authorization: Bearer ${server.token}`, "content-type: application/x-ndjson", "connection: close"];
+    const headers = [`POST ${path} HTTP/1.1`, `host: ${hostname}:${port}`, `authorization: Bearer ${credentialFor(server, path)}`, "content-type: application/x-ndjson", "connection: close"];
     headers.push(declared ? `content-length: ${bytes}` : "transfer-encoding: chunked");
     socket.write(`${headers.join("\r\n")}\r\n\r\n`);
     let sent = 0;

@@ -24,8 +24,9 @@ const TURN = `${THREAD}-turn`;
 const portOf = (url: string) => Number(new URL(url).port);
 
 beforeAll(async () => {
-  server = await startServer();
-  proxy = await startTcpProxy(portOf(server.url));
+  proxy = await startTcpProxy();
+  server = await startServer({ RADAR_PUBLIC_URL: proxy.url });
+  await proxy.up(portOf(server.url));
 });
 
 afterAll(async () => {

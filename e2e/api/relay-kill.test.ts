@@ -21,8 +21,9 @@ const portOf = (url: string) => Number(new URL(url).port);
 const HUNG = 90_000;
 
 beforeAll(async () => {
-  server = await startServer();
-  proxy = await startTcpProxy(portOf(server.url));
+  proxy = await startTcpProxy();
+  server = await startServer({ RADAR_PUBLIC_URL: proxy.url });
+  await proxy.up(portOf(server.url));
 });
 
 afterAll(async () => {

@@ -29,8 +29,9 @@ const portOf = (url: string) => Number(new URL(url).port);
 
 beforeAll(async () => {
   // The stall deadline is an hour away: only the operator's stop ends this wait.
-  [server, mock] = await Promise.all([startServer({ RADAR_POLICY_GRACE_MS: "3600000", RADAR_STOP_GRACE_MS: String(STOP_GRACE_MS) }), startMockProvider()]);
-  proxy = await startTcpProxy(portOf(server.url));
+  proxy = await startTcpProxy();
+  [server, mock] = await Promise.all([startServer({ RADAR_POLICY_GRACE_MS: "3600000", RADAR_STOP_GRACE_MS: String(STOP_GRACE_MS), RADAR_PUBLIC_URL: proxy.url }), startMockProvider()]);
+  await proxy.up(portOf(server.url));
 });
 
 afterAll(async () => {

@@ -18,7 +18,11 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
+/**
+ * The server behind it answers only to the hosts it knows (its own port and RADAR_PUBLIC_URL):
+ * start the proxy first, start the server with `RADAR_PUBLIC_URL: proxy.url`, then `up(its port)`.
+ */
+export async function startTcpProxy(targetPort = 0): Promise<TcpProxy> {
   let target = targetPort;
   let dropBudget = 0;
   const sockets = new Set<net.Socket>();
