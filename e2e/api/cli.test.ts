@@ -30,15 +30,17 @@ function npm(script: "keys" | "users", ...args: string[]): { stdout: string; std
 }
 
 /**
- * A GET status. A shell command takes longer than the server keeps an idle connection open, so a
- * reused connection may be closed under the next request: that request is sent again, once.
+ * A GET status. A shell command takes longer than the server keeps an idle connection open, so
+ * pooled connections may be closed under the next request: it is sent again on another (each
+ * closed one leaves the pool), never on a connection that got an answer.
  */
 async function status(pathname: string, headers: Record<string, string>): Promise<number> {
-  try {
-    return (await fetch(`${server.url}${pathname}`, { headers })).status;
-  } catch (error) {
-    if ((error as { cause?: { code?: string } }).cause?.code !== "UND_ERR_SOCKET") throw error;
-    return (await fetch(`${server.url}${pathname}`, { headers })).status;
+  for (let closed = 0; ; closed++) {
+    try {
+      return (await fetch(`${server.url}${pathname}`, { headers })).status;
+    } catch (error) {
+      if ((error as { cause?: { code?: string } }).cause?.code !== "UND_ERR_SOCKET" || closed === 8) throw error;
+    }
   }
 }
 

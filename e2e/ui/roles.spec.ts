@@ -50,7 +50,7 @@ async function retryingThread(page: Page, name: string): Promise<string> {
     headers: ingest,
     data: [
       { threadId: id, type: "turn.started", turnId: "t1", agent: "codex", provider: "openai", model: "gpt-5.5", title: name },
-      { threadId: id, type: "retry", turnId: "t1", attempt: 1, maxAttempts: 5, error: { httpStatus: 429, message: "Rate limit reached.", retryAfter: "600" } },
+      { threadId: id, type: "retry", turnId: "t1", attempt: 1, maxAttempts: 5, error: { httpStatus: 429, message: "Rate limit reached. Please try again in 90s.", retryAfter: "90" } },
     ],
   });
   expect(response.status(), await response.text()).toBe(200);
