@@ -97,7 +97,7 @@ test("the admin adds an operator and a viewer; the viewer sees no Stop and a for
 
   // A forged stop over the server action, called by its id from the viewer's own page.
   const detail = await viewer.context.request.get(`/api/v1/threads/${encodeURIComponent(leftRetrying)}`);
-  const key = (await detail.json()).key as number;
+  const key = (await detail.json()).thread.key as number;
   const refusal = await viewer.page.evaluate(
     async ({ id, key }) => {
       const response = await fetch("/", { method: "POST", headers: { "next-action": id, "content-type": "text/plain;charset=UTF-8", accept: "text/x-component" }, body: JSON.stringify([{ key }]) });
@@ -108,7 +108,7 @@ test("the admin adds an operator and a viewer; the viewer sees no Stop and a for
   expect(refusal).toContain("This needs the operator");
   expect(refusal).toContain(`${VIEWER.email} is a viewer`);
   const after = await viewer.context.request.get(`/api/v1/threads/${encodeURIComponent(leftRetrying)}`);
-  expect((await after.json()).status).toBe("retrying");
+  expect((await after.json()).thread.status).toBe("retrying");
 
   // The People page is the admin's: a viewer who finds the URL is told so.
   await viewer.page.goto("/people");
