@@ -21,7 +21,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
       <body className="min-h-screen bg-slate-50 text-slate-900 antialiased">
         <SignedInProvider value={principal && { role: principal.role, displayName: principal.displayName }}>
           <Providers>
-            <AppNav signedIn={principal !== null} />
+            <AppNav role={principal?.role ?? null} />
             <main className="mx-auto max-w-[1800px] px-4 py-6 lg:px-8">{children}</main>
           </Providers>
         </SignedInProvider>

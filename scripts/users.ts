@@ -5,9 +5,8 @@
 //   disable <email> | enable <email>            (disabling ends sessions and revokes their keys)
 //   set-role <email> <role> | unlock <email> | setup-link | list
 // A password not given is generated and printed once.
-import crypto from "node:crypto";
 import { parseArgs } from "node:util";
-import { createPerson, newSetupLink, PersonError, resetPassword, unlock } from "../lib/auth/people";
+import { createPerson, generatePassword, newSetupLink, PersonError, resetPassword, unlock } from "../lib/auth/people";
 import { isRole, ROLES } from "../lib/auth/roles";
 import { publicUrl } from "../lib/config";
 import { recordAudit } from "../lib/db/audit";
@@ -23,7 +22,6 @@ const { values, positionals } = parseArgs({
 });
 const [command, argument, extra] = positionals;
 const audit = (action: string, target: string, detail: string | null = null) => recordAudit({ at: Date.now(), actor: ACTOR, action, target, result: "ok", detail });
-const generated = () => crypto.randomBytes(12).toString("base64url");
 
 async function person(email: string | undefined) {
   if (!email) fail("users", `which person? ${USAGE}`);
@@ -34,13 +32,13 @@ try {
   if (command === "create") {
     if (!values.email) fail("users", `--email is required; ${USAGE}`);
     if (!isRole(values.role)) fail("users", `--role must be one of ${ROLES.join(", ")}`);
-    const password = values.password ?? generated();
+    const password = values.password ?? generatePassword();
     const created = await createPerson({ email: values.email, name: values.name, password, role: values.role });
     await audit("person.create", created.email, `role ${created.role}`);
     process.stdout.write(`created ${created.email} (${created.role})${values.password ? "" : `\npassword: ${password}`}\n`);
   } else if (command === "reset-password") {
     const who = await person(argument);
-    const password = values.password ?? generated();
+    const password = values.password ?? generatePassword();
     await resetPassword(who.id, password);
     await audit("person.reset-password", who.email, "sessions ended");
     process.stdout.write(`new password for ${who.email}${values.password ? " set" : `: ${password}`}\n`);

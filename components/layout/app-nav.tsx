@@ -1,24 +1,29 @@
 import Link from "next/link";
 import { AccountMenu } from "@/components/auth/account-menu";
 import { TimeZoneSwitch } from "@/components/time/time-zone-switch";
+import { roleAllows, type Role } from "@/lib/auth/roles";
 
-const LINKS = [
-  { href: "/", label: "Board" },
-  { href: "/insights", label: "Insights" },
-  { href: "/sources", label: "Sources" },
-  { href: "/audit", label: "Audit" },
+const LINKS: { href: string; label: string; needs: Role }[] = [
+  { href: "/", label: "Board", needs: "viewer" },
+  { href: "/insights", label: "Insights", needs: "viewer" },
+  { href: "/sources", label: "Sources", needs: "viewer" },
+  { href: "/audit", label: "Audit", needs: "viewer" },
+  { href: "/people", label: "People", needs: "admin" },
 ];
 
-/** The navigation; its links only once someone is signed in (the sign-in page shows none). */
-export function AppNav({ signedIn }: { signedIn: boolean }) {
+/**
+ * The navigation: the links the signed-in person's role may open (the sign-in page shows none;
+ * the pages check again).
+ */
+export function AppNav({ role }: { role: Role | null }) {
   return (
     <header className="border-b border-slate-200 bg-white">
       <nav aria-label="Main" className="mx-auto flex max-w-[1800px] items-center gap-6 px-4 py-3 lg:px-8">
         <Link href="/" className="text-lg font-semibold tracking-tight text-slate-900">
           <span aria-hidden className="mr-1 text-amber-500">◎</span>Retry Radar
         </Link>
-        {signedIn && <ul className="flex gap-1 text-sm">
-          {LINKS.map((link) => (
+        {role && <ul className="flex gap-1 text-sm">
+          {LINKS.filter((link) => roleAllows(role, link.needs)).map((link) => (
             <li key={link.href}>
               <Link
                 href={link.href}

@@ -95,7 +95,7 @@ function SourceCard({ source, presets, quota, onToken }: { source: SourceOvervie
                   {isAdmin && !token.revokedAt && (
                     <form action={revoke}>
                       <input type="hidden" name="tokenId" value={token.id} />
-                      <button type="submit" disabled={pending} className="rounded-md px-2 py-1 text-xs text-red-800 ring-1 ring-red-300 hover:bg-red-50">
+                      <button type="submit" disabled={pending} className={styles.rowDangerButton}>
                         Revoke
                       </button>
                     </form>

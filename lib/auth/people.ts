@@ -1,7 +1,7 @@
 import { APIError } from "better-auth/api";
 import { recordAudit } from "@/lib/db/audit";
 import { clearGuards, countFailure, guardStates } from "@/lib/db/sign-in-guard";
-import { countPeople, personByEmail, type PersonRecord } from "@/lib/db/people";
+import { countOtherAdmins, countPeople, personByEmail, type PersonRecord } from "@/lib/db/people";
 import { readSetting, takeSetting, writeSetting } from "@/lib/db/settings";
 import crypto from "node:crypto";
 import { auth } from "./better-auth";
@@ -27,6 +27,20 @@ export async function createPerson(input: { email: string; name?: string; passwo
   const user = await context.internalAdapter.createUser({ email, name: input.name?.trim() || email.split("@")[0], role: input.role, emailVerified: false }, { method: "admin" });
   await context.internalAdapter.linkAccount({ providerId: "credential", accountId: user.id, password: hash, userId: user.id });
   return (await personByEmail(email))!;
+}
+
+/** A password an admin hands on once (16 characters of 96 random bits). */
+export function generatePassword(): string {
+  return crypto.randomBytes(12).toString("base64url");
+}
+
+/**
+ * Why `person` may not stop being an admin (demoted or disabled), or null: someone must still be
+ * able to manage people. The shell can always recover, so only the People page asks.
+ */
+export async function lastAdminRefusal(person: PersonRecord): Promise<string | null> {
+  if (person.role !== "admin" || person.disabled) return null;
+  return (await countOtherAdmins(person.id)) > 0 ? null : `${person.email} is the last admin: make someone else an admin first.`;
 }
 
 /** The new person's email, normalized, or a PersonError saying what is wrong. */
@@ -67,7 +81,7 @@ export async function signIn(input: { email: string; password: string; address: 
   try {
     await (await auth()).api.signInEmail({ body: { email, password: input.password, rememberMe: true }, headers: input.headers });
   } catch (error) {
-    if (!(error instanceof APIError)) throw error;
+    if (!isAuthRefusal(error)) throw error;
     const after = await countFailure(guards, now, lockFor);
     const lockedNow = Math.max(0, ...[...after.values()].map((s) => s.lockedUntil ?? 0));
     const disabled = error.status === "FORBIDDEN";
@@ -81,6 +95,14 @@ export async function signIn(input: { email: string; password: string; address: 
   await clearGuards([guards[0]]);
   await recordAudit({ at: now, actor: email, action: "sign-in", result: "ok", detail: `address ${input.address ?? "unknown"}` });
   return { ok: true };
+}
+
+/**
+ * The library's refusal (wrong password, disabled account). In the built app its APIError may be
+ * another copy of the class than the one imported here, so the name is checked too.
+ */
+function isAuthRefusal(error: unknown): error is APIError {
+  return error instanceof APIError || (error instanceof Error && error.name === "APIError" && "status" in error);
 }
 
 /** Lifts a person's lockout; true when there was one. */

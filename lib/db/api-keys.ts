@@ -1,7 +1,8 @@
 import type { Role } from "@/lib/auth/roles";
 import { roleOf } from "@/lib/auth/roles";
+import type { ApiKeyOverview } from "@/lib/wire/types";
 import { db, serialized } from "./client";
-import { statement, type Sql } from "./statement";
+import { isoOrNull, statement, type Sql } from "./statement";
 
 /** API keys as stored: only their hash; generating and hashing them is lib/auth/api-keys.ts's. */
 export interface ApiKeyRecord {
@@ -69,6 +70,14 @@ export function listApiKeys(ownerId?: string): Promise<ApiKeyRecord[]> {
       : statement(`${LIST} WHERE k.ownerId = ? ORDER BY k.revokedAt IS NOT NULL, k.createdAt DESC`).all(ownerId)) as KeyRow[];
     return rows.map((row) => ({ ...row, role: roleOf(row.role) }));
   });
+}
+
+/** Every key, live ones first, for the People page. */
+export async function apiKeyOverviews(): Promise<ApiKeyOverview[]> {
+  return (await listApiKeys()).map((key) => ({
+    id: key.id, name: key.name, role: key.role, prefix: key.prefix, owner: key.ownerEmail,
+    createdAt: isoOrNull(key.createdAt)!, lastUsedAt: isoOrNull(key.lastUsedAt), revokedAt: isoOrNull(key.revokedAt),
+  }));
 }
 
 /** The live key with this hash and its owner's standing; `lastUsedAt` is recorded at most once a minute. */

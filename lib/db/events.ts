@@ -2,7 +2,7 @@ import type { RadarEvent } from "@/lib/retry";
 import type { EventPage, EventView } from "@/lib/wire/types";
 import { serialized } from "./client";
 import { rollupRows } from "./rollups";
-import { pluck, statement } from "./statement";
+import { isoOrNull, pluck, statement } from "./statement";
 
 /** Stored lines of the sources: their keys (idempotency), the event rows and progress folding. */
 
@@ -126,8 +126,6 @@ interface PageRow extends Pick<EventView, PlainColumns> {
   clampedFrom: number | null;
   raw?: string;
 }
-
-const isoOrNull = (ms: number | null) => (ms == null ? null : new Date(ms).toISOString());
 
 function toEventView({ id, at, receivedAt, lastAt, late, clampedFrom, raw, ...plain }: PageRow): EventView {
   return {

@@ -1,5 +1,6 @@
 import type { ExportQuery } from "@/lib/insights/range";
 import type { ExportKind, ExportRow } from "@/lib/insights/stream";
+import { auditWhere, type AuditFilter } from "./audit";
 import { db, serialized } from "./client";
 import { factFilterSql, RETRIED_AT_SQL, waitMsSql } from "./fact-sql";
 import { statement, type Sql } from "./statement";
@@ -120,8 +121,21 @@ function pagedQuery(kind: ExportKind, query: ExportQuery, now: number): PagedQue
 }
 
 /** Pages of export rows; each `next()` runs one query. */
-export async function* exportPages(kind: ExportKind, query: ExportQuery, now: number, sql: Sql = db().sql, pageSize = PAGE_SIZE): AsyncGenerator<ExportRow[]> {
-  const { text, before, after } = pagedQuery(kind, query, now);
+export function exportPages(kind: ExportKind, query: ExportQuery, now: number, sql: Sql = db().sql, pageSize = PAGE_SIZE): AsyncGenerator<ExportRow[]> {
+  return keysetPages(pagedQuery(kind, query, now), sql, pageSize);
+}
+
+export const AUDIT_COLUMNS = ["at", "actor", "action", "target", "reason", "result", "detail"] as const;
+
+/** The audit log in time order, with the audit page's filter. */
+export function auditExportPages(filter: AuditFilter, sql: Sql = db().sql, pageSize = PAGE_SIZE): AsyncGenerator<ExportRow[]> {
+  const where = auditWhere(filter);
+  const text = `SELECT at AS _sort, id AS _key, ${AUDIT_COLUMNS.join(", ")} FROM "AuditEntry"
+    WHERE (at, id) > (?, ?) AND ${where.sql} ORDER BY at, id LIMIT ?`;
+  return keysetPages({ text, before: [], after: where.params }, sql, pageSize);
+}
+
+async function* keysetPages({ text, before, after }: PagedQuery, sql: Sql, pageSize: number): AsyncGenerator<ExportRow[]> {
   let cursor: [number, number] = [Number.MIN_SAFE_INTEGER, 0];
   for (;;) {
     const rows = (await serialized(() => statement(text, sql).all(...before, ...cursor, ...after, pageSize))) as Record<string, unknown>[];

@@ -1,7 +1,9 @@
 import type { Role } from "@/lib/auth/roles";
 import { roleOf } from "@/lib/auth/roles";
+import { accountGuard } from "@/lib/auth/lockout";
+import type { PersonOverview } from "@/lib/wire/types";
 import { serialized } from "./client";
-import { statement } from "./statement";
+import { isoOrNull, statement } from "./statement";
 
 /**
  * People as Retry Radar reads and changes them. Creating people, passwords and sessions is the
@@ -51,6 +53,19 @@ export function listPeople(): Promise<PersonRecord[]> {
   return serialized(() => (statement(`SELECT ${COLUMNS} FROM "User" ORDER BY email`).all() as PersonRow[]).map(toPerson));
 }
 
+/** Everyone, with any sign-in failures in a row and the lockout they caused, for the People page. */
+export function peopleOverview(now = Date.now()): Promise<PersonOverview[]> {
+  return serialized(() => {
+    const guard = statement(`SELECT failures, lockedUntil FROM "SignInGuard" WHERE key = ?`);
+    return (statement(`SELECT ${COLUMNS} FROM "User" ORDER BY email`).all() as PersonRow[]).map((row) => {
+      const person = toPerson(row);
+      const state = guard.get(accountGuard(person.email)) as { failures: number; lockedUntil: number | null } | undefined;
+      const locked = state?.lockedUntil && state.lockedUntil > now ? state.lockedUntil : null;
+      return { ...person, createdAt: isoOrNull(row.createdAt)!, lockedUntil: isoOrNull(locked), failures: state?.failures ?? 0 };
+    });
+  });
+}
+
 export function setRole(id: string, role: Role, now = Date.now()): Promise<boolean> {
   return serialized(() => statement(`UPDATE "User" SET role = ?, updatedAt = ? WHERE id = ?`).run(role, now, id).changes === 1);
 }
@@ -77,4 +92,11 @@ export function endSession(sessionId: string): Promise<void> {
   return serialized(() => {
     statement(`DELETE FROM "Session" WHERE id = ?`).run(sessionId);
   });
+}
+
+/** Admins who can still sign in other than `exceptId`: the People page never leaves none. */
+export function countOtherAdmins(exceptId: string): Promise<number> {
+  return serialized(
+    () => (statement(`SELECT count(*) AS n FROM "User" WHERE role = 'admin' AND coalesce(banned, 0) = 0 AND id != ?`).get(exceptId) as { n: number }).n,
+  );
 }

@@ -47,3 +47,6 @@ export function statement(text: string, sql: Sql = db().sql): Database.Statement
 export function pluck(text: string, sql: Sql = db().sql): Database.Statement {
   return prepared(keptFor(sql).plucked, text, () => sql.prepare(text).pluck());
 }
+
+/** Stored times are epoch ms; what lib/db returns to clients is ISO-8601 UTC. */
+export const isoOrNull = (ms: number | null) => (ms == null ? null : new Date(ms).toISOString());

@@ -46,8 +46,11 @@ export interface ExportQuery {
 type Params = URLSearchParams | Record<string, string | string[] | undefined>;
 type Parsed<T> = { ok: true; query: T } | { ok: false; error: string };
 
+/** `range=` in a URL: one of the presets. */
+export const rangePreset = z.enum(Object.keys(RANGE_PRESETS) as [RangePreset, ...RangePreset[]], { error: "expected 1h, 24h or 7d" });
+
 const extras = z.object({
-  range: z.enum(Object.keys(RANGE_PRESETS) as [RangePreset, ...RangePreset[]], { error: "expected 1h, 24h or 7d" }).optional(),
+  range: rangePreset.optional(),
   split: z.enum(SPLITS, { error: "expected kind, provider or model" }).optional(),
 });
 

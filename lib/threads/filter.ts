@@ -16,7 +16,8 @@ const list = <T extends string>(item: z.ZodType<T, string>) =>
     .transform((values) => values.flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean))
     .pipe(z.array(item));
 
-const time = z
+/** A time in a URL: ISO-8601 or epoch milliseconds. */
+export const instant = z
   .string()
   .transform((value, ctx) => {
     const ms = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
@@ -34,8 +35,8 @@ const schema = z.object({
   model: list(z.string().max(200)).optional(),
   source: list(z.string().max(200)).optional(),
   q: z.array(z.string().max(200)).transform((v) => v[0]?.trim() || undefined).optional(),
-  from: z.array(time).transform((v) => v[0]).optional(),
-  to: z.array(time).transform((v) => v[0]).optional(),
+  from: z.array(instant).transform((v) => v[0]).optional(),
+  to: z.array(instant).transform((v) => v[0]).optional(),
   page: z.array(z.coerce.number().int().min(1)).transform((v) => v[0]).optional(),
   pageSize: z.array(z.coerce.number().int().min(1).max(500)).transform((v) => v[0]).optional(),
 });

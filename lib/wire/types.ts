@@ -247,3 +247,30 @@ export interface ThreadRows {
 export interface InsightsResponse extends InsightsData {
   serverTime: string;
 }
+
+/** One person on the People page. */
+export interface PersonOverview {
+  id: string;
+  email: string;
+  name: string;
+  role: "viewer" | "operator" | "admin";
+  disabled: boolean;
+  createdAt: string;
+  /** While the account refuses sign-ins after failures in a row. */
+  lockedUntil: string | null;
+  /** Failed sign-ins in a row. */
+  failures: number;
+}
+
+/** One API key on the People page (never the key itself: only its first characters). */
+export interface ApiKeyOverview {
+  id: string;
+  name: string;
+  role: "viewer" | "operator" | "admin";
+  prefix: string;
+  /** The owner's email; null for a service account. */
+  owner: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}

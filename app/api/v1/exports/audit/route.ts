@@ -1,0 +1,19 @@
+import { auditFilter, auditQuery } from "@/lib/audit/query";
+import { AUDIT_COLUMNS, auditExportPages } from "@/lib/db/exports";
+import { exportFilename, exportHeaders, exportStream } from "@/lib/insights/stream";
+import { route } from "@/lib/server/route";
+import { exportFormatQuery } from "@/lib/validation";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * Streamed export of the audit log, oldest first: ?format=json|ndjson|csv and the audit page's
+ * filter (action, actor, q, range or from/to). Columns: README "Exports".
+ */
+export const GET = route(
+  { access: "viewer", query: { schema: auditQuery.extend(exportFormatQuery.shape), title: "Bad export query" } },
+  ({ query: { format, ...filter }, now }) => {
+    const body = exportStream(format, AUDIT_COLUMNS, auditExportPages(auditFilter(filter, now)));
+    return new Response(body, { headers: exportHeaders(format, exportFilename("audit", format, now)) });
+  },
+);

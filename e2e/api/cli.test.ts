@@ -1,0 +1,118 @@
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { newApiKey } from "../../lib/auth/api-keys";
+import { insertApiKeyInto } from "../../lib/db/api-keys";
+import { startServer, type RunningServer } from "../support/server";
+
+/**
+ * `npm run keys` and `npm run users` from a shell on the server's database file, against the
+ * running server: what they make works at once, what they take away stops at once.
+ */
+const root = path.resolve(import.meta.dirname, "../..");
+let server: RunningServer;
+
+beforeAll(async () => {
+  server = await startServer();
+}, 180_000);
+afterAll(() => server?.stop());
+
+function npm(script: "keys" | "users", ...args: string[]): { stdout: string; stderr: string } {
+  const port = new URL(server.url).port;
+  const result = spawnSync("npm", ["run", "--silent", script, "--", ...args], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: `file:${server.databaseFile}`, HOST: "127.0.0.1", PORT: port },
+    encoding: "utf8",
+  });
+  if (result.status !== 0) throw new Error(`npm run ${script} ${args.join(" ")}: exit ${result.status}\n${result.stdout}\n${result.stderr}`);
+  return { stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * A GET status. A shell command takes longer than the server keeps an idle connection open, so
+ * pooled connections may be closed under the next request: it is sent again on another (each
+ * closed one leaves the pool), never on a connection that got an answer.
+ */
+async function status(pathname: string, headers: Record<string, string>): Promise<number> {
+  for (let closed = 0; ; closed++) {
+    try {
+      return (await fetch(`${server.url}${pathname}`, { headers })).status;
+    } catch (error) {
+      if ((error as { cause?: { code?: string } }).cause?.code !== "UND_ERR_SOCKET" || closed === 8) throw error;
+    }
+  }
+}
+
+const lastLine = (text: string) => text.trimEnd().split("\n").at(-1)!;
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+it("a viewer key made in the shell reads threads and metrics, cannot stop, shows its last use, and is refused once revoked", { timeout: 180_000 }, async () => {
+  const { stdout } = npm("keys", "create", "--role", "viewer", "--name", "scraper");
+  const key = lastLine(stdout);
+  expect(key).toMatch(/^rrk_[\w-]+$/);
+  expect(await status("/api/v1/threads", bearer(key))).toBe(200);
+  expect(await status("/api/metrics", bearer(key))).toBe(200);
+  const stop = await fetch(`${server.url}/api/v1/threads/anything/stop`, { method: "POST", headers: { ...bearer(key), "content-type": "application/json" }, body: "{}" });
+  expect(stop.status).toBe(403);
+  expect((await stop.json()).permission).toBe("operator");
+
+  const listed = npm("keys", "list").stdout.split("\n").find((line) => line.includes("scraper"))!;
+  expect(listed).toContain("viewer");
+  expect(listed).toContain("service account");
+  expect(listed).not.toMatch(/never/);
+
+  expect(npm("keys", "revoke", "scraper").stdout).toContain('revoked 1 key(s) named "scraper"');
+  expect(await status("/api/v1/threads", bearer(key))).toBe(401);
+});
+
+it("disabling a person in the shell ends their sessions and their keys at once", { timeout: 180_000 }, async () => {
+  const email = "leaver@cli.test";
+  const password = "leaver-password-1";
+  expect(npm("users", "create", "--email", email, "--role", "operator", "--password", password).stdout).toContain(`created ${email} (operator)`);
+  const session = await signInThroughTheForm(email, password);
+  expect(await status("/api/v1/threads", { cookie: session })).toBe(200);
+
+  // Their own key, as the People page stores it.
+  const owner = new Database(server.databaseFile, { timeout: 5_000 });
+  const { id } = owner.prepare(`SELECT id FROM "User" WHERE email = ?`).get(email) as { id: string };
+  const theirs = newApiKey("leaver's script", "operator", id);
+  insertApiKeyInto(owner, theirs.row, Date.now());
+  owner.close();
+  expect(await status("/api/v1/threads", bearer(theirs.key))).toBe(200);
+
+  expect(npm("users", "disable", email).stdout).toContain(`disabled ${email}`);
+  expect(await status("/api/v1/threads", { cookie: session })).toBe(401);
+  expect(await status("/api/v1/threads", bearer(theirs.key))).toBe(401);
+});
+
+it("`users setup-link` prints a link whose page offers the setup form", { timeout: 180_000 }, async () => {
+  const link = lastLine(npm("users", "setup-link").stdout);
+  expect(link).toMatch(new RegExp(`^${server.url.replace(/[.:/]/g, "\\$&")}/setup\\?code=[\\w-]+$`));
+  const page = await (await fetch(link)).text();
+  expect(page).toContain('data-testid="setup-email"');
+  const wrong = await (await fetch(`${server.url}/setup?code=not-the-code`)).text();
+  expect(wrong).not.toContain('data-testid="setup-email"');
+});
+
+/**
+ * Signs in the way a browser without JavaScript does: the sign-in page's form posted with its
+ * hidden action fields. Returns the session cookie.
+ */
+async function signInThroughTheForm(email: string, password: string): Promise<string> {
+  const html = await (await fetch(`${server.url}/sign-in`)).text();
+  const form = html.slice(html.indexOf('aria-label="Sign in with email and password"'));
+  const body = new FormData();
+  for (const match of form.slice(0, form.indexOf("</form>")).matchAll(/<input type="hidden" name="([^"]+)"(?: value="([^"]*)")?/g)) {
+    body.append(decode(match[1]), decode(match[2] ?? ""));
+  }
+  body.set("email", email);
+  body.set("password", password);
+  const response = await fetch(`${server.url}/sign-in`, { method: "POST", body, redirect: "manual", headers: { origin: server.url } });
+  const cookies = response.headers.getSetCookie().map((c) => c.split(";")[0]);
+  const session = cookies.filter((c) => c.includes("session")).join("; ");
+  if (!session) throw new Error(`no session cookie: ${response.status} ${cookies.join(", ")}`);
+  return session;
+}
+
+const decode = (text: string) => text.replace(/&quot;/g, '"').replace(/&#x27;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");

@@ -1,0 +1,28 @@
+"use server";
+
+import { z } from "zod";
+import { lastAdminRefusal } from "@/lib/auth/people";
+import { ROLES } from "@/lib/auth/roles";
+import { setRole } from "@/lib/db/people";
+import { resolvePerson } from "./resolve-person";
+import { fail, formAction } from "./safe-action";
+
+/** Changes a person's role; their API keys follow (a key never exceeds its owner's role). */
+export const setPersonRole = formAction(
+  {
+    name: "person.role",
+    access: "admin",
+    input: z.object({ personId: z.string().min(1), role: z.enum(ROLES) }),
+    resolve: resolvePerson,
+    revalidate: "/people",
+  },
+  async ({ role }, { resolved: person, now }) => {
+    if (role === person.role) return { ok: true, from: person.role };
+    if (role !== "admin") {
+      const refusal = await lastAdminRefusal(person);
+      if (refusal) return fail(refusal);
+    }
+    return (await setRole(person.id, role, now)) ? { ok: true, from: person.role } : fail("No such person.");
+  },
+  ({ role }, result, person) => ({ target: person.email, result: result.ok ? "ok" : "refused", detail: result.ok ? `${result.from} → ${role}` : result.error }),
+);
