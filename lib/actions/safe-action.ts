@@ -51,10 +51,11 @@ type Audit<S extends z.ZodType, R, O extends Outcome> = (input: z.output<S>, out
 
 function execute<S extends z.ZodType, R, O extends Outcome>(spec: ActionSpec<S, R>, run: Run<S, R, O>, audit?: Audit<S, R, O>) {
   return async (raw: unknown): Promise<O | ActionFailure> => {
-    const parsed = spec.input.safeParse(raw);
-    if (!parsed.success) return fail(describeZodError(parsed.error));
+    // Who is asking comes first: a caller without the permission learns nothing about the input.
     const authorized = await authorize(spec.access ?? "operator", null);
     if (!authorized.ok) return fail(((await authorized.response.json()) as { detail: string }).detail);
+    const parsed = spec.input.safeParse(raw);
+    if (!parsed.success) return fail(describeZodError(parsed.error));
     const { principal } = authorized.caller as { principal: Principal };
     const resolved = spec.resolve ? await spec.resolve(parsed.data) : (undefined as R);
     if (isRefusal(resolved)) return resolved;
