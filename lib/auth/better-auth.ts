@@ -8,6 +8,7 @@ import { db } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/audit";
 import { personById } from "@/lib/db/people";
 import { settingOrCreate } from "@/lib/db/settings";
+import type { Role } from "./roles";
 import { roleForClaims } from "./sso";
 
 /**
@@ -25,6 +26,10 @@ function build(secret: string) {
   const base = publicUrl(c);
   const sso = oidcSettings(c);
   const idle = Math.round(c.RADAR_SESSION_IDLE_HOURS * HOUR_S);
+  // The role a first-time SSO person's claims give, by email, from reading the profile to creating
+  // the person within one callback: the library drops `role` from a mapped profile (the admin
+  // plugin declares it not settable from input), so the user-creation hook sets it.
+  const ssoRoles = new Map<string, Role>();
   return betterAuth({
     appName: "Retry Radar",
     baseURL: base,
@@ -40,8 +45,21 @@ function build(secret: string) {
     // unused for `expiresIn`. The absolute lifetime is checked by lib/server/auth.ts.
     session: { expiresIn: idle, updateAge: Math.min(HOUR_S, Math.max(60, Math.floor(idle / 4))) },
     // An SSO identity joins an existing person only when the provider says the email is verified.
-    account: { accountLinking: { enabled: true, trustedProviders: [] } },
+    // People made here have no mailbox check of their own (an admin typed the address), so the
+    // provider's verification is the one that counts.
+    account: { accountLinking: { enabled: true, trustedProviders: [], requireLocalEmailVerified: false } },
     databaseHooks: {
+      user: {
+        create: {
+          before: async (user, context) => {
+            if (!context?.path?.startsWith("/oauth2/callback")) return;
+            const email = String(user.email).toLowerCase();
+            const role = ssoRoles.get(email) ?? "viewer";
+            ssoRoles.delete(email);
+            return { data: { ...user, role } };
+          },
+        },
+      },
       session: {
         create: {
           // Password sign-ins are audited by lib/auth/people.ts; single sign-on completes here.
@@ -67,8 +85,12 @@ function build(secret: string) {
                   clientSecret: sso.clientSecret,
                   scopes: ["openid", "email", "profile"],
                   pkce: true,
-                  // The role a first-time SSO person gets; later changes are an admin's.
-                  mapProfileToUser: (profile) => ({ role: roleForClaims(profile as Record<string, unknown>, sso) }),
+                  // The role a first-time SSO person gets (set when the person is created, above);
+                  // later changes are an admin's.
+                  mapProfileToUser: (profile) => {
+                    if (typeof profile.email === "string") ssoRoles.set(profile.email.toLowerCase(), roleForClaims(profile as Record<string, unknown>, sso));
+                    return {};
+                  },
                 },
               ],
             }),

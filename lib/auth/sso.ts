@@ -15,3 +15,15 @@ export function roleForClaims(claims: Record<string, unknown>, mapping: ClaimMap
   if (values.some((v) => mapping.operatorValues.includes(v))) return "operator";
   return "viewer";
 }
+
+/**
+ * What /sign-in says when single sign-on came back with an error (`?error=` from the callback):
+ * an existing person whose email the provider did not verify is the one a person can act on.
+ */
+export function ssoFailureMessage(error: string | undefined): string | null {
+  if (!error) return null;
+  if (error === "account_not_linked") {
+    return "A person with this email already exists here, and single sign-on joins an existing person only when the provider has verified the email. Sign in with your password, or ask an admin.";
+  }
+  return "Single sign-on did not complete. Try again, or ask an admin.";
+}

@@ -45,7 +45,9 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-it-"));
   const databaseFile = path.join(dir, "radar.db");
   const token = `rr_it_${Math.random().toString(36).slice(2)}`;
-  let port = await freePort();
+  // A fixed PORT (e.g. registered with an OpenID Connect provider before the start) is kept on restart.
+  const fixedPort = env.PORT ? Number(env.PORT) : null;
+  let port = fixedPort ?? (await freePort());
   let child: ChildProcess;
   let log = "";
 
@@ -128,7 +130,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
     stop,
     async restart() {
       await stop();
-      port = await freePort();
+      port = fixedPort ?? (await freePort());
       await launch();
     },
     kill,
