@@ -6,6 +6,7 @@
  */
 import http from "node:http";
 import Provider from "oidc-provider";
+import { SSO_CALLBACK_PATH } from "../../lib/auth/sso";
 import { freePort } from "../../scripts/lib/port.mjs";
 
 export interface ProviderPerson {
@@ -37,7 +38,7 @@ export async function startOidcProvider(radarUrl: string, people: ProviderPerson
       {
         client_id: clientId,
         client_secret: clientSecret,
-        redirect_uris: [`${radarUrl}/api/auth/oauth2/callback/oidc`],
+        redirect_uris: [`${radarUrl}${SSO_CALLBACK_PATH}`],
         grant_types: ["authorization_code"],
         response_types: ["code"],
         token_endpoint_auth_method: "client_secret_basic",

@@ -9,7 +9,8 @@ import { recordAudit } from "@/lib/db/audit";
 import { personById } from "@/lib/db/people";
 import { settingOrCreate } from "@/lib/db/settings";
 import type { Role } from "./roles";
-import { roleForClaims } from "./sso";
+import { OIDC_PROVIDER_ID, roleForClaims } from "./sso";
+
 
 /**
  * The authentication library (Better Auth, through its Prisma adapter): password hashing,
@@ -17,7 +18,8 @@ import { roleForClaims } from "./sso";
  * handles session cryptography or password hashes itself. Its secret is generated on first start
  * and kept in the database, so sessions survive restarts and every instance shares it.
  */
-export const OIDC_PROVIDER_ID = "oidc";
+/** The library's own path (under /api/auth) of the callback, as its hooks see it. */
+const isSsoCallback = (path: string | undefined) => path?.startsWith("/callback/") ?? false;
 const SECRET_SETTING = "auth.secret";
 const HOUR_S = 3600;
 
@@ -52,7 +54,7 @@ function build(secret: string) {
       user: {
         create: {
           before: async (user, context) => {
-            if (!context?.path?.startsWith("/oauth2/callback")) return;
+            if (!isSsoCallback(context?.path)) return;
             const email = String(user.email).toLowerCase();
             const role = ssoRoles.get(email) ?? "viewer";
             ssoRoles.delete(email);
@@ -64,7 +66,7 @@ function build(secret: string) {
         create: {
           // Password sign-ins are audited by lib/auth/people.ts; single sign-on completes here.
           after: async (session, context) => {
-            if (!context?.path?.startsWith("/oauth2/callback")) return;
+            if (!isSsoCallback(context?.path)) return;
             const person = await personById(session.userId);
             await recordAudit({ at: Date.now(), actor: person?.email ?? session.userId, action: "sign-in", result: "ok", detail: `single sign-on; role ${person?.role ?? "unknown"}` });
           },

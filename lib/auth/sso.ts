@@ -1,5 +1,10 @@
 import type { Role } from "./roles";
 
+/** The single sign-on provider's id in the authentication library. */
+export const OIDC_PROVIDER_ID = "oidc";
+/** Where the provider sends people back: register `<public URL>` + this as the client's redirect URI. */
+export const SSO_CALLBACK_PATH = `/api/auth/callback/${OIDC_PROVIDER_ID}`;
+
 /** The claim → role mapping for people signing in through OpenID Connect. */
 export interface ClaimMapping {
   roleClaim: string;
