@@ -47,7 +47,6 @@ test.beforeAll(async () => {
 });
 
 test.afterAll(async () => {
-  if (process.env.RADAR_SSO_DEBUG) console.log(radar?.output());
   await radar?.stop();
   await provider?.stop();
 });
