@@ -1,4 +1,4 @@
-import { APIError } from "better-auth/api";
+import { isAPIError } from "better-auth/api";
 import { recordAudit } from "@/lib/db/audit";
 import { clearGuards, countFailure, guardStates } from "@/lib/db/sign-in-guard";
 import { countPeople, personByEmail, type PersonRecord } from "@/lib/db/people";
@@ -67,7 +67,8 @@ export async function signIn(input: { email: string; password: string; address: 
   try {
     await (await auth()).api.signInEmail({ body: { email, password: input.password, rememberMe: true }, headers: input.headers });
   } catch (error) {
-    if (!(error instanceof APIError)) throw error;
+    // By name, not class: Next bundles the library once per route group, so the class thrown may be another copy.
+    if (!isAPIError(error)) throw error;
     const after = await countFailure(guards, now, lockFor);
     const lockedNow = Math.max(0, ...[...after.values()].map((s) => s.lockedUntil ?? 0));
     const disabled = error.status === "FORBIDDEN";
