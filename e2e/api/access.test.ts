@@ -67,7 +67,7 @@ beforeAll(async () => {
     tokenId: (file.prepare("SELECT id FROM IngestToken LIMIT 1").get() as { id: string }).id,
   }));
 });
-afterAll(() => { if (process.env.ACCESS_DEBUG) console.log(server?.output()); return server?.stop(); });
+afterAll(() => server?.stop());
 
 function readDatabase<T>(read: (file: Database.Database) => T): T {
   const file = new Database(server.databaseFile, { readonly: true, timeout: 5_000 });
