@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { get, post, startServer, type RunningServer } from "../support/server";
+import { get, post, startServer, threadDetail, type RunningServer } from "../support/server";
 
 /**
  * Ingest tokens stay narrow: a source's token sends events and polls and acknowledges its own
@@ -49,8 +49,7 @@ describe("an ingest token", () => {
   it("cannot stop a thread, even its own source's", async () => {
     const answer = await send(server.token, `/api/v1/threads/${mine}/stop`, { method: "POST", body: "{}" });
     expect(answer.status).toBe(401);
-    const detail = await get(server, `/api/v1/threads/${mine}`);
-    expect(detail.body.status).toBe("retrying");
+    expect((await threadDetail(server, mine)).thread.status).toBe("retrying");
   });
 
   it("sees and acknowledges only its own source's directives", async () => {
@@ -67,11 +66,11 @@ describe("an ingest token", () => {
     // The first source's token cannot acknowledge it, as if the other agent had stopped.
     const forged = await post(server, `/api/v1/directives/${directive.id}/ack`, { result: "acknowledged" });
     expect(forged.status).toBe(404);
-    expect((await get(server, `/api/v1/threads/${theirs}`)).body.status).toBe("stopping");
+    expect((await threadDetail(server, theirs)).thread.status).toBe("stopping");
 
     const own = await send(other.token, `/api/v1/directives/${directive.id}/ack`, { method: "POST", body: JSON.stringify({ result: "acknowledged" }) });
     expect(own.status, own.text).toBe(200);
-    expect((await get(server, `/api/v1/threads/${theirs}`)).body.status).toBe("stopped");
+    expect((await threadDetail(server, theirs)).thread.status).toBe("stopped");
   });
 });
 
