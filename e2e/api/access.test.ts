@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { encodeReply } from "next/dist/compiled/react-server-dom-webpack/client.node.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SSO_CALLBACK_PATH } from "../../lib/auth/sso";
+import { builtActions, callAction, fillSegments as fill, type ActionInput } from "../support/actions";
 import { startServer, type RunningServer } from "../support/server";
 
 /**
@@ -123,9 +123,6 @@ function appFiles(name: string): { pattern: string; file: string }[] {
   return found.sort((a, b) => a.pattern.localeCompare(b.pattern));
 }
 
-/** A dynamic segment (`[id]`, `[...all]`) filled with a placeholder. */
-const fill = (pattern: string) => pattern.replace(/\[\.{0,3}[^\]]+\]/g, "placeholder");
-
 const routes = appFiles("route.ts").flatMap(({ pattern, file }) => {
   const source = fs.readFileSync(path.join(root, file), "utf8");
   return METHODS.filter((method) => new RegExp(`export\\s+(const|async\\s+function|function)\\s+${method}\\b`).test(source)).map((method) => ({ pattern, method, file }));
@@ -133,7 +130,7 @@ const routes = appFiles("route.ts").flatMap(({ pattern, file }) => {
 const pages = appFiles("page.tsx").map(({ pattern }) => pattern);
 
 /** Nothing the server read with its keys shows up for a stranger. */
-function expectNothingOf(answer: Answer, label: string) {
+function expectNothingOf(answer: Pick<Answer, "body">, label: string) {
   expect(answer.body, `${label} gave away a thread`).not.toContain(threadId);
   expect(answer.body, `${label} gave away a thread's title`).not.toContain("a secret title");
 }
@@ -203,21 +200,13 @@ describe("pages send an anonymous visitor to sign in", () => {
 });
 
 describe("server actions refuse an anonymous caller", () => {
-  /** Every action of the build, by its id, with a page that serves it. */
-  const manifest = JSON.parse(fs.readFileSync(path.join(root, ".next", "server", "server-reference-manifest.json"), "utf8")) as {
-    node: Record<string, { workers: Record<string, unknown>; filename: string; exportedName: string }>;
-  };
-  const actions = Object.entries(manifest.node).map(([id, entry]) => ({
-    id,
-    name: `${entry.filename}#${entry.exportedName}`,
-    page: fill(Object.keys(entry.workers).find((worker) => !worker.includes("_not-found"))!.replace(/^app/, "").replace(/\/page$/, "") || "/"),
-  }));
+  const actions = builtActions();
 
   /**
    * An input each action accepts (its schema passes), so a refusal is the access rule's and not
    * the input's. A new action needs one here: the test says so by name.
    */
-  const inputs: Record<string, () => { object: unknown } | { form: Record<string, string | File> }> = {
+  const inputs: Record<string, () => ActionInput> = {
     "lib/actions/sign-out.ts#signOut": () => ({ object: { everywhere: true } }),
     "lib/actions/stop-thread.ts#stopThread": () => ({ object: { key: facts.threadKey, reason: "anonymous" } }),
     "lib/actions/stop-matching.ts#stopMatching": () => ({ object: { query: "", expected: 1 } }),
@@ -230,46 +219,25 @@ describe("server actions refuse an anonymous caller", () => {
     "lib/actions/sign-in-sso.ts#signInWithSso": () => ({ form: {} }),
   };
 
-  /** The action called the way React calls it: its id in `Next-Action`, its arguments encoded as a reply. */
-  async function callAction(id: string, page: string, input: { object: unknown } | { form: Record<string, string | File> }) {
-    let args: unknown[];
-    if ("form" in input) {
-      const form = new FormData();
-      for (const [key, value] of Object.entries(input.form)) form.set(key, value);
-      args = [null, form];
-    } else {
-      args = [input.object];
-    }
-    const body = await encodeReply(args);
-    return call(page, { method: "POST", headers: { "next-action": id, origin: server.url, accept: "text/x-component" }, body: body as BodyInit });
-  }
-
-  /** The action's return value in the RSC answer (the row after the root: `1:{…}`). */
-  function actionResult(body: string): { ok: boolean; error?: string } | null {
-    const row = /^1:(\{.*\})$/m.exec(body);
-    return row ? JSON.parse(row[1]) : null;
-  }
-
   it("finds the actions of the build", () => {
     expect(actions.map((a) => a.name)).toEqual(expect.arrayContaining(["lib/actions/stop-thread.ts#stopThread", "lib/actions/sign-in.ts#signIn"]));
   });
 
-  it.each(actions.map((a) => [a.name, a] as const))("%s", async (name, { id, page }) => {
+  it.each(actions.map((a) => [a.name, a] as const))("%s", async (name, action) => {
     const input = inputs[name];
     expect(input, `${name} has no sample input in e2e/api/access.test.ts: add one its schema accepts`).toBeDefined();
     const before = state();
     const grantedBefore = grants();
-    const answer = await callAction(id, page, input!());
-    expect(answer.sessionCookie, `${name} gave an anonymous caller a session`).toBe(false);
-    const result = actionResult(answer.body);
-    expect(result?.ok, `${name} (action ${id}) did not refuse an anonymous caller: ${answer.status} ${answer.body.slice(0, 300)}`).toBe(false);
+    const { response, body, result } = await callAction(server.url, action, input!());
+    expect(grantsSession(response), `${name} gave an anonymous caller a session`).toBe(false);
+    expect(result?.ok, `${name} (action ${action.id}) did not refuse an anonymous caller: ${response.status} ${body.slice(0, 300)}`).toBe(false);
     if (PUBLIC_ACTIONS.has(name)) {
       // Anyone may try; no person, session, key or token came of it (a failed sign-in is audited).
       expect(grants(), `${name} granted something without valid input`).toEqual(grantedBefore);
     } else {
-      expect(result!.error, `${name} (action ${id}) refused for another reason than access: has it lost its access rule?`).toMatch(/sign in|permission/i);
+      expect(result!.error, `${name} (action ${action.id}) refused for another reason than access: has it lost its access rule?`).toMatch(/sign in|permission/i);
       expect(state(), `${name} changed something for an anonymous caller`).toBe(before);
     }
-    expectNothingOf(answer, name);
+    expectNothingOf({ body }, name);
   });
 });
