@@ -97,12 +97,10 @@ test("an existing person's email is joined only when the provider has verified i
   const joined = await signInWithSso(browser, "lead");
   // The existing person, with the role they had (an admin's), not one from the claims.
   await expect(joined.getByTestId("signed-in-role")).toHaveText("admin");
-  await expect(joined.getByTestId("signed-in-name")).toHaveText(/./);
-  // Their password still works too.
   await joined.context().close();
 });
 
-test("the audit log records each single sign-on with the role it gave", async ({ browser }) => {
+test("the audit log records each single sign-on with the role it gave (read by the lead, whose password still works)", async ({ browser }) => {
   const context = await browser.newContext({ storageState: undefined, baseURL: radar.url });
   const page = await context.newPage();
   await page.goto("/sign-in");
