@@ -10,7 +10,6 @@ export const dynamic = "force-dynamic";
  * with a password, setup and signing out go through server actions, where the lockout and the
  * audit apply, so the library's own sign-in endpoints are not reachable from outside.
  */
-
 export const GET = route({ access: "public" }, async ({ request }) => {
   if (new URL(request.url).pathname !== SSO_CALLBACK_PATH) return problem(404, "Not found", "Sign in on the /sign-in page.");
   return (await auth()).handler(request);
