@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/auth/sign-in-form";
+import { ssoFailureMessage } from "@/lib/auth/sso";
 import { oidcSettings } from "@/lib/config";
 import { signedInPrincipal } from "@/lib/server/page-access";
 import { localPath } from "@/lib/validation";
@@ -15,7 +16,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   return (
     <div className="mx-auto mt-12 max-w-sm rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
       <h1 className="mb-4 text-xl font-semibold tracking-tight">Sign in to Retry Radar</h1>
-      <SignInForm next={next} sso={oidcSettings() !== null} ssoError={params.error === "sso"} />
+      <SignInForm next={next} sso={oidcSettings() !== null} ssoError={ssoFailureMessage(typeof params.error === "string" ? params.error : undefined)} />
     </div>
   );
 }

@@ -6,10 +6,10 @@ import { signInWithSso } from "@/lib/actions/sign-in-sso";
 import { Field, styles } from "@/components/ui/controls";
 
 /** Email and password, and single sign-on when the server has it configured. */
-export function SignInForm({ next, sso, ssoError }: { next: string; sso: boolean; ssoError: boolean }) {
+export function SignInForm({ next, sso, ssoError }: { next: string; sso: boolean; ssoError: string | null }) {
   const [outcome, submit, pending] = useActionState(signIn, null);
   const [ssoOutcome, startSso, ssoPending] = useActionState(signInWithSso, null);
-  const error = outcome && !outcome.ok ? outcome.error : ssoOutcome && !ssoOutcome.ok ? ssoOutcome.error : ssoError ? "Single sign-on did not complete. Try again, or ask an admin." : null;
+  const error = outcome && !outcome.ok ? outcome.error : ssoOutcome && !ssoOutcome.ok ? ssoOutcome.error : ssoError;
   return (
     <div className="space-y-4">
       <form action={submit} className="space-y-3" aria-label="Sign in with email and password">

@@ -8,7 +8,9 @@ import { db } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/audit";
 import { personById } from "@/lib/db/people";
 import { settingOrCreate } from "@/lib/db/settings";
-import { roleForClaims } from "./sso";
+import type { Role } from "./roles";
+import { OIDC_PROVIDER_ID, roleForClaims } from "./sso";
+
 
 /**
  * The authentication library (Better Auth, through its Prisma adapter): password hashing,
@@ -16,7 +18,8 @@ import { roleForClaims } from "./sso";
  * handles session cryptography or password hashes itself. Its secret is generated on first start
  * and kept in the database, so sessions survive restarts and every instance shares it.
  */
-export const OIDC_PROVIDER_ID = "oidc";
+/** The library's own path (under /api/auth) of the callback, as its hooks see it. */
+const isSsoCallback = (path: string | undefined) => path?.startsWith("/callback/") ?? false;
 const SECRET_SETTING = "auth.secret";
 const HOUR_S = 3600;
 
@@ -25,6 +28,10 @@ function build(secret: string) {
   const base = publicUrl(c);
   const sso = oidcSettings(c);
   const idle = Math.round(c.RADAR_SESSION_IDLE_HOURS * HOUR_S);
+  // The role a first-time SSO person's claims give, by email, from reading the profile to creating
+  // the person within one callback: the library drops `role` from a mapped profile (the admin
+  // plugin declares it not settable from input), so the user-creation hook sets it.
+  const ssoRoles = new Map<string, Role>();
   return betterAuth({
     appName: "Retry Radar",
     baseURL: base,
@@ -40,13 +47,26 @@ function build(secret: string) {
     // unused for `expiresIn`. The absolute lifetime is checked by lib/server/auth.ts.
     session: { expiresIn: idle, updateAge: Math.min(HOUR_S, Math.max(60, Math.floor(idle / 4))) },
     // An SSO identity joins an existing person only when the provider says the email is verified.
-    account: { accountLinking: { enabled: true, trustedProviders: [] } },
+    // People made here have no mailbox check of their own (an admin typed the address), so the
+    // provider's verification is the one that counts.
+    account: { accountLinking: { enabled: true, trustedProviders: [], requireLocalEmailVerified: false } },
     databaseHooks: {
+      user: {
+        create: {
+          before: async (user, context) => {
+            if (!isSsoCallback(context?.path)) return;
+            const email = String(user.email).toLowerCase();
+            const role = ssoRoles.get(email) ?? "viewer";
+            ssoRoles.delete(email);
+            return { data: { ...user, role } };
+          },
+        },
+      },
       session: {
         create: {
           // Password sign-ins are audited by lib/auth/people.ts; single sign-on completes here.
           after: async (session, context) => {
-            if (!context?.path?.startsWith("/oauth2/callback")) return;
+            if (!isSsoCallback(context?.path)) return;
             const person = await personById(session.userId);
             await recordAudit({ at: Date.now(), actor: person?.email ?? session.userId, action: "sign-in", result: "ok", detail: `single sign-on; role ${person?.role ?? "unknown"}` });
           },
@@ -67,8 +87,12 @@ function build(secret: string) {
                   clientSecret: sso.clientSecret,
                   scopes: ["openid", "email", "profile"],
                   pkce: true,
-                  // The role a first-time SSO person gets; later changes are an admin's.
-                  mapProfileToUser: (profile) => ({ role: roleForClaims(profile as Record<string, unknown>, sso) }),
+                  // The role a first-time SSO person gets (set when the person is created, above);
+                  // later changes are an admin's.
+                  mapProfileToUser: (profile) => {
+                    if (typeof profile.email === "string") ssoRoles.set(profile.email.toLowerCase(), roleForClaims(profile as Record<string, unknown>, sso));
+                    return {};
+                  },
                 },
               ],
             }),

@@ -1,4 +1,4 @@
-import { APIError } from "better-auth/api";
+import { isAPIError } from "better-auth/api";
 import { recordAudit } from "@/lib/db/audit";
 import { clearGuards, countFailure, guardStates } from "@/lib/db/sign-in-guard";
 import { countOtherAdmins, countPeople, personByEmail, type PersonRecord } from "@/lib/db/people";
@@ -81,7 +81,8 @@ export async function signIn(input: { email: string; password: string; address: 
   try {
     await (await auth()).api.signInEmail({ body: { email, password: input.password, rememberMe: true }, headers: input.headers });
   } catch (error) {
-    if (!isAuthRefusal(error)) throw error;
+    // By name, not class: Next bundles the library once per route group, so the class thrown may be another copy.
+    if (!isAPIError(error)) throw error;
     const after = await countFailure(guards, now, lockFor);
     const lockedNow = Math.max(0, ...[...after.values()].map((s) => s.lockedUntil ?? 0));
     const disabled = error.status === "FORBIDDEN";
@@ -95,14 +96,6 @@ export async function signIn(input: { email: string; password: string; address: 
   await clearGuards([guards[0]]);
   await recordAudit({ at: now, actor: email, action: "sign-in", result: "ok", detail: `address ${input.address ?? "unknown"}` });
   return { ok: true };
-}
-
-/**
- * The library's refusal (wrong password, disabled account). In the built app its APIError may be
- * another copy of the class than the one imported here, so the name is checked too.
- */
-function isAuthRefusal(error: unknown): error is APIError {
-  return error instanceof APIError || (error instanceof Error && error.name === "APIError" && "status" in error);
 }
 
 /** Lifts a person's lockout; true when there was one. */

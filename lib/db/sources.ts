@@ -1,6 +1,6 @@
 import type { SourceOverview } from "@/lib/wire/types";
 import { db, serialized } from "./client";
-import { pluck, statement } from "./statement";
+import { pluck, statement, type Sql } from "./statement";
 
 /**
  * Sources and their ingest tokens. Tokens are stored as their hash only: hashing and generating
@@ -53,22 +53,25 @@ const TOUCH = `UPDATE "Source" SET lastSeenAt = max(coalesce(lastSeenAt, 0), ?) 
 
 const toSource = (row: SourceRow): SourceRecord => ({ ...row, capacityRecovery: row.capacityRecovery === 1 });
 
-function insertToken(sourceId: string, token: StoredToken, now: number): string {
+function insertToken(sourceId: string, token: StoredToken, now: number, sql: Sql = db().sql): string {
   const id = crypto.randomUUID();
-  statement(INSERT_TOKEN).run(id, sourceId, token.tokenHash, token.prefix, token.label, now);
+  statement(INSERT_TOKEN, sql).run(id, sourceId, token.tokenHash, token.prefix, token.label, now);
   return id;
 }
 
 /** A new source with its first token, in one transaction. */
 export function createSource(name: string, token: StoredToken, now = Date.now()): Promise<SourceRecord> {
-  return serialized(() => {
-    const id = crypto.randomUUID();
-    db().sql.transaction(() => {
-      statement(INSERT_SOURCE).run(id, name, now);
-      insertToken(id, token, now);
-    })();
-    return { id, name, policy: null, capacityRecovery: false };
-  });
+  return serialized(() => ({ id: insertSourceInto(db().sql, name, token, now), name, policy: null, capacityRecovery: false }));
+}
+
+/** Inserts a source and its first token through a given connection (also a test harness seeding a server's database file); returns its id. */
+export function insertSourceInto(sql: Sql, name: string, token: StoredToken, now: number): string {
+  const id = crypto.randomUUID();
+  sql.transaction(() => {
+    statement(INSERT_SOURCE, sql).run(id, name, now);
+    insertToken(id, token, now, sql);
+  })();
+  return id;
 }
 
 /** Stores another token of a source; returns its id. */

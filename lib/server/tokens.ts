@@ -8,16 +8,17 @@ export function generateToken(): string {
   return generateCredential("ingest-token");
 }
 
-const stored = (token: string, label: string | null): StoredToken => ({ tokenHash: hashToken(token), prefix: token.slice(0, 7), label });
+/** What is kept of a token: its hash, the prefix people recognise it by, and its label. */
+export const storedToken = (token: string, label: string | null): StoredToken => ({ tokenHash: hashToken(token), prefix: token.slice(0, 7), label });
 
 export function createSource(name: string, token: string, now = Date.now()): Promise<SourceRecord> {
-  return storeSource(name, stored(token, "initial"), now);
+  return storeSource(name, storedToken(token, "initial"), now);
 }
 
 /** Issues a new token for a source; the caller shows it once. */
 export async function createToken(sourceId: string, label: string | null, now = Date.now()): Promise<{ id: string; token: string }> {
   const token = generateToken();
-  return { id: await addToken(sourceId, stored(token, label), now), token };
+  return { id: await addToken(sourceId, storedToken(token, label), now), token };
 }
 
 /** The source an ingest token belongs to, or null for an unknown or revoked token. */
@@ -36,7 +37,7 @@ export async function ensureDefaultSource(configuredToken: string | undefined): 
     // RADAR_INGEST_TOKEN between restarts works as an operator expects.
     if (configuredToken) {
       const status = await tokenStatus(hashToken(configuredToken));
-      if (status === "unknown") await addToken(existing.id, stored(configuredToken, "RADAR_INGEST_TOKEN"), Date.now());
+      if (status === "unknown") await addToken(existing.id, storedToken(configuredToken, "RADAR_INGEST_TOKEN"), Date.now());
       else if (status === "revoked") {
         // An operator revoked it: setting it again in the environment does not bring it back.
         process.stderr.write("[radar] RADAR_INGEST_TOKEN was revoked on the Sources page; it stays revoked. Set a new one.\n");

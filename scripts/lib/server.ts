@@ -9,6 +9,8 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { newApiKey } from "../../lib/auth/api-keys";
 import { insertApiKeyInto } from "../../lib/db/api-keys";
+import { insertSourceInto } from "../../lib/db/sources";
+import { generateToken, storedToken } from "../../lib/server/tokens";
 import { freePort } from "./port.mjs";
 
 /** How long the app may take to answer /api/health: only a bound for a hung start, never a speed target. */
@@ -24,6 +26,8 @@ export interface RunningServer {
   token: string;
   /** An admin API key (a service account), for every read and operator call. */
   apiKey: string;
+  /** Another source with its own ingest token, as the Sources page makes one. */
+  addSource(name: string): { id: string; token: string };
   /** fetch with the admin API key, unless `init` sends its own authorization. */
   fetch(input: string, init?: RequestInit): Promise<Response>;
   databaseFile: string;
@@ -45,7 +49,9 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-it-"));
   const databaseFile = path.join(dir, "radar.db");
   const token = `rr_it_${Math.random().toString(36).slice(2)}`;
-  let port = await freePort();
+  // A fixed PORT (e.g. registered with an OpenID Connect provider before the start) is kept on restart.
+  const fixedPort = env.PORT ? Number(env.PORT) : null;
+  let port = fixedPort ?? (await freePort());
   let child: ChildProcess;
   let log = "";
 
@@ -105,13 +111,16 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
   await launch();
   // Seeded straight into the database file the server has just migrated: the same row
   // `npm run keys -- create` writes, without a second process per server.
+  const seed = <T>(write: (file: Database.Database) => T): T => {
+    const file = new Database(databaseFile, { timeout: 5_000 });
+    try {
+      return write(file);
+    } finally {
+      file.close();
+    }
+  };
   const seeded = newApiKey("integration-tests", "admin", null);
-  const file = new Database(databaseFile, { timeout: 5_000 });
-  try {
-    insertApiKeyInto(file, seeded.row, Date.now());
-  } finally {
-    file.close();
-  }
+  seed((file) => insertApiKeyInto(file, seeded.row, Date.now()));
   const apiKey = seeded.key;
   return {
     get url() {
@@ -119,6 +128,10 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
     },
     token,
     apiKey,
+    addSource(name) {
+      const sourceToken = generateToken();
+      return { id: seed((file) => insertSourceInto(file, name, storedToken(sourceToken, "initial"), Date.now())), token: sourceToken };
+    },
     fetch: (input, init = {}) => {
       const headers = new Headers(init.headers);
       if (!headers.has("authorization")) headers.set("authorization", `Bearer ${apiKey}`);
@@ -128,7 +141,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
     stop,
     async restart() {
       await stop();
-      port = await freePort();
+      port = fixedPort ?? (await freePort());
       await launch();
     },
     kill,
