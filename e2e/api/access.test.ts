@@ -48,10 +48,11 @@ interface Answer {
 let server: RunningServer;
 const threadId = `access-${Date.now().toString(36)}`;
 /** Facts of the running server that actions' inputs name (a thread's key, a source, a token). */
-let facts: { threadKey: number; sourceId: string; tokenId: string };
+let facts: { threadKey: number; sourceId: string; tokenId: string; personId: string; keyId: string };
 
 beforeAll(async () => {
-  server = await startServer();
+  // A person exists (the admin from the environment), so actions on people have someone to name.
+  server = await startServer({ RADAR_ADMIN_EMAIL: "admin@access.test", RADAR_ADMIN_PASSWORD: "access-admin-password" });
   const sent = await fetch(`${server.url}/api/v1/events`, {
     method: "POST",
     headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
@@ -65,6 +66,8 @@ beforeAll(async () => {
     threadKey: (file.prepare("SELECT id FROM Thread WHERE externalId = ?").get(threadId) as { id: number }).id,
     sourceId: (file.prepare("SELECT id FROM Source LIMIT 1").get() as { id: string }).id,
     tokenId: (file.prepare("SELECT id FROM IngestToken LIMIT 1").get() as { id: string }).id,
+    personId: (file.prepare("SELECT id FROM User LIMIT 1").get() as { id: string }).id,
+    keyId: (file.prepare("SELECT id FROM ApiKey LIMIT 1").get() as { id: string }).id,
   }));
 });
 afterAll(() => server?.stop());
@@ -217,6 +220,13 @@ describe("server actions refuse an anonymous caller", () => {
     "lib/actions/sign-in.ts#signIn": () => ({ form: { email: "intruder@access.test", password: "not-the-password" } }),
     "lib/actions/setup.ts#setUp": () => ({ form: { code: "forged-setup-code", email: "intruder@access.test", password: "intruder-password-long" } }),
     "lib/actions/sign-in-sso.ts#signInWithSso": () => ({ form: {} }),
+    "lib/actions/create-person.ts#addPerson": () => ({ form: { email: "intruder@access.test", role: "admin", password: "intruder-password-long" } }),
+    "lib/actions/set-person-role.ts#setPersonRole": () => ({ form: { personId: facts.personId, role: "viewer" } }),
+    "lib/actions/disable-person.ts#disablePerson": () => ({ form: { personId: facts.personId } }),
+    "lib/actions/enable-person.ts#enablePerson": () => ({ form: { personId: facts.personId } }),
+    "lib/actions/unlock-person.ts#unlockPerson": () => ({ form: { personId: facts.personId } }),
+    "lib/actions/create-api-key.ts#addApiKey": () => ({ form: { name: "intruder", role: "admin" } }),
+    "lib/actions/revoke-api-key.ts#revokeApiKey": () => ({ form: { keyId: facts.keyId } }),
   };
 
   it("finds the actions of the build", () => {

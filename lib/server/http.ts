@@ -18,7 +18,7 @@ export class BodyTooLargeError extends Error {}
 export async function readBodyText(request: Request, limit: number): Promise<string> {
   const declared = Number(request.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > limit) {
-    if (request.body) discardRest(request.body.getReader(), limit);
+    if (request.body) await discardRest(request.body.getReader(), limit);
     throw new BodyTooLargeError();
   }
   if (!request.body) return "";
@@ -30,7 +30,7 @@ export async function readBodyText(request: Request, limit: number): Promise<str
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
-      discardRest(reader, limit);
+      await discardRest(reader, limit);
       throw new BodyTooLargeError();
     }
     chunks.push(value);
@@ -38,25 +38,37 @@ export async function readBodyText(request: Request, limit: number): Promise<str
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** How long a refused body may keep arriving before the connection is dropped anyway. */
+const DISCARD_WITHIN_MS = 10_000;
+
 /**
- * A refused body is read on and dropped, up to `budget` more bytes, while the refusal goes out:
- * closing at once would reset the connection and could destroy the 413 before the client reads
- * it. Nothing is kept; past the budget the connection is dropped.
+ * A refused body is read on and dropped, up to `budget` more bytes or DISCARD_WITHIN_MS, before
+ * the refusal goes out: the 413 closes the connection, and closing while the client still writes
+ * resets it (EPIPE) before the client reads the answer. Nothing is kept; past either bound the
+ * connection is dropped.
  */
-function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, budget: number) {
-  void (async () => {
+async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, budget: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const drained = (async () => {
     let left = budget;
-    try {
-      while (left > 0) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        left -= value.byteLength;
-      }
-      await reader.cancel();
-    } catch {
-      // the client went away: nothing to drop
+    while (left > 0) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      left -= value.byteLength;
     }
   })();
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, DISCARD_WITHIN_MS);
+  });
+  try {
+    await Promise.race([drained, late]);
+  } catch {
+    // the client went away: nothing to drop
+  } finally {
+    clearTimeout(timer);
+    drained.catch(() => undefined);
+    await reader.cancel().catch(() => undefined);
+  }
 }
 
 export class BodyParseError extends Error {}
