@@ -5,6 +5,7 @@ import { TimeZoneSwitch } from "@/components/time/time-zone-switch";
 const LINKS = [
   { href: "/", label: "Board" },
   { href: "/insights", label: "Insights" },
+  { href: "/limits", label: "Limits" },
   { href: "/sources", label: "Sources" },
   { href: "/audit", label: "Audit" },
 ];

@@ -234,6 +234,11 @@ export interface StreamThreads {
   serverTime: string;
 }
 
+/** The live stream's `limits` event: some usage window got a new snapshot. */
+export interface StreamLimits {
+  serverTime: string;
+}
+
 /** Most keys one `?keys=` request may name. */
 export const MAX_THREAD_ROWS = 100;
 
@@ -245,5 +250,39 @@ export interface ThreadRows {
 
 /** GET /api/v1/insights: every chart's numbers (fields: lib/insights/types.ts). */
 export interface InsightsResponse extends InsightsData {
+  serverTime: string;
+}
+
+/** One usage window (GET /api/v1/limits and the Limits page): the latest snapshot of (source, account, provider, window). */
+export interface LimitWindowView {
+  /** Stable anchor: the page's row is `#limit-<key>`. */
+  key: string;
+  source: string;
+  sourceId: string;
+  account: string | null;
+  provider: string;
+  window: string;
+  /** 0–100; null when only the status is known. */
+  usedPercent: number | null;
+  windowMinutes: number | null;
+  resetAt: string | null;
+  /** ok, warning or rejected. */
+  status: string;
+  /** Why the provider refused, when it said (Codex `rateLimitReachedType`). */
+  reachedType: string | null;
+  observedAt: string;
+  /** The snapshot is old, or the window has reset since: its fill no longer holds. */
+  stale: boolean;
+  /** The agent's thread the latest snapshot came with, when known. */
+  threadId: string | null;
+  /** Threads of this source waiting on a usage limit that resets with this window. */
+  blockedThreads: { key: number; id: string; title: string | null; status: string }[];
+  /** Recent snapshots, oldest first. */
+  history: { at: string; usedPercent: number | null }[];
+}
+
+/** GET /api/v1/limits. */
+export interface LimitsView {
+  windows: LimitWindowView[];
   serverTime: string;
 }
