@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
 import type { LimitSnapshot } from "@/lib/ingest/limit-snapshots";
+import { THREAD_STATUSES } from "@/lib/retry/types";
+import { isStoppable } from "@/lib/threads/statuses";
 import type { LimitsView, LimitWindowView } from "@/lib/wire/types";
 import { serialized } from "./client";
 import { statement } from "./statement";
@@ -34,10 +36,19 @@ const CURRENT = `SELECT w.*, s.name AS sourceName FROM "LimitWindow" w JOIN "Sou
   ORDER BY s.name, w.provider, w.account, w.window`;
 const HISTORY = `SELECT observedAt, usedPercent FROM (SELECT observedAt, usedPercent FROM "LimitSnapshot"
   WHERE sourceId = ? AND account = ? AND provider = ? AND window = ? ORDER BY observedAt DESC LIMIT ${HISTORY_POINTS}) ORDER BY observedAt`;
-// Threads of the window's source still waiting on a usage limit whose reset is the window's.
+/**
+ * Statuses of a thread a full window holds up: waiting for the reset, or ended on the refusal
+ * (Claude Code answers a usage limit with a failed turn, no retry).
+ */
+const HELD_STATUSES = THREAD_STATUSES.filter((s) => s === "waiting_reset" || (!isStoppable(s) && s !== "completed" && s !== "idle"));
+
+// Threads of the window's source waiting on a usage limit whose reset is the window's, and, while
+// the window refuses, the held thread the refusal came with.
 const BLOCKED = `SELECT id, externalId, title, status FROM "Thread"
-  WHERE sourceId = @sourceId AND resetAt > @now AND abs(resetAt - @resetAt) <= ${RESET_MATCH_MS}
-    AND (lastErrorKind = 'usage_limit' OR retryKind = 'usage_limit' OR status = 'waiting_reset')
+  WHERE sourceId = @sourceId AND (
+    (resetAt > @now AND abs(resetAt - @resetAt) <= ${RESET_MATCH_MS}
+      AND (lastErrorKind = 'usage_limit' OR retryKind = 'usage_limit' OR status = 'waiting_reset'))
+    OR (@rejected AND externalId = @threadId AND status IN (SELECT value FROM json_each(@held))))
   ORDER BY updatedAt DESC LIMIT 50`;
 const PRUNE = `DELETE FROM "LimitSnapshot" WHERE id IN (SELECT id FROM "LimitSnapshot" WHERE observedAt < ? ORDER BY observedAt LIMIT ?)`;
 
@@ -88,9 +99,16 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 
 function toView(row: WindowRow, now: number): LimitWindowView {
   const blocked =
-    row.resetAt === null
+    row.resetAt === null || row.resetAt <= now
       ? []
-      : (statement(BLOCKED).all({ sourceId: row.sourceId, now, resetAt: row.resetAt }) as { id: number; externalId: string; title: string | null; status: string }[]);
+      : (statement(BLOCKED).all({
+          sourceId: row.sourceId,
+          now,
+          resetAt: row.resetAt,
+          rejected: row.status === "rejected" ? 1 : 0,
+          threadId: row.threadId,
+          held: JSON.stringify(HELD_STATUSES),
+        }) as { id: number; externalId: string; title: string | null; status: string }[]);
   const history = statement(HISTORY).all(row.sourceId, row.account, row.provider, row.window) as { observedAt: number; usedPercent: number | null }[];
   return {
     key: limitWindowKey(row.sourceId, row.account, row.provider, row.window),
