@@ -75,7 +75,7 @@ describe("usage windows through the data path", () => {
       ["secondary", 12, "2026-12-04T23:35:48.000Z", "ok", null],
     ]);
     // "try again at 9:29 AM" gave the thread the primary window's reset.
-    expect(rows[0].blockedThreads.map((t) => t.status)).toEqual(["failed"]);
+    expect(rows[0].blockedThreads.map((t) => t.status)).toEqual(["waiting_reset"]);
     expect(rows[1].blockedThreads).toEqual([]);
   });
 
