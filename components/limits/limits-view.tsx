@@ -86,6 +86,7 @@ function LimitRow({ window }: { window: LimitWindowView }) {
       data-provider={window.provider}
       data-status={window.status}
       data-stale={window.stale}
+      data-account={window.account ?? ""}
       className={`align-top target:bg-sky-50 ${window.stale ? "text-slate-500" : ""}`}
     >
       <th scope="row" className="px-3 py-2 font-medium">

@@ -134,14 +134,9 @@ function lowerCaseHeaders(headers: Record<string, string>): Record<string, strin
   return out;
 }
 
-/**
- * Validate and normalize one canonical event. `index` only fills NormalizedLine.index.
- * Without `id`, the idempotency key is derived as in key.ts.
- */
-export function normalizeCanonical(item: unknown, receivedAt: number, index = 0): CanonicalResult {
-  if (!isObject(item)) return { ok: false, error: "expected a JSON object" };
-  if (item.type === "limit.updated") return normalizeLimitUpdated(item, receivedAt, index);
-  const parsed = canonicalEventSchema.safeParse(item);
+/** Validates an item against its schema and resolves its `at`; every problem named by its field. */
+function parseWithTime<S extends z.ZodType>(schema: S, item: JsonObject, receivedAt: number): { ok: true; value: z.output<S>; at: number } | { ok: false; error: string } {
+  const parsed = schema.safeParse(item);
   const problems: string[] = [];
   if (!parsed.success) problems.push(formatIssues(parsed.error.issues));
   let at = receivedAt;
@@ -151,7 +146,19 @@ export function normalizeCanonical(item: unknown, receivedAt: number, index = 0)
     else problems.push(`at: ${t.message}`);
   }
   if (problems.length > 0 || !parsed.success) return { ok: false, error: problems.join("; ") };
-  const v = parsed.data;
+  return { ok: true, value: parsed.data, at };
+}
+
+/**
+ * Validate and normalize one canonical event. `index` only fills NormalizedLine.index.
+ * Without `id`, the idempotency key is derived as in key.ts.
+ */
+export function normalizeCanonical(item: unknown, receivedAt: number, index = 0): CanonicalResult {
+  if (!isObject(item)) return { ok: false, error: "expected a JSON object" };
+  if (item.type === "limit.updated") return normalizeLimitUpdated(item, receivedAt, index);
+  const parsed = parseWithTime(canonicalEventSchema, item, receivedAt);
+  if (!parsed.ok) return parsed;
+  const { value: v, at } = parsed;
 
   const event: NormalizedEvent = { type: v.type, at, threadId: v.threadId };
   if (v.turnId !== undefined) event.turnId = v.turnId;
@@ -215,17 +222,9 @@ function canonicalKey(item: JsonObject, id: string | undefined, threadId: string
 }
 
 function normalizeLimitUpdated(item: JsonObject, receivedAt: number, index: number): CanonicalResult {
-  const parsed = limitUpdatedSchema.safeParse(item);
-  const problems: string[] = [];
-  if (!parsed.success) problems.push(formatIssues(parsed.error.issues));
-  let at = receivedAt;
-  if (item.at !== undefined && (parsed.success || !parsed.error.issues.some((i) => i.path[0] === "at"))) {
-    const t = parseEventTime(item.at, receivedAt);
-    if (t.ok) at = t.at;
-    else problems.push(`at: ${t.message}`);
-  }
-  if (problems.length > 0 || !parsed.success) return { ok: false, error: problems.join("; ") };
-  const v = parsed.data;
+  const parsed = parseWithTime(limitUpdatedSchema, item, receivedAt);
+  if (!parsed.ok) return parsed;
+  const { value: v, at } = parsed;
   const threadId = v.threadId ?? null;
   const usedPercent = v.usedPercent ?? null;
   const snapshot: LimitSnapshot = {
