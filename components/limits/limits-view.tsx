@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import Link from "next/link";
+import { LiveIndicator } from "@/components/live/live-indicator";
 import { usePollInterval } from "@/components/live/live-updates";
 import { threadHref } from "@/components/threads/links";
 import { StatusBadge } from "@/components/threads/status-badge";
@@ -27,11 +28,15 @@ const STATUS_STYLE: Record<LimitStatus, { label: string; bar: string; badge: str
 /** Live like the board: refetched when the stream says a window or a thread's status changed. */
 export function LimitsView({ initial }: { initial: LimitsData }) {
   const pollInterval = usePollInterval();
-  const { data } = useQuery({ ...limitsQuery(), initialData: initial, refetchInterval: pollInterval });
+  const query = useQuery({ ...limitsQuery(), initialData: initial, refetchInterval: pollInterval });
+  const { data } = query;
   return (
     <div className="space-y-4" data-testid="limits">
       <div>
-        <h1 className="text-2xl font-semibold tracking-tight">Limits</h1>
+        <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
+          <h1 className="text-2xl font-semibold tracking-tight">Limits</h1>
+          <LiveIndicator lastUpdated={query.dataUpdatedAt || null} />
+        </div>
         <p className="text-sm text-slate-600">
           How full each usage window is and when it resets, as the agents and their providers last reported it. The same rows as JSON:{" "}
           <a href="/api/v1/limits" className="underline">/api/v1/limits</a>.
