@@ -315,7 +315,8 @@ export function buildScenario(scenario: ScenarioName, rng: Rng, ids: Ids): Actor
         usedPercent,
         resetsAt: now + minutes * 60_000,
       });
-      b.work(200, 800, ...start(), window(rng.int(90, 97))).progress(rng.int(1, 3));
+      // Derived from draws already made, so the rest of the fleet's schedule stays as it was.
+      b.work(200, 800, ...start(), window(90 + (minutes % 8))).progress(rng.int(1, 3));
       b.work(300, 1_000, window(100), (now) => ({
         type: "turn.failed",
         error: {
@@ -475,9 +476,11 @@ export function buildScenario(scenario: ScenarioName, rng: Rng, ids: Ids): Actor
           { method: "item/completed", params: { item: { type: "agentMessage", id: item, text: "Done: fixed." }, threadId, turnId } },
         ],
       });
-      const used = rng.int(5, 85);
-      const primaryResetS = rng.int(600, 18_000);
-      const secondaryResetS = rng.int(86_400, 604_800);
+      // Derived from the item id already drawn, so the rest of the fleet's schedule stays as it was.
+      const seed = Number.parseInt(item.slice(-6), 16) || 0;
+      const used = 5 + (seed % 80);
+      const primaryResetS = 600 + (seed % 17_400);
+      const secondaryResetS = 86_400 + (seed % 518_400);
       b.steps.push({
         waitMs: rng.int(500, 1_500),
         scaled: true,
