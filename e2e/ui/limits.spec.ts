@@ -60,4 +60,11 @@ test("the Limits page shows a window at 92 % with a ticking reset countdown and 
   await expect(blocked).toBeVisible();
   await blocked.click();
   await expect(page).toHaveURL(new RegExp(`/threads/${threadId}`));
+
+  // The thread page links back to the window's row.
+  const back = page.getByTestId("thread-limit-link");
+  await expect(back).toHaveText("openai primary window at 92 %");
+  await back.click();
+  await expect(page).toHaveURL(/\/limits#limit-[0-9a-f]{12}$/);
+  await expect(row).toBeVisible();
 });

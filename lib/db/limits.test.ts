@@ -60,6 +60,10 @@ describe("usage windows through the data path", () => {
       resetAt: "2026-11-30T12:28:08.000Z", status: "rejected", observedAt: "2026-11-30T08:28:08.251Z", stale: false,
     });
     expect(row.blockedThreads).toEqual([expect.objectContaining({ id: "e79e78c0-92cf-4ea0-b9d6-3988a712744d" })]);
+    // The thread's page sees the same link from its side.
+    expect(await m.limits.windowsBlocking(row.blockedThreads[0].key, at + 60_000)).toEqual([
+      { key: row.key, provider: "anthropic", window: "five_hour", usedPercent: 100, status: "rejected", resetAt: "2026-11-30T12:28:08.000Z" },
+    ]);
     // Once the window has reset, it blocks nobody and its fill is stale.
     const later = (await m.limits.listLimitWindows(Date.parse("2026-11-30T12:30:00Z"))).windows.find((w) => w.sourceId === source.id)!;
     expect(later).toMatchObject({ stale: true, blockedThreads: [] });

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { LimitSnapshot } from "@/lib/ingest/limit-snapshots";
 import { THREAD_STATUSES } from "@/lib/retry/types";
 import { isStoppable } from "@/lib/threads/statuses";
-import type { LimitsView, LimitWindowView } from "@/lib/wire/types";
+import type { BlockingWindow, LimitsView, LimitWindowView } from "@/lib/wire/types";
 import { serialized } from "./client";
 import { statement } from "./statement";
 
@@ -42,14 +42,20 @@ const HISTORY = `SELECT observedAt, usedPercent FROM (SELECT observedAt, usedPer
  */
 const HELD_STATUSES = THREAD_STATUSES.filter((s) => s === "waiting_reset" || (!isStoppable(s) && s !== "completed" && s !== "idle"));
 
-// Threads of the window's source waiting on a usage limit whose reset is the window's, and, while
-// the window refuses, the held thread the refusal came with.
-const BLOCKED = `SELECT id, externalId, title, status FROM "Thread"
-  WHERE sourceId = @sourceId AND (
-    (resetAt > @now AND abs(resetAt - @resetAt) <= ${RESET_MATCH_MS}
-      AND (lastErrorKind = 'usage_limit' OR retryKind = 'usage_limit' OR status = 'waiting_reset'))
-    OR (@rejected AND externalId = @threadId AND status IN (SELECT value FROM json_each(@held))))
-  ORDER BY updatedAt DESC LIMIT 50`;
+/**
+ * The one rule linking a window `w` to a thread `t` it blocks: a thread of the window's source
+ * waiting on a usage limit whose reset is the window's, and, while the window refuses, the held
+ * thread the refusal came with. Only while the window has not reset yet.
+ */
+const BLOCKS = `w.sourceId = t.sourceId AND w.resetAt > @now AND (
+    (t.resetAt > @now AND abs(t.resetAt - w.resetAt) <= ${RESET_MATCH_MS}
+      AND (t.lastErrorKind = 'usage_limit' OR t.retryKind = 'usage_limit' OR t.status = 'waiting_reset'))
+    OR (w.status = 'rejected' AND t.externalId = w.threadId AND t.status IN (SELECT value FROM json_each(@held))))`;
+const BLOCKED = `SELECT t.id, t.externalId, t.title, t.status FROM "LimitWindow" w JOIN "Thread" t ON ${BLOCKS}
+  WHERE w.sourceId = @sourceId AND w.account = @account AND w.provider = @provider AND w.window = @window
+  ORDER BY t.updatedAt DESC LIMIT 50`;
+const BLOCKING = `SELECT w.sourceId, w.account, w.provider, w.window, w.usedPercent, w.status, w.resetAt
+  FROM "Thread" t JOIN "LimitWindow" w ON ${BLOCKS} WHERE t.id = @threadKey ORDER BY w.provider, w.window`;
 const PRUNE = `DELETE FROM "LimitSnapshot" WHERE id IN (SELECT id FROM "LimitSnapshot" WHERE observedAt < ? ORDER BY observedAt LIMIT ?)`;
 
 interface WindowRow {
@@ -95,20 +101,18 @@ export function limitWindowKey(sourceId: string, account: string | null, provide
   return createHash("sha256").update(JSON.stringify([sourceId, account ?? "", provider, window])).digest("hex").slice(0, 12);
 }
 
+const HELD = JSON.stringify(HELD_STATUSES);
+const windowOf = (row: { sourceId: string; account: string; provider: string; window: string }) => ({
+  sourceId: row.sourceId,
+  account: row.account,
+  provider: row.provider,
+  window: row.window,
+});
+
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 function toView(row: WindowRow, now: number): LimitWindowView {
-  const blocked =
-    row.resetAt === null || row.resetAt <= now
-      ? []
-      : (statement(BLOCKED).all({
-          sourceId: row.sourceId,
-          now,
-          resetAt: row.resetAt,
-          rejected: row.status === "rejected" ? 1 : 0,
-          threadId: row.threadId,
-          held: JSON.stringify(HELD_STATUSES),
-        }) as { id: number; externalId: string; title: string | null; status: string }[]);
+  const blocked = statement(BLOCKED).all({ ...windowOf(row), now, held: HELD }) as { id: number; externalId: string; title: string | null; status: string }[];
   const history = statement(HISTORY).all(row.sourceId, row.account, row.provider, row.window) as { observedAt: number; usedPercent: number | null }[];
   return {
     key: limitWindowKey(row.sourceId, row.account, row.provider, row.window),
@@ -137,6 +141,20 @@ export function listLimitWindows(now = Date.now()): Promise<LimitsView> {
     const rows = statement(CURRENT).all() as WindowRow[];
     return { windows: rows.map((row) => toView(row, now)), serverTime: new Date(now).toISOString() };
   });
+}
+
+/** The windows that block one thread (its page links to their rows). */
+export function windowsBlocking(threadKey: number, now = Date.now()): Promise<BlockingWindow[]> {
+  return serialized(() =>
+    (statement(BLOCKING).all({ threadKey, now, held: HELD }) as (Parameters<typeof windowOf>[0] & { usedPercent: number | null; status: string; resetAt: number })[]).map((w) => ({
+      key: limitWindowKey(w.sourceId, w.account, w.provider, w.window),
+      provider: w.provider,
+      window: w.window,
+      usedPercent: w.usedPercent,
+      status: w.status,
+      resetAt: iso(w.resetAt)!,
+    })),
+  );
 }
 
 /** Deletes up to `limit` snapshots observed before `cutoff`; the current rows stay. Returns how many. */

@@ -155,6 +155,18 @@ export interface ThreadDetail {
   directives: DirectiveHistory[];
   /** The engine's state for the thread, as stored. */
   state: ThreadState;
+  /** Usage windows this thread waits on (rows of the Limits page). */
+  limits: BlockingWindow[];
+}
+
+/** A usage window as a thread page links to it: `/limits#limit-<key>`. */
+export interface BlockingWindow {
+  key: string;
+  provider: string;
+  window: string;
+  usedPercent: number | null;
+  status: string;
+  resetAt: string;
 }
 
 /** GET /api/v1/threads/{id} and /api/v1/threads/by-key/{key}. */
