@@ -2,8 +2,8 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
-import { applyThreadChanges, LIVE_KEYS, STREAM_URL } from "@/lib/client/queries";
-import type { StreamHello, StreamThreads } from "@/lib/wire/types";
+import { applyThreadChanges, LIVE_KEYS, queryKeys, STREAM_URL } from "@/lib/client/queries";
+import type { StreamHello, StreamLimits, StreamThreads } from "@/lib/wire/types";
 import { useServerClock } from "@/components/time/server-clock";
 
 /**
@@ -38,6 +38,10 @@ export function LiveUpdatesProvider({ children }: { children: ReactNode }) {
       observe(message.serverTime);
       // A failed row refetch leaves the rows as they were until the page refetches.
       applyThreadChanges(queryClient, message.threads).catch(() => invalidate());
+    });
+    source.addEventListener("limits", (event) => {
+      observe((JSON.parse((event as MessageEvent).data) as StreamLimits).serverTime);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.limits });
     });
     source.addEventListener("error", () =>
       setState((previous) => (previous.status === "reconnecting" ? previous : { status: "reconnecting", since: Date.now() })),

@@ -72,7 +72,14 @@ export function ThreadPage({ threadKey, initial }: { threadKey: number; initial:
         <dl className="grid grid-cols-2 gap-x-6 gap-y-2 text-sm md:grid-cols-4 xl:grid-cols-8">
           <Field label="Next attempt">{retrying && thread.retry?.nextAttemptAt ? <Countdown to={thread.retry.nextAttemptAt} estimated={thread.retry.nextAttemptEstimated} /> : "—"}</Field>
           <Field label="Deadline">{retrying && thread.retry?.deadlineAt ? <Timestamp iso={thread.retry.deadlineAt} withDate={false} /> : "—"}</Field>
-          <Field label="Reset"><ResetTime at={thread.resetAt} /></Field>
+          <Field label="Reset">
+            <ResetTime at={thread.resetAt} />
+            {detail.limits.map((w) => (
+              <Link key={w.key} href={`/limits#limit-${w.key}`} className="block text-xs text-sky-800 underline-offset-2 hover:underline" data-testid="thread-limit-link">
+                {w.provider} {w.window} window{w.usedPercent === null ? "" : ` at ${w.usedPercent} %`}
+              </Link>
+            ))}
+          </Field>
           <Field label="Kind">{kindLabel(thread.retry?.kind ?? thread.lastError?.kind)}</Field>
           <Field label="Policy">{thread.retry?.policy ?? detail.episodes.at(-1)?.policy ?? "—"}</Field>
           <Field label="Agent">{thread.agent ?? "—"}</Field>

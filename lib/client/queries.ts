@@ -5,6 +5,7 @@ import {
   type EventPage,
   type EventRaw,
   type InsightsResponse,
+  type LimitsView,
   type StreamThreads,
   type ThreadBoard,
   type ThreadDetailResponse,
@@ -34,10 +35,12 @@ export const queryKeys = {
   /** Insights are computed from the same threads, so they go live with them. */
   insights: ["insights"] as const,
   insightsFor: (queryString: string) => ["insights", queryString] as const,
+  /** Usage windows: a `limits` notice refetches them, and so does a status change (their blocked threads). */
+  limits: ["limits"] as const,
 };
 
 /** The keys that are stale after the stream was away (its `hello`): anything may have changed. */
-export const LIVE_KEYS = [queryKeys.threads, queryKeys.insights];
+export const LIVE_KEYS = [queryKeys.threads, queryKeys.insights, queryKeys.limits];
 
 /**
  * The browser's half of the live-update protocol (README "Live updates"): a change notice makes
@@ -52,6 +55,7 @@ export async function applyThreadChanges(queryClient: QueryClient, changes: Stre
   for (const { key } of changes) void queryClient.invalidateQueries({ queryKey: queryKeys.thread(key) });
   if (changes.some((change) => change.reorder)) {
     void queryClient.invalidateQueries({ queryKey: queryKeys.boards });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.limits });
     return;
   }
   const boards = queryClient.getQueriesData<ThreadBoard>({ queryKey: queryKeys.boards });
@@ -118,4 +122,9 @@ export function eventRawQuery(key: number, seq: number) {
 /** Insights for a query string such as "?range=24h&provider=openai". */
 export function insightsQuery(queryString: string) {
   return queryOptions({ queryKey: queryKeys.insightsFor(queryString), queryFn: () => fetchJson<InsightsResponse>(`/api/v1/insights${queryString}`) });
+}
+
+/** Every usage window's latest snapshot (the Limits page). */
+export function limitsQuery() {
+  return queryOptions({ queryKey: queryKeys.limits, queryFn: () => fetchJson<LimitsView>("/api/v1/limits") });
 }

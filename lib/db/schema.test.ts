@@ -74,6 +74,11 @@ describe("the migrated database and schema.prisma agree", () => {
     expect(await prisma.rollup.findFirstOrThrow({ where: { fact: "advised" } })).toMatchObject({ minute: at, ms: 2000n, earlyMs: 1770n });
     expect(await prisma.metricTotal.findFirstOrThrow({ where: { fact: "advised" } })).toMatchObject({ n: 1, ms: 2000n });
     expect((await prisma.auditEntry.findFirstOrThrow()).at).toEqual(at);
+    const window = { sourceId: source.id, account: "team", provider: "anthropic", window: "five_hour", usedPercent: 92.5, windowMinutes: 300, resetAt: at, status: "warning", observedAt: at, threadId: "th-1", reachedType: "rate_limit_reached" };
+    await prisma.limitSnapshot.create({ data: window });
+    await prisma.limitWindow.create({ data: window });
+    expect(await prisma.limitSnapshot.findFirstOrThrow()).toMatchObject(window);
+    expect(await prisma.limitWindow.findFirstOrThrow()).toMatchObject(window);
     // Times are epoch milliseconds on disk, which the hot path writes directly.
     expect(handles.sql.prepare(`SELECT at FROM "Event"`).pluck().get()).toBe(at.getTime());
   });

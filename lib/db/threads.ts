@@ -4,6 +4,7 @@ import { ATTENTION_STATUSES, STOPPABLE_STATUSES, WAITING_STATUSES as WAITING } f
 import { EVENT_PAGE_SIZE, type FilterOptions, type ThreadBoard, type ThreadDetail, type ThreadPage, type ThreadView } from "@/lib/wire/types";
 import { db } from "./client";
 import { threadEventPage } from "./events";
+import { windowsBlocking } from "./limits";
 import { parseState } from "./thread-state";
 import { isStalledRow, stalledWhere, threadWhere, type ThreadFilter } from "./thread-filter";
 
@@ -185,7 +186,7 @@ export async function threadDetail(key: number, now = Date.now()): Promise<Threa
   const { prisma } = db();
   const row = await prisma.thread.findUnique({ where: { id: key }, include: threadInclude });
   if (!row) return null;
-  const [episodes, events, directives, children, parent] = await Promise.all([
+  const [episodes, events, directives, children, parent, limits] = await Promise.all([
     prisma.episode.findMany({ where: { threadId: key }, include: { attempts: { orderBy: { n: "asc" } } }, orderBy: { seq: "asc" } }),
     threadEventPage(key, { limit: EVENT_PAGE_SIZE }),
     prisma.directive.findMany({ where: { threadId: key }, orderBy: { createdAt: "asc" } }),
@@ -193,6 +194,7 @@ export async function threadDetail(key: number, now = Date.now()): Promise<Threa
     row.parentExternalId
       ? prisma.thread.findUnique({ where: { sourceId_externalId: { sourceId: row.sourceId, externalId: row.parentExternalId } }, include: threadInclude })
       : null,
+    windowsBlocking(key, now),
   ]);
   return {
     thread: toThreadView(row, now),
@@ -242,6 +244,7 @@ export async function threadDetail(key: number, now = Date.now()): Promise<Threa
       detail: directive.detail,
     })),
     state: parseState(row.state) as ThreadState,
+    limits,
   };
 }
 

@@ -7,6 +7,7 @@ import { normalizeCanonical } from "./canonical";
 import { normalizeClaude } from "./claude";
 import { normalizeCodexAppServer } from "./codex-app-server";
 import { normalizeCodexExec } from "./codex-exec";
+import type { LimitSnapshot } from "./limit-snapshots";
 import { MAX_ID_CHARS, MAX_NAME_CHARS, MAX_TITLE_CHARS } from "./limits";
 import { maskEvent, maskPayload } from "./mask";
 import { InvalidLine, unreadable } from "./native";
@@ -30,10 +31,12 @@ export function normalizeCanonicalBatch(items: unknown[], ctx: BatchContext): Ba
       return;
     }
     const line = result.line;
-    const event = line.event!;
-    if (event.threadId !== threadId) turnId = null;
-    threadId = event.threadId;
-    if (event.turnId) turnId = event.turnId;
+    const event = line.event;
+    if (event) {
+      if (event.threadId !== threadId) turnId = null;
+      threadId = event.threadId;
+      if (event.turnId) turnId = event.turnId;
+    }
     lines.push(line);
   });
   return { lines, rejected, context: { threadId, turnId } };
@@ -80,6 +83,7 @@ export function normalizeBatch(format: IngestFormat, items: unknown[], ctx: Batc
       boundEvent(line.event);
       line.event = maskEvent(line.event);
     }
+    for (const limit of line.limits ?? []) boundLimit(limit);
     line.raw = boundPayload(maskPayload(line.raw));
     lines.push(line);
   }
@@ -96,6 +100,13 @@ function overlongId(event: NormalizedEvent): string | null {
   return null;
 }
 
+function boundLimit(limit: LimitSnapshot) {
+  limit.provider = cutString(limit.provider, MAX_NAME_CHARS);
+  limit.window = cutString(limit.window, MAX_NAME_CHARS);
+  if (limit.account !== null) limit.account = cutString(limit.account, MAX_NAME_CHARS);
+  if (limit.reachedType) limit.reachedType = cutString(limit.reachedType, MAX_NAME_CHARS);
+}
+
 function boundEvent(event: NormalizedEvent) {
   for (const field of ["agent", "provider", "model"] as const) {
     const value = event[field];
@@ -110,9 +121,10 @@ function boundEvent(event: NormalizedEvent) {
 
 /**
  * Lines that carry nothing the radar uses (no event, or an event of no thread: a JSON-RPC
- * response, a notification before any thread, `{}`) are counted, never stored.
+ * response, a notification before any thread, `{}`) are counted, never stored. A line that
+ * reports usage windows is kept even without a thread.
  */
 export function withoutIgnored(lines: NormalizedLine[]): { lines: NormalizedLine[]; ignored: number } {
-  const kept = lines.filter((line) => line.event !== null && line.event.threadId !== "");
+  const kept = lines.filter((line) => (line.event !== null && line.event.threadId !== "") || (line.limits?.length ?? 0) > 0);
   return { lines: kept, ignored: lines.length - kept.length };
 }

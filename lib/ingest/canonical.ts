@@ -8,10 +8,11 @@ import { z } from "zod";
 import { EVENT_TYPES, type PolicyRef } from "../retry/types";
 import { codexErrorInfoParts } from "./codex-error";
 import { deriveKey, keyMaterial } from "./key";
+import { headerLimitSnapshots, LIMIT_STATUSES, statusOfPercent, type LimitSnapshot } from "./limit-snapshots";
 import { MAX_HEADERS, MAX_ID_CHARS, MAX_NAME_CHARS, MAX_TITLE_CHARS } from "./limits";
 import { parseEventTime } from "./time";
 import type { NormalizedEvent, NormalizedLine } from "./types";
-import { isObject } from "./util";
+import { isObject, type JsonObject } from "./util";
 
 const ID_MAX = MAX_ID_CHARS;
 const TEXT_MAX = MAX_NAME_CHARS;
@@ -92,6 +93,30 @@ export const canonicalEventSchema = z.looseObject({
 
 export type CanonicalEventInput = z.input<typeof canonicalEventSchema>;
 
+const PERCENT_MESSAGE = "expected a number between 0 and 100";
+const RESET_MESSAGE = "expected an ISO-8601 string or epoch milliseconds";
+
+/**
+ * `limit.updated`: one usage window of a provider account. The thread is optional (a window is
+ * the account's, not a thread's); the status defaults from the used share.
+ */
+export const limitUpdatedSchema = z.looseObject({
+  id: idString().optional(),
+  threadId: idString().nullable().optional(),
+  type: z.literal("limit.updated"),
+  at: z.union([z.string(), z.number()], { error: "expected an ISO-8601 string or epoch milliseconds" }).optional(),
+  account: optText(),
+  provider: z.string({ error: requiredOr(`expected a string of at most ${TEXT_MAX} characters`) }).min(1).max(TEXT_MAX),
+  window: z.string({ error: requiredOr(`expected a string of at most ${TEXT_MAX} characters`) }).min(1).max(TEXT_MAX),
+  usedPercent: z.number({ error: PERCENT_MESSAGE }).min(0, { error: PERCENT_MESSAGE }).max(100, { error: PERCENT_MESSAGE }).nullable().optional(),
+  windowMinutes: z.number({ error: "expected a number of minutes > 0" }).positive({ error: "expected a number of minutes > 0" }).nullable().optional(),
+  resetsAt: z
+    .union([z.iso.datetime({ offset: true, error: RESET_MESSAGE }), z.number({ error: RESET_MESSAGE }).positive({ error: RESET_MESSAGE })], { error: RESET_MESSAGE })
+    .nullable()
+    .optional(),
+  status: z.enum(LIMIT_STATUSES, { error: `expected one of ${LIMIT_STATUSES.join(", ")}` }).optional(),
+});
+
 export type CanonicalResult = { ok: true; line: NormalizedLine } | { ok: false; error: string };
 
 function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
@@ -109,13 +134,9 @@ function lowerCaseHeaders(headers: Record<string, string>): Record<string, strin
   return out;
 }
 
-/**
- * Validate and normalize one canonical event. `index` only fills NormalizedLine.index.
- * Without `id`, the idempotency key is derived as in key.ts.
- */
-export function normalizeCanonical(item: unknown, receivedAt: number, index = 0): CanonicalResult {
-  if (!isObject(item)) return { ok: false, error: "expected a JSON object" };
-  const parsed = canonicalEventSchema.safeParse(item);
+/** Validates an item against its schema and resolves its `at`; every problem named by its field. */
+function parseWithTime<S extends z.ZodType>(schema: S, item: JsonObject, receivedAt: number): { ok: true; value: z.output<S>; at: number } | { ok: false; error: string } {
+  const parsed = schema.safeParse(item);
   const problems: string[] = [];
   if (!parsed.success) problems.push(formatIssues(parsed.error.issues));
   let at = receivedAt;
@@ -125,7 +146,19 @@ export function normalizeCanonical(item: unknown, receivedAt: number, index = 0)
     else problems.push(`at: ${t.message}`);
   }
   if (problems.length > 0 || !parsed.success) return { ok: false, error: problems.join("; ") };
-  const v = parsed.data;
+  return { ok: true, value: parsed.data, at };
+}
+
+/**
+ * Validate and normalize one canonical event. `index` only fills NormalizedLine.index.
+ * Without `id`, the idempotency key is derived as in key.ts.
+ */
+export function normalizeCanonical(item: unknown, receivedAt: number, index = 0): CanonicalResult {
+  if (!isObject(item)) return { ok: false, error: "expected a JSON object" };
+  if (item.type === "limit.updated") return normalizeLimitUpdated(item, receivedAt, index);
+  const parsed = parseWithTime(canonicalEventSchema, item, receivedAt);
+  if (!parsed.ok) return parsed;
+  const { value: v, at } = parsed;
 
   const event: NormalizedEvent = { type: v.type, at, threadId: v.threadId };
   if (v.turnId !== undefined) event.turnId = v.turnId;
@@ -174,11 +207,40 @@ export function normalizeCanonical(item: unknown, receivedAt: number, index = 0)
     }
   }
 
-  // Without `at`, the receive time tells a later identical event from a re-sent one.
-  const idempotencyKey =
-    v.id ?? deriveKey(keyMaterial({ format: "canonical", threadId: v.threadId, line: item, at: item.at === undefined ? receivedAt : null }), "canonical");
+  const line: NormalizedLine = { index, event, nativeType: null, format: "canonical", idempotencyKey: canonicalKey(item, v.id, v.threadId, receivedAt), raw: item, receivedAt };
+  // Provider headers a proxy passed on also say how full the account's windows are.
+  if (event.error?.headers) {
+    const limits = headerLimitSnapshots(event.error.headers, event.provider ?? "unknown", at, v.threadId);
+    if (limits.length) line.limits = limits;
+  }
+  return { ok: true, line };
+}
+
+/** Without `at`, the receive time tells a later identical event from a re-sent one. */
+function canonicalKey(item: JsonObject, id: string | undefined, threadId: string | null, receivedAt: number): string {
+  return id ?? deriveKey(keyMaterial({ format: "canonical", threadId, line: item, at: item.at === undefined ? receivedAt : null }), "canonical");
+}
+
+function normalizeLimitUpdated(item: JsonObject, receivedAt: number, index: number): CanonicalResult {
+  const parsed = parseWithTime(limitUpdatedSchema, item, receivedAt);
+  if (!parsed.ok) return parsed;
+  const { value: v, at } = parsed;
+  const threadId = v.threadId ?? null;
+  const usedPercent = v.usedPercent ?? null;
+  const snapshot: LimitSnapshot = {
+    account: v.account ?? null,
+    provider: v.provider,
+    window: v.window,
+    usedPercent,
+    windowMinutes: v.windowMinutes ?? null,
+    resetAt: v.resetsAt == null ? null : typeof v.resetsAt === "number" ? v.resetsAt : Date.parse(v.resetsAt),
+    status: v.status ?? statusOfPercent(usedPercent),
+    observedAt: at,
+    threadId,
+  };
+  const event: NormalizedEvent | null = threadId ? { type: "limit.updated", at, threadId } : null;
   return {
     ok: true,
-    line: { index, event, nativeType: null, format: "canonical", idempotencyKey, raw: item, receivedAt },
+    line: { index, event, nativeType: null, format: "canonical", idempotencyKey: canonicalKey(item, v.id, threadId, receivedAt), raw: item, receivedAt, limits: [snapshot] },
   };
 }

@@ -19,10 +19,12 @@
  * - result: is_error (or an error_* subtype) → turn.failed {httpStatus: api_error_status,
  *   message: result}, or turn.interrupted when terminal_reason says the run was aborted
  *   (SIGINT); otherwise turn.completed.
+ * - rate_limit_event → unknown, with its window as a limit snapshot (limit-snapshots.ts).
  * - user (tool results / user input) and anything else → unknown.
  * agent "claude-code", provider "anthropic".
  */
 import { createHash } from "node:crypto";
+import { claudeLimitSnapshots } from "./limit-snapshots";
 import { runNative, type NativeAdapter, type NativeState, type StepResult } from "./native";
 import type { BatchContext, BatchResult, NormalizedEvent } from "./types";
 import { countOf, finiteNum, httpStatusOf, isObject, nonEmptyStr, str, type JsonObject } from "./util";
@@ -128,6 +130,8 @@ export const claudeAdapter: NativeAdapter<ClaudeState> = {
       }
       case "stream_event":
         return { event: progress(), nativeType };
+      case "rate_limit_event":
+        return { event: base("unknown"), nativeType, limits: claudeLimitSnapshots(msg.rate_limit_info, CLAUDE_PROVIDER, at, threadId) };
       case "result": {
         const failed = msg.is_error === true || (subtype !== null && subtype.startsWith("error"));
         if (!failed) return { event: base("turn.completed"), nativeType };

@@ -25,9 +25,11 @@
  * - `account/rateLimits/updated` (account-wide, no threadId) → unknown on the batch's current
  *   thread (last thread seen in the batch, else ctx.threadId; skipped when none); when a window
  *   has a `resetsAt` (epoch seconds), error.details = {rateLimits: <snapshot as given>}.
+ *   Each window also becomes a limit snapshot (limit-snapshots.ts), kept even with no thread.
  * - `turn/interrupt` (a client request a relay may forward) → interrupt.requested.
  * - JSON-RPC responses ({id, result|error}, no method) → skipped (event null): they answer the
- *   client's own requests and duplicate the notifications that follow.
+ *   client's own requests and duplicate the notifications that follow. The answer to
+ *   `account/rateLimits/read` (`result.rateLimits`) still yields its limit snapshots.
  * - Anything else → unknown with nativeType = method, on its threadId, else on the batch's
  *   current thread (last thread seen, or ctx.threadId); with no thread at all → skipped (null).
  * Event time: wrapped `at`, else top-level `emittedAtMs`, else receive time.
@@ -35,6 +37,7 @@
 import { parseReconnectNotice } from "../retry/notice";
 import type { ErrorReport } from "../retry/types";
 import { codexErrorInfoParts } from "./codex-error";
+import { codexLimitSnapshots } from "./limit-snapshots";
 import { runNative, type NativeAdapter, type NativeState, type StepResult } from "./native";
 import type { BatchContext, BatchResult, NormalizedEvent } from "./types";
 import { finiteNum, isObject, nonEmptyStr, str, type JsonObject } from "./util";
@@ -127,7 +130,8 @@ export const codexAppServerAdapter: NativeAdapter<CodexState> = {
     const params = isObject(msg.params) ? msg.params : {};
 
     if (method === null && "id" in msg && ("result" in msg || "error" in msg)) {
-      return { event: null, nativeType: "response" };
+      const limits = isObject(msg.result) ? codexLimitSnapshots(msg.result.rateLimits, at, null) : [];
+      return { event: null, nativeType: "response", limits };
     }
 
     const ownThread = explicitThread(params);
@@ -136,7 +140,8 @@ export const codexAppServerAdapter: NativeAdapter<CodexState> = {
       if (method !== null && (THREAD_BOUND.has(method) || isCodexProgressMethod(method))) {
         return { error: `params.threadId: required for ${method} (no thread known in this batch)` };
       }
-      return { event: null, nativeType: method };
+      const limits = method === "account/rateLimits/updated" ? codexLimitSnapshots(params.rateLimits, at, null) : [];
+      return { event: null, nativeType: method, limits };
     }
     const meta: ThreadMeta = state.threads.get(threadId) ?? { provider: null, model: null, turnId: null };
     state.threads.set(threadId, meta);
@@ -217,7 +222,7 @@ export const codexAppServerAdapter: NativeAdapter<CodexState> = {
         const e = base("unknown");
         const err = rateLimitDetails(params);
         if (err) e.error = err;
-        return { event: e, nativeType: method };
+        return { event: e, nativeType: method, limits: codexLimitSnapshots(params.rateLimits, at, threadId) };
       }
       case "thread/name/updated": {
         const e = base("unknown");

@@ -15,11 +15,14 @@
  *   is Codex giving up → retry willRetry:false (terminal notice, like the app-server's
  *   `error` willRetry:false); the `turn.failed` that follows ends the turn.
  * - turn.completed → turn.completed; turn.failed → turn.failed {error.message}.
+ * - a session file's `event_msg` `token_count` line (what `codex exec` records in
+ *   `$CODEX_HOME/sessions`, where its rate limits are) → unknown with its limit snapshots.
  * - anything else → unknown with nativeType = type.
  * agent "codex-exec", provider "openai" (the CLI's default provider; exec --json does not say).
  */
 import { createHash } from "node:crypto";
 import { parseReconnectNotice } from "../retry/notice";
+import { codexSessionLimitSnapshots } from "./limit-snapshots";
 import { runNative, type NativeAdapter, type NativeState, type StepResult } from "./native";
 import type { BatchContext, BatchResult, NormalizedEvent } from "./types";
 import { isObject, nonEmptyStr, str } from "./util";
@@ -109,7 +112,7 @@ export const codexExecAdapter: NativeAdapter<NativeState> = {
         return { event: e, nativeType: type };
       }
     }
-    return { event: base("unknown"), nativeType: type };
+    return { event: base("unknown"), nativeType: type, limits: codexSessionLimitSnapshots(msg, at, threadId) };
   },
 };
 

@@ -3,6 +3,7 @@
  * derive the idempotency key, call the adapter's step with the per-batch state.
  */
 import { deriveKey, keyMaterial } from "./key";
+import type { LimitSnapshot } from "./limit-snapshots";
 import { parseEventTime } from "./time";
 import type { BatchContext, BatchResult, IngestFormat, NormalizedEvent, NormalizedLine, RejectedItem } from "./types";
 import { isObject, type JsonObject } from "./util";
@@ -23,7 +24,7 @@ export interface NativeState {
   turnId: string | null;
 }
 
-export type StepResult = { event: NormalizedEvent | null; nativeType: string | null } | { error: string };
+export type StepResult = { event: NormalizedEvent | null; nativeType: string | null; limits?: LimitSnapshot[] } | { error: string };
 
 export interface LineInput {
   msg: JsonObject;
@@ -101,7 +102,7 @@ export function runNative<S extends NativeState>(adapter: NativeAdapter<S>, item
       rejected.push({ index, error: result.error });
       return null;
     }
-    return {
+    const line: NormalizedLine = {
       index,
       event: result.event,
       nativeType: result.nativeType,
@@ -110,6 +111,8 @@ export function runNative<S extends NativeState>(adapter: NativeAdapter<S>, item
       raw: item,
       receivedAt,
     };
+    if (result.limits?.length) line.limits = result.limits;
+    return line;
   }
 
   return { lines, rejected, context: { threadId: state.threadId, turnId: state.turnId } };

@@ -3,6 +3,7 @@
  * Adapters here are pure: no I/O, no clock — the receive time is passed in.
  */
 import type { RadarEvent } from "../retry/types";
+import type { LimitSnapshot } from "./limit-snapshots";
 
 /**
  * Agents' own output formats, each with its endpoint /api/v1/ingest/{format} and a relay mode.
@@ -40,6 +41,8 @@ export interface NormalizedLine {
   /** The item exactly as received (a wrapped line keeps its `{at, message}` wrapper). */
   raw: unknown;
   receivedAt: number;
+  /** Usage windows the line reports (limit-snapshots.ts); they never change a thread's retry state. */
+  limits?: LimitSnapshot[];
 }
 
 export interface RejectedItem {

@@ -278,6 +278,7 @@ const HANDLERS: Record<RadarEventType, Handler> = {
     if (recoveryPending(step.s)) cancelRecovery(step, "the thread was archived or snoozed", "failed");
     else note(step, "archived");
   },
+  "limit.updated": (step) => note(step, "usage window snapshot: kept, changes nothing"),
   unknown: (step) => note(step, "unknown event kind: kept, changes nothing"),
 };
 

@@ -40,7 +40,10 @@ export function isThreadStatus(value: unknown): value is ThreadStatus {
   return (THREAD_STATUSES as readonly unknown[]).includes(value);
 }
 
-/** Canonical event types (POST /api/v1/events). */
+/**
+ * Canonical event types (POST /api/v1/events). `limit.updated` is a usage-window snapshot: it is
+ * stored on its thread when it names one, and changes no retry state.
+ */
 export const EVENT_TYPES = [
   "thread.started",
   "turn.started",
@@ -52,6 +55,7 @@ export const EVENT_TYPES = [
   "turn.interrupted",
   "interrupt.requested",
   "interrupt.ack",
+  "limit.updated",
 ] as const;
 export type CanonicalEventType = (typeof EVENT_TYPES)[number];
 

@@ -29,7 +29,13 @@ export interface DirectivesPending {
   sourceId: string;
 }
 
-type BusMessage = ThreadsChanged | DirectivesPending;
+/** Some usage window got a new snapshot: the Limits page refetches its rows. */
+export interface LimitsChanged {
+  type: "limits";
+  at: number;
+}
+
+type BusMessage = ThreadsChanged | DirectivesPending | LimitsChanged;
 
 /** How long later thread changes wait to be merged into one publication. */
 export const COALESCE_MS = 100;
@@ -38,6 +44,8 @@ interface Bus {
   emitter: EventEmitter;
   /** Thread changes held back during the current window, by key; null when no window is open. */
   held: Map<number, boolean> | null;
+  /** Limit changes: null when no window is open, else whether one is held for its end. */
+  limitsHeld: boolean | null;
 }
 
 const globalForBus = globalThis as unknown as { __radarBus?: Bus };
@@ -47,7 +55,7 @@ function bus(): Bus {
     const emitter = new EventEmitter();
     // Every open dashboard tab and every long-polling source holds one listener.
     emitter.setMaxListeners(0);
-    globalForBus.__radarBus = { emitter, held: null };
+    globalForBus.__radarBus = { emitter, held: null, limitsHeld: null };
   }
   return globalForBus.__radarBus;
 }
@@ -86,6 +94,29 @@ function merge(threads: ThreadChange[]): ThreadChange[] {
   const byKey = new Map<number, boolean>();
   for (const change of threads) byKey.set(change.key, (byKey.get(change.key) ?? false) || change.reorder);
   return [...byKey].map(([key, reorder]) => ({ key, reorder }));
+}
+
+/** Publishes that usage windows changed, coalesced like thread changes (leading edge, one per window). */
+export function publishLimitsChanged(now = Date.now()): void {
+  const b = bus();
+  if (b.limitsHeld !== null) {
+    b.limitsHeld = true;
+    return;
+  }
+  emit({ type: "limits", at: now });
+  openLimitsWindow(b);
+}
+
+function openLimitsWindow(b: Bus) {
+  b.limitsHeld = false;
+  const timer = setTimeout(() => {
+    const held = b.limitsHeld;
+    b.limitsHeld = null;
+    if (!held) return;
+    emit({ type: "limits", at: Date.now() });
+    openLimitsWindow(b);
+  }, COALESCE_MS);
+  timer.unref?.();
 }
 
 /** Directive publications wake long-polling sources at once: they are never coalesced. */

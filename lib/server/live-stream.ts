@@ -95,9 +95,16 @@ export function liveStream(request: Request): Response {
           }
         };
         send(`retry: 2000\nevent: hello\ndata: ${JSON.stringify({ serverTime: new Date().toISOString() })}\n\n`);
-        unsubscribe = subscribe("threads", (message) => {
+        const offThreads = subscribe("threads", (message) => {
           send(`event: threads\ndata: ${JSON.stringify({ threads: message.threads, serverTime: new Date().toISOString() })}\n\n`);
         });
+        const offLimits = subscribe("limits", () => {
+          send(`event: limits\ndata: ${JSON.stringify({ serverTime: new Date().toISOString() })}\n\n`);
+        });
+        unsubscribe = () => {
+          offThreads();
+          offLimits();
+        };
         heartbeat = setInterval(() => send(`: heartbeat ${Date.now()}\n\n`), HEARTBEAT_MS);
         heartbeat.unref?.();
         request.signal.addEventListener("abort", () => {

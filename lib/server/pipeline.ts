@@ -6,7 +6,7 @@ import type { StoredThread } from "@/lib/db/thread-state";
 import { transaction, type Tx } from "@/lib/db/unit-of-work";
 import { config } from "@/lib/config";
 import { isStoppable } from "@/lib/threads/statuses";
-import { publishDirectivesPending, publishThreadChanges, type ThreadChange } from "./bus";
+import { publishDirectivesPending, publishLimitsChanged, publishThreadChanges, type ThreadChange } from "./bus";
 
 /**
  * The middle of the data path: normalized lines → reduce → persist, inside one unit of work
@@ -60,6 +60,8 @@ class Batch {
   private readonly bySourceKey = new Map<string, WorkingThread>();
   newDirectives = 0;
   private readonly directiveSources = new Set<string>();
+  /** A usage window got a snapshot in this unit of work. */
+  limitsChanged = false;
 
   /**
    * Set for batches of historical lines (an import, a relay catching up on hours-old output):
@@ -321,6 +323,7 @@ async function runBatch(
     return { changes, batch };
   });
   publishThreadChanges(changes, now);
+  if (batch.limitsChanged) publishLimitsChanged(now);
   for (const sourceId of batch.published()) publishDirectivesPending(sourceId);
   return { threadIds: changes.map((change) => change.key), batch };
 }
@@ -343,6 +346,11 @@ export async function ingestLines(source: SourceRecord, given: NormalizedLine[],
       const meta = { key: line.idempotencyKey, format: line.format, nativeType: line.nativeType, raw: line.raw, receivedAt: line.receivedAt, clampedFrom: line.clampedFrom };
       if (!line.event || !line.event.threadId) await storeThreadless(tx, source.id, line, meta.key);
       else await batch.apply(await batch.thread(source, line.event.threadId), line.event, meta);
+      // Usage windows go to their own store beside the event; they change no thread's state.
+      if (line.limits?.length) {
+        await tx.saveLimitSnapshots(source.id, line.limits);
+        batch.limitsChanged = true;
+      }
     }
     if (accepted) await tx.touchSource(source.id, now);
   });
@@ -368,7 +376,7 @@ async function storeThreadless(tx: Tx, sourceId: string, line: ClampedLine, key:
     idempotencyKey: key,
     format: line.format,
     nativeType: line.nativeType,
-    event: line.event ?? { type: "unknown", at: line.receivedAt, threadId: "" },
+    event: line.event ?? { type: line.limits?.length && line.format === "canonical" ? "limit.updated" : "unknown", at: line.receivedAt, threadId: "" },
     kind: null,
     receivedAt: line.receivedAt,
     raw: line.raw,

@@ -1,4 +1,5 @@
 import { config } from "@/lib/config";
+import { pruneLimitSnapshots } from "@/lib/db/limits";
 import { PRUNE_START, pruneEvents, type PruneCursor } from "@/lib/db/retention";
 import { countUsage } from "./usage";
 
@@ -27,6 +28,8 @@ export async function pruneOnce(now = Date.now(), days = config().RADAR_RETENTIO
     after = step.after;
     await new Promise((resolve) => setImmediate(resolve));
   }
+  // Usage-window history goes with the events of its time; each window's current row stays.
+  while ((await pruneLimitSnapshots(cutoff, batch)) === batch) await new Promise((resolve) => setImmediate(resolve));
   return pruned;
 }
 

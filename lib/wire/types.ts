@@ -155,6 +155,18 @@ export interface ThreadDetail {
   directives: DirectiveHistory[];
   /** The engine's state for the thread, as stored. */
   state: ThreadState;
+  /** Usage windows this thread waits on (rows of the Limits page). */
+  limits: BlockingWindow[];
+}
+
+/** A usage window as a thread page links to it: `/limits#limit-<key>`. */
+export interface BlockingWindow {
+  key: string;
+  provider: string;
+  window: string;
+  usedPercent: number | null;
+  status: string;
+  resetAt: string;
 }
 
 /** GET /api/v1/threads/{id} and /api/v1/threads/by-key/{key}. */
@@ -234,6 +246,11 @@ export interface StreamThreads {
   serverTime: string;
 }
 
+/** The live stream's `limits` event: some usage window got a new snapshot. */
+export interface StreamLimits {
+  serverTime: string;
+}
+
 /** Most keys one `?keys=` request may name. */
 export const MAX_THREAD_ROWS = 100;
 
@@ -273,4 +290,38 @@ export interface ApiKeyOverview {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+}
+
+/** One usage window (GET /api/v1/limits and the Limits page): the latest snapshot of (source, account, provider, window). */
+export interface LimitWindowView {
+  /** Stable anchor: the page's row is `#limit-<key>`. */
+  key: string;
+  source: string;
+  sourceId: string;
+  account: string | null;
+  provider: string;
+  window: string;
+  /** 0–100; null when only the status is known. */
+  usedPercent: number | null;
+  windowMinutes: number | null;
+  resetAt: string | null;
+  /** ok, warning or rejected. */
+  status: string;
+  /** Why the provider refused, when it said (Codex `rateLimitReachedType`). */
+  reachedType: string | null;
+  observedAt: string;
+  /** The snapshot is old, or the window has reset since: its fill no longer holds. */
+  stale: boolean;
+  /** The agent's thread the latest snapshot came with, when known. */
+  threadId: string | null;
+  /** Threads of this source waiting on a usage limit that resets with this window. */
+  blockedThreads: { key: number; id: string; title: string | null; status: string }[];
+  /** Recent snapshots, oldest first. */
+  history: { at: string; usedPercent: number | null }[];
+}
+
+/** GET /api/v1/limits. */
+export interface LimitsView {
+  windows: LimitWindowView[];
+  serverTime: string;
 }

@@ -44,6 +44,17 @@ describe("demo fleet schedule", () => {
     for (const c of children) expect(c.meta.parentThreadId).toBe(parent.meta.threadId);
   });
 
+  it("fills a usage window up to its refusal, with the reset the refusal names", () => {
+    const plan = take(3, 200).find((a) => a.plan.scenario === "usage-limit")!.plan;
+    const now = Date.UTC(2026, 0, 1, 17, 0);
+    const bodies = plan.steps.flatMap((s) => s.events ?? []).map((e) => (typeof e === "function" ? e(now) : e));
+    const windows = bodies.filter((e) => e.type === "limit.updated");
+    expect(windows.map((w) => w.usedPercent)).toEqual([expect.any(Number), 100]);
+    expect((windows[0].usedPercent as number) >= 90).toBe(true);
+    const failed = bodies.find((e) => e.type === "turn.failed")!;
+    expect(JSON.stringify(failed)).toContain(clockTime(windows[1].resetsAt as number));
+  });
+
   it("writes usage-limit reset times the way Codex does, in UTC", () => {
     expect(clockTime(Date.UTC(2026, 0, 1, 17, 59))).toBe("5:59 PM");
     expect(clockTime(Date.UTC(2026, 0, 1, 0, 5))).toBe("12:05 AM");

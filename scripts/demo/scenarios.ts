@@ -8,6 +8,9 @@ import { createRng, hashSeed, type Rng } from "./random";
 
 /** A canonical event for POST /api/v1/events, minus what the simulator fills in (id, at, threadId, turnId, meta). */
 export type EventBody = Record<string, unknown> & { type: string };
+/** The account label the demo's usage windows are reported under. */
+export const DEMO_ACCOUNT = "demo-team";
+
 /** An event, or one computed at emission time (e.g. a usage-limit reset clock time). */
 export type EventSpec = EventBody | ((now: number) => EventBody);
 
@@ -303,8 +306,18 @@ export function buildScenario(scenario: ScenarioName, rng: Rng, ids: Ids): Actor
       // Usage limit with a reset time only in the text; the thread waits for its reset.
       const meta = rng.chance(0.6) ? { ...codexMeta(rng, ids, title), provider: "openai" } : claudeMeta(rng, ids, title);
       const minutes = rng.int(6, 45);
-      b.work(200, 800, ...start()).progress(rng.int(1, 3));
-      b.work(300, 1_000, (now) => ({
+      // The account's window fills up (Codex: its primary 5-hour window; Claude: five_hour), then refuses.
+      const window = (usedPercent: number) => (now: number) => ({
+        type: "limit.updated",
+        account: DEMO_ACCOUNT,
+        window: meta.agent === "codex" ? "primary" : "five_hour",
+        windowMinutes: 300,
+        usedPercent,
+        resetsAt: now + minutes * 60_000,
+      });
+      // Derived from draws already made, so the rest of the fleet's schedule stays as it was.
+      b.work(200, 800, ...start(), window(90 + (minutes % 8))).progress(rng.int(1, 3));
+      b.work(300, 1_000, window(100), (now) => ({
         type: "turn.failed",
         error: {
           httpStatus: 429,
@@ -463,10 +476,28 @@ export function buildScenario(scenario: ScenarioName, rng: Rng, ids: Ids): Actor
           { method: "item/completed", params: { item: { type: "agentMessage", id: item, text: "Done: fixed." }, threadId, turnId } },
         ],
       });
+      // Derived from the item id already drawn, so the rest of the fleet's schedule stays as it was.
+      const seed = Number.parseInt(item.slice(-6), 16) || 0;
+      const used = 5 + (seed % 80);
+      const primaryResetS = 600 + (seed % 17_400);
+      const secondaryResetS = 86_400 + (seed % 518_400);
       b.steps.push({
         waitMs: rng.int(500, 1_500),
         scaled: true,
-        native: ({ threadId, turnId }) => [
+        native: ({ threadId, turnId, now }) => [
+          // What Codex reports after a successful response: the account's two windows.
+          {
+            method: "account/rateLimits/updated",
+            params: {
+              rateLimits: {
+                limitId: "codex",
+                primary: { usedPercent: used, windowDurationMins: 300, resetsAt: Math.round(now / 1000) + primaryResetS },
+                secondary: { usedPercent: Math.round(used / 4), windowDurationMins: 10_080, resetsAt: Math.round(now / 1000) + secondaryResetS },
+                rateLimitReachedType: null,
+              },
+            },
+            emittedAtMs: now,
+          },
           { method: "thread/status/changed", params: { threadId, status: { type: "idle" } } },
           { method: "turn/completed", params: { threadId, turn: { id: turnId, items: [], status: "completed", error: null } } },
         ],

@@ -1,0 +1,13 @@
+import type { Metadata } from "next";
+import { LimitsView } from "@/components/limits/limits-view";
+import { listLimitWindows } from "@/lib/db/limits";
+import { pageAccess } from "@/lib/server/page-access";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Limits" };
+
+/** Every usage window: how full, when it resets, and which threads wait on it. */
+export default async function LimitsPage() {
+  await pageAccess("viewer", "/limits");
+  return <LimitsView initial={await listLimitWindows()} />;
+}
