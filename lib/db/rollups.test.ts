@@ -55,11 +55,22 @@ function expectRollupsExact() {
   const stored = sql.prepare(`SELECT * FROM "Rollup"`).all() as Record<string, unknown>[];
   const raw = sql.prepare(m.rollups.factsSql("1", "1")).all() as Record<string, unknown>[];
   expect(nonZero(stored, KEY)).toEqual(nonZero(raw, KEY));
+  // The hour rollups are the same facts summed per hour (a fact without a time keeping -1).
+  const hours = sql.prepare(`SELECT * FROM "RollupHour"`).all() as Record<string, unknown>[];
+  const rawHours = sql
+    .prepare(
+      `SELECT fact, CASE WHEN minute < 0 THEN minute ELSE minute - minute % 3600000 END AS hour, kind, provider, model, agent, sourceId, label,
+         ${VALUES.map((v) => `sum(${v}) AS ${v}`).join(", ")}
+       FROM (${m.rollups.factsSql("1", "1")}) GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`,
+    )
+    .all() as Record<string, unknown>[];
+  const hourKey = KEY.map((k) => (k === "minute" ? "hour" : k));
+  expect(nonZero(hours, hourKey)).toEqual(nonZero(rawHours, hourKey));
   const totals = sql.prepare(`SELECT * FROM "MetricTotal" WHERE fact <> 'noticeSeen'`).all() as Record<string, unknown>[];
   const rawTotals = sql
     .prepare(
       `SELECT fact, kind, provider, model, agent, label, ${VALUES.map((v) => `sum(${v}) AS ${v}`).join(", ")}
-       FROM (${m.rollups.factsSql("1", null)}) GROUP BY 1, 2, 3, 4, 5, 6`,
+       FROM (${m.rollups.factsSql("1", null)}) WHERE fact <> 'threadWait' GROUP BY 1, 2, 3, 4, 5, 6`,
     )
     .all() as Record<string, unknown>[];
   const totalKey = KEY.filter((k) => k !== "minute" && k !== "sourceId");
@@ -129,8 +140,11 @@ describe("rollups", () => {
     // The rebuild recomputes the same rows.
     const sql = m.client.db().sql;
     const before = nonZero(sql.prepare(`SELECT * FROM "Rollup"`).all() as Record<string, unknown>[], KEY);
+    const hourKey = KEY.map((k) => (k === "minute" ? "hour" : k));
+    const hoursBefore = nonZero(sql.prepare(`SELECT * FROM "RollupHour"`).all() as Record<string, unknown>[], hourKey);
     sql.transaction(() => m.rollups.rebuildRollups(sql))();
     expect(nonZero(sql.prepare(`SELECT * FROM "Rollup"`).all() as Record<string, unknown>[], KEY)).toEqual(before);
+    expect(nonZero(sql.prepare(`SELECT * FROM "RollupHour"`).all() as Record<string, unknown>[], hourKey)).toEqual(hoursBefore);
     expect(await seen()).toBe(notices);
   });
 });
