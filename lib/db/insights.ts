@@ -22,12 +22,12 @@ import { THREAD_SELECT, type ThreadProjection } from "./thread-projection";
  * split needs it). A query is O(log N + k) for the k facts inside its range, whatever lies
  * outside it. Progress deltas are not facts of these charts (and ingestion folds them anyway).
  *
- * Notices, outcomes and gap bins are read from the per-minute rollups (lib/db/rollups.ts) for
- * the whole minutes of the range when the filter names only what rollups are keyed by (fact kind,
- * provider, model, source); the partial minutes at either end, and every other filter, read the
- * raw facts. Waits per thread (time lost, early retries, the top threads) always read the raw
- * attempts: the top list needs each thread's own total, and a wait still open at the range end
- * is cut there.
+ * When the filter names only what rollups are keyed by (fact kind, provider, model, source),
+ * notices, outcomes, gap bins and waits per thread (time lost, early retries, the top threads,
+ * from the per-thread `threadWait` fact) are read from the rollups (lib/db/rollups.ts): the hour
+ * table for the whole hours of a range bucketed by hours, the minute table for the other whole
+ * minutes, the raw facts for the partial minutes at either end. Every other filter reads the raw
+ * facts. A wait the range's horizon cuts is corrected from its raw attempt.
  */
 
 const TOP_THREADS = 10;
