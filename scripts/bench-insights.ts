@@ -140,11 +140,13 @@ export function buildBenchDatabase(now: number): Built {
 /** Wraps a connection so every statement's run time is recorded with a short label. */
 function timed(sql: Database.Database, log: { label: string; ms: number }[]): Database.Database {
   const label = (text: string) =>
-    text.includes("e.type = 'retry'") ? "notices"
+    text.includes("per AS MATERIALIZED") ? "waits per thread"
+    : text.includes('FROM "RollupHour"') ? "hour rollups"
+    : text.includes('FROM "Rollup"') ? "minute rollups"
+    : text.includes("e.type = 'retry'") ? "notices"
     : text.includes("ep.outcome AS series") ? "outcomes"
     : text.includes("ep.endedAt IS NULL OR") ? "open episodes"
     : text.includes("AS actualBin") ? "gap bins"
-    : text.includes("per AS MATERIALIZED") ? "waits per thread"
     : text.includes("json_each") ? "top thread details"
     : "other";
   return new Proxy(sql, {

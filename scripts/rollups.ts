@@ -12,5 +12,5 @@ if (command !== "rebuild") {
 const started = performance.now();
 const { sql } = db();
 const result = await transaction(async () => rebuildRollups(sql));
-console.log(`rollups rebuilt: ${result.rollups} minute rows, ${result.totals} metric totals in ${Math.round(performance.now() - started)} ms`);
+console.log(`rollups rebuilt: ${result.rollups} minute rows, ${result.hours} hour rows, ${result.totals} metric totals in ${Math.round(performance.now() - started)} ms`);
 await db().prisma.$disconnect();

@@ -5,7 +5,7 @@ import { OUTCOMES, recoveryRatio, type InsightsData } from "@/lib/insights/types
 import { TROUBLE_KINDS } from "@/lib/threads/filter";
 import { db, serialized } from "./client";
 import { factFilterSql, gapBinSql, RETRIED_AT_SQL, THREAD_LABELS_SQL } from "./fact-sql";
-import { MINUTE_MS } from "./rollups";
+import { HOUR_MS, MINUTE_MS, ROLLUP_TABLES, type RollupTable } from "./rollups";
 import { pluck, statement, type Sql } from "./statement";
 import { inList, type Clause } from "./thread-filter";
 import { THREAD_SELECT, type ThreadProjection } from "./thread-projection";
@@ -22,12 +22,12 @@ import { THREAD_SELECT, type ThreadProjection } from "./thread-projection";
  * split needs it). A query is O(log N + k) for the k facts inside its range, whatever lies
  * outside it. Progress deltas are not facts of these charts (and ingestion folds them anyway).
  *
- * Notices, outcomes and gap bins are read from the per-minute rollups (lib/db/rollups.ts) for
- * the whole minutes of the range when the filter names only what rollups are keyed by (fact kind,
- * provider, model, source); the partial minutes at either end, and every other filter, read the
- * raw facts. Waits per thread (time lost, early retries, the top threads) always read the raw
- * attempts: the top list needs each thread's own total, and a wait still open at the range end
- * is cut there.
+ * When the filter names only what rollups are keyed by (fact kind, provider, model, source),
+ * notices, outcomes, gap bins and waits per thread (time lost, early retries, the top threads,
+ * from the per-thread `threadWait` fact) are read from the rollups (lib/db/rollups.ts): the hour
+ * table for the whole hours of a range bucketed by hours, the minute table for the other whole
+ * minutes, the raw facts for the partial minutes at either end. Every other filter reads the raw
+ * facts. A wait the range's horizon cuts is corrected from its raw attempt.
  */
 
 const TOP_THREADS = 10;
@@ -51,14 +51,27 @@ interface Scope {
   sql: Sql;
 }
 
-/** The whole minutes of the range the rollups answer, with the filter on alias `r`; null when they cannot. */
-function rollupPart({ query }: Scope): { from: number; to: number; where: Clause } | null {
+/** A stretch of the range one rollup table answers, with the filter on alias `r`. */
+interface RolledPart {
+  rollup: RollupTable;
+  from: number;
+  to: number;
+  where: Clause;
+}
+
+/**
+ * The parts of the range the rollups answer, with the filter on alias `r`: the whole hours in
+ * the hour table when the buckets are whole hours, the other whole minutes in the minute table;
+ * empty when they cannot answer the filter.
+ */
+function rollupParts({ query }: Scope): RolledPart[] {
   const { status, q, kind, provider, model, source } = query.filter;
   // Rollups hold "unknown" for a label never reported, which a thread filter would not match.
-  if (status?.length || q || provider?.includes("unknown") || model?.includes("unknown")) return null;
+  if (status?.length || q || provider?.includes("unknown") || model?.includes("unknown")) return [];
+  const [minutes, hours] = ROLLUP_TABLES;
   const from = Math.ceil(query.range.from / MINUTE_MS) * MINUTE_MS;
   const to = Math.floor(query.range.to / MINUTE_MS) * MINUTE_MS;
-  if (from >= to) return null;
+  if (from >= to) return [];
   const parts: string[] = [];
   const params: unknown[] = [];
   for (const [column, values] of [["kind", kind], ["provider", provider], ["model", model]] as const) {
@@ -70,33 +83,40 @@ function rollupPart({ query }: Scope): { from: number; to: number; where: Clause
     parts.push(`(${inList("r.sourceId")} OR r.sourceId IN (SELECT id FROM "Source" WHERE ${inList("name")}))`);
     params.push(JSON.stringify(source), JSON.stringify(source));
   }
-  return { from, to, where: { sql: parts.length ? parts.join(" AND ") : "1", params } };
+  const where = { sql: parts.length ? parts.join(" AND ") : "1", params };
+  const hourFrom = Math.ceil(from / HOUR_MS) * HOUR_MS;
+  const hourTo = Math.floor(to / HOUR_MS) * HOUR_MS;
+  if (query.range.bucketMs % HOUR_MS !== 0 || hourFrom >= hourTo) return [{ rollup: minutes, from, to, where }];
+  return [
+    ...(from < hourFrom ? [{ rollup: minutes, from, to: hourFrom, where }] : []),
+    { rollup: hours, from: hourFrom, to: hourTo, where },
+    ...(hourTo < to ? [{ rollup: minutes, from: hourTo, to, where }] : []),
+  ];
 }
 
 /** The same scope over part of its range (the partial minutes the rollups leave to the raw facts). */
 const within = (scope: Scope, from: number, to: number): Scope => ({ ...scope, query: { ...scope.query, range: { ...scope.query.range, from, to } } });
 
 /**
- * A chart's rows: from the rollups over the whole minutes and from `raw` over the rest, or all
- * from `raw` when the rollups cannot answer the filter.
+ * A chart's rows: from the rollups over the whole minutes and hours and from `raw` over the
+ * rest, or all from `raw` when the rollups cannot answer the filter.
  */
-function combined<T>(scope: Scope, raw: (scope: Scope) => T[], rolled: (part: NonNullable<ReturnType<typeof rollupPart>>) => T[]): T[] {
-  const part = rollupPart(scope);
-  if (!part) return raw(scope);
+function combined<T>(scope: Scope, raw: (scope: Scope) => T[], rolled: (part: RolledPart) => T[]): T[] {
+  const parts = rollupParts(scope);
+  if (!parts.length) return raw(scope);
   const { from, to } = scope.query.range;
-  return [
-    ...(from < part.from ? raw(within(scope, from, part.from)) : []),
-    ...rolled(part),
-    ...(part.to < to ? raw(within(scope, part.to, to)) : []),
-  ];
+  const first = parts[0].from;
+  const last = parts[parts.length - 1].to;
+  return [...(from < first ? raw(within(scope, from, first)) : []), ...parts.flatMap(rolled), ...(last < to ? raw(within(scope, last, to)) : [])];
 }
 
 /** Rows of one rolled-up fact per (bucket, series), the series being a rollup column. */
-function rolledSeries({ query, sql }: Scope, part: NonNullable<ReturnType<typeof rollupPart>>, fact: string, series: string): SeriesRow[] {
+function rolledSeries({ query, sql }: Scope, part: RolledPart, fact: string, series: string): SeriesRow[] {
   const { bucketMs } = query.range;
+  const { table, time } = part.rollup;
   return statement(
-    `SELECT minute - (minute % ?) AS bucket, r.${series} AS series, sum(n) AS count FROM "Rollup" r
-     WHERE fact = ? AND minute >= ? AND minute < ? AND ${part.where.sql}
+    `SELECT ${time} - (${time} % ?) AS bucket, r.${series} AS series, sum(n) AS count FROM "${table}" r
+     WHERE fact = ? AND ${time} >= ? AND ${time} < ? AND ${part.where.sql}
      GROUP BY bucket, series HAVING sum(n) <> 0`,
     sql,
   ).all(bucketMs, fact, part.from, part.to, ...part.where.params) as SeriesRow[];
@@ -183,8 +203,8 @@ const gapBinRows = (scope: Scope) =>
   combined(scope, rawGapBinRows, (part) =>
     (
       statement(
-        `SELECT fact, CAST(label AS INTEGER) AS bin, sum(n) AS count, sum(early) AS early FROM "Rollup" r
-         WHERE fact IN ('actual', 'advisedRetried') AND minute >= ? AND minute < ? AND ${part.where.sql}
+        `SELECT fact, CAST(label AS INTEGER) AS bin, sum(n) AS count, sum(early) AS early FROM "${part.rollup.table}" r
+         WHERE fact IN ('actual', 'advisedRetried') AND ${part.rollup.time} >= ? AND ${part.rollup.time} < ? AND ${part.where.sql}
          GROUP BY fact, bin HAVING sum(n) <> 0`,
         scope.sql,
       ).all(part.from, part.to, ...part.where.params) as { fact: string; bin: number; count: number; early: number }[]
@@ -205,35 +225,86 @@ interface PerThreadRow {
   w: number | null;
 }
 
+/** Per-thread wait sums from one source: the columns perThreadWaitRows adds up per thread. */
+type WaitSource = { sql: string; params: unknown[] };
+
+/** Attempts and their evident retry time, for the raw readers of waits. */
+const ATTEMPT_FACTS = `SELECT ep.threadId, ep.endedAt, a.noticeAt, a.advisedDelayMs, a.earlyByMs, ${RETRIED_AT_SQL} AS retriedAt
+  FROM "Attempt" a JOIN "Episode" ep ON ep.id = a.episodeId`;
+
+/** Waits per thread from the raw attempts noticed in the scope's range, cut at `horizon`. */
+function rawWaitSource(scope: Scope, horizon: number): WaitSource[] {
+  const { from, to } = scope.query.range;
+  const attempt = factFilterSql(scope.query.filter, "ep.kind", scope.now);
+  return [
+    {
+      sql: `SELECT threadId, count(*) AS attempts,
+         sum(max(0, min(coalesce(retriedAt, endedAt, ?), ?) - noticeAt)) AS waitMs,
+         sum(advisedDelayMs IS NOT NULL AND retriedAt IS NOT NULL) AS judged,
+         -- the engine records earlyByMs only for a retry that happened sooner than advised
+         sum(earlyByMs > 0) AS early, sum(CASE WHEN earlyByMs > 0 THEN earlyByMs END) AS earlyByMs
+       FROM (${ATTEMPT_FACTS} WHERE a.noticeAt >= ? AND a.noticeAt < ? AND ${attempt.kind.sql})
+       GROUP BY threadId`,
+      params: [horizon, horizon, from, to, ...attempt.kind.params],
+    },
+  ];
+}
+
+/**
+ * Waits per thread from the `threadWait` rollup over one part, plus the correction of the waits
+ * the horizon cuts: the rollup holds each finished wait whole and an open one as nothing, while a
+ * range counts a wait only up to its horizon. Those attempts are found through indexes (open or
+ * later-ended episodes, later starts, later notices of the same episode), few unless the range
+ * ends in the past.
+ */
+function rolledWaitSources(scope: Scope, part: RolledPart, horizon: number): WaitSource[] {
+  const { table, time } = part.rollup;
+  const attempt = factFilterSql(scope.query.filter, "ep.kind", scope.now);
+  const end = "coalesce(retriedAt, endedAt)";
+  return [
+    {
+      sql: `SELECT CAST(r.label AS INTEGER) AS threadId, sum(n) AS attempts, sum(ms) AS waitMs, sum(judged) AS judged,
+         sum(early) AS early, sum(earlyMs) AS earlyByMs
+       FROM "${table}" r WHERE fact = 'threadWait' AND ${time} >= ? AND ${time} < ? AND ${part.where.sql} GROUP BY r.label`,
+      params: [part.from, part.to, ...part.where.params],
+    },
+    {
+      sql: `SELECT threadId, 0 AS attempts,
+         sum(max(0, min(coalesce(${end}, ?), ?) - noticeAt) - coalesce(max(0, ${end} - noticeAt), 0)) AS waitMs,
+         0 AS judged, 0 AS early, 0 AS earlyByMs
+       FROM (${ATTEMPT_FACTS} WHERE a.noticeAt >= ? AND a.noticeAt < ? AND ${attempt.kind.sql} AND a.id IN (
+         SELECT b.id FROM "Episode" o JOIN "Attempt" b ON b.episodeId = o.id WHERE o.endedAt IS NULL OR o.endedAt > ?
+         UNION SELECT id FROM "Attempt" WHERE startedAt > ?
+         UNION SELECT b.id FROM "Attempt" later JOIN "Attempt" b ON b.episodeId = later.episodeId AND b.n < later.n WHERE later.noticeAt > ?))
+       WHERE ${end} IS NULL OR ${end} > ?
+       GROUP BY threadId`,
+      params: [horizon, horizon, part.from, part.to, ...attempt.kind.params, horizon, horizon, horizon, horizon],
+    },
+  ];
+}
+
 /**
  * Waits per thread, grouped once (the thread filter applies after grouping: each group is one
  * thread), from which three parts are taken: time lost per provider and model, early retries
  * per agent, and the threads that lost the most.
  */
 function perThreadWaitRows(scope: Scope): PerThreadRow[] {
-  const { from, to } = scope.query.range;
   const attempt = factFilterSql(scope.query.filter, "ep.kind", scope.now);
-  const horizon = Math.min(to, scope.now);
+  const horizon = Math.min(scope.query.range.to, scope.now);
+  const sources = combined(scope, (edge) => rawWaitSource(edge, horizon), (part) => rolledWaitSources(scope, part, horizon));
   return statement(
     `WITH per AS MATERIALIZED (
        SELECT x.*, ${THREAD_LABELS_SQL}
        FROM (
-         SELECT threadId, count(*) AS attempts,
-           sum(max(0, min(coalesce(retriedAt, endedAt, ?), ?) - noticeAt)) AS waitMs,
-           sum(advisedDelayMs IS NOT NULL AND retriedAt IS NOT NULL) AS judged,
-           -- the engine records earlyByMs only for a retry that happened sooner than advised
-           sum(earlyByMs > 0) AS early, sum(CASE WHEN earlyByMs > 0 THEN earlyByMs END) AS earlyByMs
-         FROM (
-           SELECT ep.threadId, ep.endedAt, a.noticeAt, a.advisedDelayMs, a.earlyByMs, ${RETRIED_AT_SQL} AS retriedAt
-           FROM "Attempt" a JOIN "Episode" ep ON ep.id = a.episodeId
-           WHERE a.noticeAt >= ? AND a.noticeAt < ? AND ${attempt.kind.sql})
-         GROUP BY threadId) x
+         SELECT threadId, sum(attempts) AS attempts, sum(waitMs) AS waitMs, sum(judged) AS judged, sum(early) AS early, sum(earlyByMs) AS earlyByMs
+         FROM (${sources.map((source) => source.sql).join("\n         UNION ALL ")})
+         GROUP BY threadId HAVING sum(attempts) > 0) x
        ${THREAD_JOIN("x.threadId")} WHERE ${attempt.thread.sql})
      SELECT 'lost' AS part, provider AS a, model AS b, sum(attempts) AS n, sum(waitMs) AS v, NULL AS w FROM per GROUP BY provider, model
      UNION ALL SELECT 'agent', agent, NULL, sum(judged), sum(early), sum(earlyByMs) FROM per GROUP BY agent HAVING sum(judged) > 0
      UNION ALL SELECT * FROM (SELECT 'top', threadId, NULL, attempts, waitMs, NULL FROM per ORDER BY waitMs DESC, threadId LIMIT ${TOP_THREADS})`,
     scope.sql,
-  ).all(horizon, horizon, from, to, ...attempt.kind.params, ...attempt.thread.params) as PerThreadRow[];
+  ).all(...sources.flatMap((source) => source.params), ...attempt.thread.params) as PerThreadRow[];
 }
 
 /** The threads of the top list, as projected for every SQL reader. */

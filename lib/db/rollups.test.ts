@@ -3,6 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { NormalizedEvent, NormalizedLine } from "@/lib/ingest/types";
+import { timeRange } from "@/lib/insights/range";
+import { THREAD_STATUSES } from "@/lib/retry/types";
 
 /**
  * Rollups equal the raw aggregation of the stored events, episodes and attempts, whatever wrote
@@ -19,6 +21,7 @@ type Modules = {
   rollups: typeof import("./rollups");
   retention: typeof import("./retention");
   metrics: typeof import("./metrics");
+  insights: typeof import("./insights");
 };
 let m: Modules;
 beforeAll(async () => {
@@ -29,6 +32,7 @@ beforeAll(async () => {
     rollups: await import("./rollups"),
     retention: await import("./retention"),
     metrics: await import("./metrics"),
+    insights: await import("./insights"),
   };
 });
 
@@ -55,11 +59,22 @@ function expectRollupsExact() {
   const stored = sql.prepare(`SELECT * FROM "Rollup"`).all() as Record<string, unknown>[];
   const raw = sql.prepare(m.rollups.factsSql("1", "1")).all() as Record<string, unknown>[];
   expect(nonZero(stored, KEY)).toEqual(nonZero(raw, KEY));
+  // The hour rollups are the same facts summed per hour (a fact without a time keeping -1).
+  const hours = sql.prepare(`SELECT * FROM "RollupHour"`).all() as Record<string, unknown>[];
+  const rawHours = sql
+    .prepare(
+      `SELECT fact, CASE WHEN minute < 0 THEN minute ELSE minute - minute % 3600000 END AS hour, kind, provider, model, agent, sourceId, label,
+         ${VALUES.map((v) => `sum(${v}) AS ${v}`).join(", ")}
+       FROM (${m.rollups.factsSql("1", "1")}) GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`,
+    )
+    .all() as Record<string, unknown>[];
+  const hourKey = KEY.map((k) => (k === "minute" ? "hour" : k));
+  expect(nonZero(hours, hourKey)).toEqual(nonZero(rawHours, hourKey));
   const totals = sql.prepare(`SELECT * FROM "MetricTotal" WHERE fact <> 'noticeSeen'`).all() as Record<string, unknown>[];
   const rawTotals = sql
     .prepare(
       `SELECT fact, kind, provider, model, agent, label, ${VALUES.map((v) => `sum(${v}) AS ${v}`).join(", ")}
-       FROM (${m.rollups.factsSql("1", null)}) GROUP BY 1, 2, 3, 4, 5, 6`,
+       FROM (${m.rollups.factsSql("1", null)}) WHERE fact <> 'threadWait' GROUP BY 1, 2, 3, 4, 5, 6`,
     )
     .all() as Record<string, unknown>[];
   const totalKey = KEY.filter((k) => k !== "minute" && k !== "sourceId");
@@ -116,6 +131,27 @@ describe("rollups", () => {
         expectRollupsExact();
       }
     }
+    let lost = 0;
+    // Insights from the rollups (whole hours, whole minutes, raw edges, waits cut at the horizon)
+    // equal insights from the raw facts: a filter naming every status means the same threads but
+    // sends every chart to the raw facts.
+    for (const [from, to, now] of [
+      [T0 - 3_600_000, clock + 7_200_000, clock + 7_200_000],
+      [T0 + 1_234_567, clock - 1_800_000 + 4_321, clock + 600_000],
+      [T0 + 3_599_999, T0 + 3 * 3_600_000 + 59_999, clock],
+      [T0 - 7_200_000 + 1_234, clock + 10_800_000, clock - 600_000],
+    ]) {
+      for (const kind of [undefined, ["capacity", "rate_limit"] as const]) {
+        const query = { filter: { kind: kind && [...kind] }, range: timeRange("custom", from, to), split: "kind" as const };
+        const rolled = await m.insights.insights(query, now);
+        const raw = await m.insights.insights({ ...query, filter: { ...query.filter, status: [...THREAD_STATUSES] } }, now);
+        expect(rolled).toEqual(raw);
+        lost += rolled.totals.timeLostMs;
+      }
+    }
+
+    expect(lost).toBeGreaterThan(0);
+
     const notices = m.client.db().sql.prepare(`SELECT count(*) FROM "Event" WHERE type = 'retry'`).pluck().get() as number;
     expect(notices).toBeGreaterThan(20);
     const seen = async () => (await m.metrics.metricsSnapshot(Date.now())).notices.reduce((sum, row) => sum + row.value, 0);
@@ -129,8 +165,11 @@ describe("rollups", () => {
     // The rebuild recomputes the same rows.
     const sql = m.client.db().sql;
     const before = nonZero(sql.prepare(`SELECT * FROM "Rollup"`).all() as Record<string, unknown>[], KEY);
+    const hourKey = KEY.map((k) => (k === "minute" ? "hour" : k));
+    const hoursBefore = nonZero(sql.prepare(`SELECT * FROM "RollupHour"`).all() as Record<string, unknown>[], hourKey);
     sql.transaction(() => m.rollups.rebuildRollups(sql))();
     expect(nonZero(sql.prepare(`SELECT * FROM "Rollup"`).all() as Record<string, unknown>[], KEY)).toEqual(before);
+    expect(nonZero(sql.prepare(`SELECT * FROM "RollupHour"`).all() as Record<string, unknown>[], hourKey)).toEqual(hoursBefore);
     expect(await seen()).toBe(notices);
   });
 });

@@ -23,11 +23,27 @@ import { pluck, statement, type Sql } from "./statement";
  */
 
 export const MINUTE_MS = 60_000;
+export const HOUR_MS = 3_600_000;
 
 const minuteOf = (column: string) => `(${column} - ${column} % ${MINUTE_MS})`;
 
-/** Facts written only to Rollup: insights count notices by minute; metrics count them as seen. */
-const MINUTE_ONLY_FACTS = ["notice"];
+/**
+ * The two granularities, each a table of the same shape: minutes for short ranges and the
+ * partial hours at a range's edges, hours for the whole hours of long ranges (a 7-day view reads
+ * 168 hours instead of 10,080 minutes). A fact without a time (minute -1) keeps it in both.
+ */
+export const ROLLUP_TABLES = [
+  { table: "Rollup", time: "minute", ms: MINUTE_MS },
+  { table: "RollupHour", time: "hour", ms: HOUR_MS },
+] as const;
+export type RollupTable = (typeof ROLLUP_TABLES)[number];
+
+/**
+ * Facts written only to the rollup tables, never to MetricTotal: insights count notices by minute
+ * (metrics count them as seen), and `threadWait` is the `attempt` fact per thread (label = the
+ * thread's key) for the top threads, whose rows grow with the threads.
+ */
+const ROLLUP_ONLY_FACTS = ["notice", "threadWait"];
 
 /**
  * Fact rows (fact, minute, kind, provider, model, agent, sourceId, label and the counters) of the
@@ -44,6 +60,11 @@ export function factsSql(episodeWhere: string | null, eventWhere: string | null)
          coalesce(sum(max(0, coalesce(retriedAt, endedAt) - noticeAt)), 0) AS ms, count(coalesce(retriedAt, endedAt)) AS waited,
          sum(advisedDelayMs IS NOT NULL AND retriedAt IS NOT NULL) AS judged, sum(coalesce(earlyByMs, 0) > 0) AS early,
          coalesce(sum(CASE WHEN earlyByMs > 0 THEN earlyByMs END), 0) AS earlyMs
+       FROM a GROUP BY 1, 2, 3, 4, 5`,
+      `SELECT threadId, 'threadWait', ${minute}, kind, CAST(threadId AS TEXT), count(*),
+         coalesce(sum(max(0, coalesce(retriedAt, endedAt) - noticeAt)), 0), count(coalesce(retriedAt, endedAt)),
+         sum(advisedDelayMs IS NOT NULL AND retriedAt IS NOT NULL), sum(coalesce(earlyByMs, 0) > 0),
+         coalesce(sum(CASE WHEN earlyByMs > 0 THEN earlyByMs END), 0)
        FROM a GROUP BY 1, 2, 3, 4, 5`,
       `SELECT threadId, 'advised', ${minute}, kind, ${bin("advisedDelayMs")}, count(*), sum(advisedDelayMs), 0, 0, 0, 0
        FROM a WHERE advisedDelayMs IS NOT NULL GROUP BY 1, 2, 3, 4, 5`,
@@ -74,7 +95,10 @@ export function factsSql(episodeWhere: string | null, eventWhere: string | null)
     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`;
 }
 
-const KEY = `fact, minute, kind, provider, model, agent, sourceId, label`;
+const keyOf = (time: string) => `fact, ${time}, kind, provider, model, agent, sourceId, label`;
+const KEY = keyOf("minute");
+/** The hour of a minute column, minute -1 (no time) staying -1. */
+const hourOfMinute = (column: string) => `CASE WHEN ${column} < 0 THEN ${column} ELSE ${column} - ${column} % ${HOUR_MS} END`;
 const TOTAL_KEY = `fact, kind, provider, model, agent, label`;
 const VALUES = `n, ms, waited, judged, early, earlyMs`;
 const ADD = (columns: string) =>
@@ -86,6 +110,9 @@ const ADD = (columns: string) =>
 const UPSERT_ROLLUP = `INSERT INTO "Rollup" (${KEY}, ${VALUES})
   VALUES (@fact, @minute, @kind, @provider, @model, @agent, @sourceId, @label, @n, @ms, @waited, @judged, @early, @earlyMs)
   ON CONFLICT (${KEY}) DO UPDATE SET ${ADD(VALUES)}`;
+const UPSERT_HOUR = `INSERT INTO "RollupHour" (${keyOf("hour")}, ${VALUES})
+  VALUES (@fact, @hour, @kind, @provider, @model, @agent, @sourceId, @label, @n, @ms, @waited, @judged, @early, @earlyMs)
+  ON CONFLICT (${keyOf("hour")}) DO UPDATE SET ${ADD(VALUES)}`;
 const UPSERT_TOTAL = `INSERT INTO "MetricTotal" (${TOTAL_KEY}, ${VALUES})
   VALUES (@fact, @kind, @provider, @model, @agent, @label, @n, @ms, @waited, @judged, @early, @earlyMs)
   ON CONFLICT (${TOTAL_KEY}) DO UPDATE SET ${ADD(VALUES)}`;
@@ -117,7 +144,8 @@ function applyFacts(text: string, params: Record<string, unknown>, sign: 1 | -1)
   for (const row of rows) {
     const signed = { ...row, n: sign * row.n, ms: sign * row.ms, waited: sign * row.waited, judged: sign * row.judged, early: sign * row.early, earlyMs: sign * row.earlyMs };
     statement(UPSERT_ROLLUP).run(signed);
-    if (!MINUTE_ONLY_FACTS.includes(row.fact)) statement(UPSERT_TOTAL).run(signed);
+    statement(UPSERT_HOUR).run({ ...signed, hour: row.minute < 0 ? row.minute : row.minute - (row.minute % HOUR_MS) });
+    if (!ROLLUP_ONLY_FACTS.includes(row.fact)) statement(UPSERT_TOTAL).run(signed);
   }
 }
 
@@ -173,23 +201,36 @@ export const rollupRows = {
  * migration, rows written around the writers): they count notices retention has since removed,
  * under the labels of their arrival, which the stored facts cannot tell again.
  */
-export function rebuildRollups(sql: Sql): { rollups: number; totals: number } {
+export function rebuildRollups(sql: Sql): { rollups: number; hours: number; totals: number } {
   for (const text of rebuildStatements()) sql.exec(text);
   return {
     rollups: sql.prepare(`SELECT count(*) FROM "Rollup"`).pluck().get() as number,
+    hours: sql.prepare(`SELECT count(*) FROM "RollupHour"`).pluck().get() as number,
     totals: sql.prepare(`SELECT count(*) FROM "MetricTotal"`).pluck().get() as number,
   };
 }
 
+const notRollupOnly = `fact NOT IN (${ROLLUP_ONLY_FACTS.map((f) => `'${f}'`).join(", ")})`;
+
+/** The hour rollups from the minute rollups (also the backfill of the migration that created them). */
+export function rebuildHourStatements(): string[] {
+  return [
+    `DELETE FROM "RollupHour"`,
+    `INSERT INTO "RollupHour" (${keyOf("hour")}, ${VALUES})
+  SELECT fact, ${hourOfMinute("minute")}, kind, provider, model, agent, sourceId, label, ${VALUES.split(", ").map((v) => `sum(${v})`).join(", ")}
+  FROM "Rollup" GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`,
+  ];
+}
+
 /** The rebuild as plain SQL statements (also the backfill of the migration that created the tables). */
 export function rebuildStatements(): string[] {
-  const notMinuteOnly = `fact NOT IN (${MINUTE_ONLY_FACTS.map((f) => `'${f}'`).join(", ")})`;
   return [
     `DELETE FROM "Rollup"`,
     `DELETE FROM "MetricTotal" WHERE fact <> 'noticeSeen'`,
     `INSERT INTO "Rollup" (${KEY}, ${VALUES}) ${factsSql("1", "1")}`,
+    ...rebuildHourStatements(),
     `INSERT INTO "MetricTotal" (${TOTAL_KEY}, ${VALUES})
-  SELECT ${TOTAL_KEY}, sum(n), sum(ms), sum(waited), sum(judged), sum(early), sum(earlyMs) FROM "Rollup" WHERE ${notMinuteOnly} GROUP BY ${TOTAL_KEY}`,
+  SELECT ${TOTAL_KEY}, sum(n), sum(ms), sum(waited), sum(judged), sum(early), sum(earlyMs) FROM "Rollup" WHERE ${notRollupOnly} GROUP BY ${TOTAL_KEY}`,
     `INSERT INTO "MetricTotal" (${TOTAL_KEY}, n)
   SELECT 'noticeSeen', kind, provider, model, agent, '', sum(n) FROM "Rollup"
   WHERE fact = 'notice' AND NOT EXISTS (SELECT 1 FROM "MetricTotal" WHERE fact = 'noticeSeen') GROUP BY 2, 3, 4, 5`,
