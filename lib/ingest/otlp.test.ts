@@ -67,7 +67,7 @@ const EXPECTED: Record<string, Expected> = {
     rows: [["thread.started"], ["turn.started"], ...codexRetries([1998, 1999, 1999, 1999, 1999], [["attempt", null, null, 429], ["turn.failed", null, null, 429]])],
     status: "failed",
     kind: "rate_limit",
-    gaps: [2004, 2006, 2006, 2006, 2007],
+    gaps: [2004, 2007, 2005, 2006, 2007],
   },
   "codex-otlp-exec-429-then-ok": {
     thread: "01a22b90-2290-7dd0-aa8c-db3eaae2896a",

@@ -177,6 +177,8 @@ export interface SourceOverview {
   capacityRecovery: boolean;
   createdAt: string;
   lastSeenAt: string | null;
+  /** Last OpenTelemetry export from this source. */
+  lastOtlpAt: string | null;
   events: number;
   /** Payload bytes its stored events take (raw and normalized). */
   bytes: number;
@@ -273,4 +275,12 @@ export interface ApiKeyOverview {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+}
+
+/**
+ * The OTLP/HTTP export response (Export{Logs,Trace,Metrics}ServiceResponse, JSON): `{}` when
+ * every record was accepted, else how many were rejected and why.
+ */
+export interface OtlpExportResponse {
+  partialSuccess?: { rejectedLogRecords?: number; rejectedSpans?: number; rejectedDataPoints?: number; errorMessage: string };
 }
