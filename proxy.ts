@@ -14,7 +14,7 @@ export function proxy(request: NextRequest) {
     refuseMalformedPath(new URL(request.url).pathname) ??
     refuseForeignAction(request, settings);
   if (refused) return refused;
-  if (request.nextUrl.pathname.startsWith("/api/")) return NextResponse.next();
+  if (request.nextUrl.pathname.startsWith("/api/") || request.nextUrl.pathname.startsWith("/v1/")) return NextResponse.next();
 
   const policy = contentSecurityPolicy(newNonce(), { development: process.env.NODE_ENV === "development" });
   // Next reads the nonce from the request's CSP while rendering and puts it on its scripts.
@@ -28,7 +28,7 @@ export function proxy(request: NextRequest) {
 export const config = {
   matcher: [
     // Pages and their server actions (an action posts to its page's path), except build assets.
-    { source: "/((?!api/|_next/static/|_next/image|favicon.ico).*)" },
+    { source: "/((?!api/|v1/|_next/static/|_next/image|favicon.ico).*)" },
     // API requests without a body. With a body, a proxy makes Next copy it into memory and read it
     // to its end before the route runs, defeating the routes' own body limits (ingestion takes
     // 10 MiB): those requests go straight to their route, whose wrapper checks the Host.
@@ -36,6 +36,14 @@ export const config = {
     { source: "/api/:path(.*%[89a-fA-F].*)" },
     {
       source: "/api/:path*",
+      missing: [
+        { type: "header", key: "content-length" },
+        { type: "header", key: "transfer-encoding" },
+      ],
+    },
+    // The OpenTelemetry receiver (/v1/logs, /v1/traces, /v1/metrics) is an API like /api/ is.
+    {
+      source: "/v1/:path*",
       missing: [
         { type: "header", key: "content-length" },
         { type: "header", key: "transfer-encoding" },

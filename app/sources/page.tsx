@@ -1,6 +1,6 @@
 import { pageAccess } from "@/lib/server/page-access";
 import type { Metadata } from "next";
-import { config } from "@/lib/config";
+import { config, publicUrl } from "@/lib/config";
 import { listSourceOverviews } from "@/lib/db/sources";
 import { countUsage } from "@/lib/server/usage";
 import { PRESET_NAMES } from "@/lib/retry";
@@ -15,5 +15,5 @@ export default async function SourcesPage() {
   await countUsage();
   const sources = await listSourceOverviews();
   const quota = { events: config().RADAR_SOURCE_MAX_EVENTS, bytes: config().RADAR_SOURCE_MAX_BYTES };
-  return <SourcesView sources={sources} presets={[...PRESET_NAMES]} quota={quota} />;
+  return <SourcesView sources={sources} presets={[...PRESET_NAMES]} quota={quota} endpoint={publicUrl()} />;
 }

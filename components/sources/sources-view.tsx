@@ -10,10 +10,11 @@ import { updateSource } from "@/lib/actions/update-source";
 import { Timestamp } from "@/components/time/timestamp";
 import { Field, styles } from "@/components/ui/controls";
 import { byteSize, quotaShare } from "@/lib/ui/format";
+import { OtlpSettings } from "./otlp-settings";
 
 type ShownToken = { token: string; sourceName: string };
 
-export function SourcesView({ sources, presets, quota }: { sources: SourceOverview[]; presets: string[]; quota: SourceQuota }) {
+export function SourcesView({ sources, presets, quota, endpoint }: { sources: SourceOverview[]; presets: string[]; quota: SourceQuota; endpoint: string }) {
   const [shownToken, setShownToken] = useState<ShownToken | null>(null);
   const isAdmin = useCan("admin");
   const isOperator = useCan("operator");
@@ -27,7 +28,7 @@ export function SourcesView({ sources, presets, quota }: { sources: SourceOvervi
         </div>
       )}
       {sources.map((source) => (
-        <SourceCard key={source.id} source={source} presets={presets} quota={quota} onToken={setShownToken} />
+        <SourceCard key={source.id} source={source} presets={presets} quota={quota} endpoint={endpoint} onToken={setShownToken} />
       ))}
       {isAdmin && <NewSource onToken={setShownToken} />}
       {isOperator && <ImportCapture sources={sources} />}
@@ -42,7 +43,7 @@ function useIssuedToken(state: Awaited<ReturnType<typeof createIngestToken>> | n
   }, [state, onToken]);
 }
 
-function SourceCard({ source, presets, quota, onToken }: { source: SourceOverview; presets: string[]; quota: SourceQuota; onToken: (token: ShownToken) => void }) {
+function SourceCard({ source, presets, quota, endpoint, onToken }: { source: SourceOverview; presets: string[]; quota: SourceQuota; endpoint: string; onToken: (token: ShownToken) => void }) {
   const [updated, update, updating] = useActionState(updateSource, null);
   const [revoked, revoke, revoking] = useActionState(revokeIngestToken, null);
   const [created, create, creating] = useActionState(createIngestToken, null);
@@ -63,6 +64,7 @@ function SourceCard({ source, presets, quota, onToken }: { source: SourceOvervie
         <div><dt className="text-xs uppercase text-slate-500">Created</dt><dd><Timestamp iso={source.createdAt} /></dd></div>
       </dl>
       <SourceUsage source={source} quota={quota} />
+      <OtlpSettings source={source} endpoint={endpoint} />
       {/* Keyed by the saved settings: after a save the controls show what the server stored. */}
       {isAdmin && <form key={`${source.policy}-${source.capacityRecovery}`} action={update} className="flex flex-wrap items-end gap-4">
         <input type="hidden" name="sourceId" value={source.id} />

@@ -8,7 +8,7 @@ export { startServer, type RunningServer };
  * directives; the server's admin API key for every read and operator call.
  */
 export function credentialFor(server: RunningServer, pathname: string): string {
-  return /^\/api\/v1\/(events|ingest\/|directives)/.test(pathname) ? server.token : server.apiKey;
+  return /^\/api\/v1\/(events|ingest\/|directives)|^\/v1\/(logs|traces|metrics)$/.test(pathname) ? server.token : server.apiKey;
 }
 
 export async function post(server: RunningServer, pathname: string, body: unknown, headers: Record<string, string> = {}) {

@@ -50,6 +50,7 @@ const USAGE_OF_EVENTS = `SELECT sourceId, count(*) AS events, sum(octet_length(r
   FROM "Event" WHERE id IN (SELECT value FROM json_each(?)) GROUP BY sourceId`;
 const SUBTRACT_USAGE = `UPDATE "SourceUsage" SET events = max(0, events - ?), bytes = max(0, bytes - ?) WHERE sourceId = ?`;
 const TOUCH = `UPDATE "Source" SET lastSeenAt = max(coalesce(lastSeenAt, 0), ?) WHERE id = ?`;
+const TOUCH_OTLP = `UPDATE "Source" SET lastOtlpAt = max(coalesce(lastOtlpAt, 0), ?) WHERE id = ?`;
 
 const toSource = (row: SourceRow): SourceRecord => ({ ...row, capacityRecovery: row.capacityRecovery === 1 });
 
@@ -173,6 +174,13 @@ export const sourceRows = {
   },
 };
 
+/** Records that a source's OpenTelemetry export arrived (one row update per export request). */
+export function touchOtlp(sourceId: string, at: number): Promise<void> {
+  return serialized(() => {
+    statement(TOUCH_OTLP).run(at, sourceId);
+  });
+}
+
 /** The Sources page: every source with its activity and its tokens (never the secrets). */
 export async function listSourceOverviews(): Promise<SourceOverview[]> {
   const { prisma } = db();
@@ -187,6 +195,7 @@ export async function listSourceOverviews(): Promise<SourceOverview[]> {
     capacityRecovery: source.capacityRecovery,
     createdAt: source.createdAt.toISOString(),
     lastSeenAt: source.lastSeenAt?.toISOString() ?? null,
+    lastOtlpAt: source.lastOtlpAt?.toISOString() ?? null,
     events: source.usage?.events ?? 0,
     bytes: Number(source.usage?.bytes ?? 0),
     threads: source._count.threads,

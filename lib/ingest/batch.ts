@@ -11,7 +11,8 @@ import type { LimitSnapshot } from "./limit-snapshots";
 import { MAX_ID_CHARS, MAX_NAME_CHARS, MAX_TITLE_CHARS } from "./limits";
 import { maskEvent, maskPayload } from "./mask";
 import { InvalidLine, unreadable } from "./native";
-import type { BatchContext, BatchResult, IngestFormat, NormalizedEvent, NormalizedLine, RejectedItem } from "./types";
+import { normalizeOtlp } from "./otlp";
+import type { BatchContext, BatchResult, LineFormat, NormalizedEvent, NormalizedLine, RejectedItem } from "./types";
 
 export function normalizeCanonicalBatch(items: unknown[], ctx: BatchContext): BatchResult {
   const lines: NormalizedLine[] = [];
@@ -42,7 +43,7 @@ export function normalizeCanonicalBatch(items: unknown[], ctx: BatchContext): Ba
   return { lines, rejected, context: { threadId, turnId } };
 }
 
-function adapt(format: IngestFormat, items: unknown[], ctx: BatchContext): BatchResult {
+function adapt(format: LineFormat, items: unknown[], ctx: BatchContext): BatchResult {
   switch (format) {
     case "canonical":
       return normalizeCanonicalBatch(items, ctx);
@@ -52,6 +53,8 @@ function adapt(format: IngestFormat, items: unknown[], ctx: BatchContext): Batch
       return normalizeCodexExec(items, ctx);
     case "claude":
       return normalizeClaude(items, ctx);
+    case "otlp":
+      return normalizeOtlp(items, ctx);
   }
 }
 
@@ -62,7 +65,7 @@ function adapt(format: IngestFormat, items: unknown[], ctx: BatchContext): Batch
  * (mask.ts) after the adapters derived each line's key from the line as received, and before a
  * payload is cut to its preview, so no preview keeps a secret.
  */
-export function normalizeBatch(format: IngestFormat, items: unknown[], ctx: BatchContext): BatchResult {
+export function normalizeBatch(format: LineFormat, items: unknown[], ctx: BatchContext): BatchResult {
   const rejected: RejectedItem[] = [];
   const bounded = items.map((item, index) => {
     if (item instanceof InvalidLine) return item;

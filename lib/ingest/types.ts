@@ -21,6 +21,12 @@ export function isNativeFormat(value: unknown): value is NativeFormat {
 export const INGEST_FORMATS = ["canonical", ...NATIVE_FORMATS] as const;
 export type IngestFormat = (typeof INGEST_FORMATS)[number];
 
+/** OpenTelemetry records (POST /v1/logs, /v1/traces) of the agents otlp.ts knows. */
+export const OTLP_FORMAT = "otlp";
+
+/** What a stored line was received as. */
+export type LineFormat = IngestFormat | typeof OTLP_FORMAT;
+
 /** A RadarEvent before the server assigns its storage `seq`. */
 export type NormalizedEvent = Omit<RadarEvent, "seq">;
 
@@ -35,7 +41,7 @@ export interface NormalizedLine {
   event: NormalizedEvent | null;
   /** Native message kind (Codex method, exec `type`, Claude `type`/`subtype`); null for canonical. */
   nativeType: string | null;
-  format: IngestFormat;
+  format: LineFormat;
   /** Canonical `id` when given, else a derived stable key (see key.ts). */
   idempotencyKey: string;
   /** The item exactly as received (a wrapped line keeps its `{at, message}` wrapper). */

@@ -1,3 +1,5 @@
+import { gunzipSync } from "node:zlib";
+
 /** RFC 9457 problem details: every error a client gets says what was wrong and where. */
 export function problem(status: number, title: string, detail: string, extra: Record<string, unknown> = {}): Response {
   return new Response(JSON.stringify({ type: "about:blank", title, status, detail, ...extra }), {
@@ -11,17 +13,41 @@ export const MAX_COMMAND_BYTES = 64 * 1024;
 
 export class BodyTooLargeError extends Error {}
 
+/** A body in a content encoding the route does not take, or one that does not decode. */
+export class BodyEncodingError extends Error {
+  constructor(
+    message: string,
+    readonly status: 400 | 415,
+  ) {
+    super(message);
+  }
+}
+
 /**
  * Reads a request body as text, refusing it as soon as it passes `limit` bytes: a declared
  * length over the limit is refused unread, a body streamed without one is cut off at the limit.
  */
-export async function readBodyText(request: Request, limit: number): Promise<string> {
+export async function readBodyText(request: Request, limit: number, options: { gzip?: boolean } = {}): Promise<string> {
+  const encoding = (request.headers.get("content-encoding") ?? "identity").trim().toLowerCase();
+  if (options.gzip && encoding !== "identity" && encoding !== "gzip") throw new BodyEncodingError(`Content-Encoding "${encoding}" is not accepted; send gzip or no encoding.`, 415);
+  const bytes = await readBodyBytes(request, limit);
+  if (!options.gzip || encoding !== "gzip") return bytes.toString("utf8");
+  try {
+    // The decompressed size is bounded by the same limit: a small bomb cannot take more memory than a large body.
+    return gunzipSync(bytes, { maxOutputLength: limit }).toString("utf8");
+  } catch (error) {
+    if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE" || error instanceof RangeError) throw new BodyTooLargeError();
+    throw new BodyEncodingError(`The gzip body does not decompress: ${(error as Error).message}`, 400);
+  }
+}
+
+async function readBodyBytes(request: Request, limit: number): Promise<Buffer> {
   const declared = Number(request.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > limit) {
     if (request.body) await discardRest(request.body.getReader(), limit);
     throw new BodyTooLargeError();
   }
-  if (!request.body) return "";
+  if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -35,7 +61,7 @@ export async function readBodyText(request: Request, limit: number): Promise<str
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
 /** How long a refused body may keep arriving before the connection is dropped anyway. */

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { describeZodError } from "@/lib/validation";
 import { authorize, type Access, type CallerFor } from "./auth";
 import { isStorageFull } from "@/lib/db/storage-full";
-import { BodyParseError, BodyTooLargeError, closingConnection, problem, readBodyText, readJsonBody, withRetryAfter } from "./http";
+import { BodyEncodingError, BodyParseError, BodyTooLargeError, closingConnection, problem, readBodyText, readJsonBody, withRetryAfter } from "./http";
 import { edgeSettings, refuseForeignHost } from "./edge";
 import { resolveThread } from "./resolve-thread";
 
@@ -20,8 +20,11 @@ export interface RouteSpec<A extends Access, P, Q, B> {
   query?: { schema: z.ZodType<Q>; title: string; detail?: string };
   /** A JSON body within `maxBytes`; `emptyAs` accepts an empty body as that value. */
   body?: { schema: z.ZodType<B>; maxBytes: number; title: string; example: string; emptyAs?: unknown };
-  /** The raw body text within `maxBytes` (formats the handler parses itself). */
-  text?: { maxBytes: number; hint?: string };
+  /**
+   * The raw body text within `maxBytes` (formats the handler parses itself); with `gzip`, a
+   * `Content-Encoding: gzip` body is decompressed within the same `maxBytes`.
+   */
+  text?: { maxBytes: number; hint?: string; gzip?: boolean };
   /** `params.id` (with `?source=`) names a thread: resolved to its key, or 404/409. */
   thread?: true;
 }
@@ -78,7 +81,7 @@ export function route<A extends Access, P = Record<string, string>, Q = undefine
         if (!parsed.success) return problem(400, spec.body.title, describeZodError(parsed.error));
         body = parsed.data;
       } else if (spec.text) {
-        text = await readBodyText(request, spec.text.maxBytes);
+        text = await readBodyText(request, spec.text.maxBytes, { gzip: spec.text.gzip });
       }
     } catch (error) {
       if (error instanceof BodyTooLargeError) {
@@ -86,6 +89,7 @@ export function route<A extends Access, P = Record<string, string>, Q = undefine
         const hint = spec.text?.hint ? `; ${spec.text.hint}` : "";
         return closingConnection(problem(413, "Payload Too Large", `The body is larger than ${limit} bytes${hint}.`));
       }
+      if (error instanceof BodyEncodingError) return problem(error.status, error.status === 415 ? "Unsupported Media Type" : "Unreadable body", error.message);
       if (error instanceof BodyParseError) return problem(400, "Unparseable body", `Expected ${spec.body!.example}.`);
       throw error;
     }

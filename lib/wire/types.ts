@@ -189,6 +189,8 @@ export interface SourceOverview {
   capacityRecovery: boolean;
   createdAt: string;
   lastSeenAt: string | null;
+  /** Last OpenTelemetry export from this source. */
+  lastOtlpAt: string | null;
   events: number;
   /** Payload bytes its stored events take (raw and normalized). */
   bytes: number;
@@ -324,4 +326,12 @@ export interface LimitWindowView {
 export interface LimitsView {
   windows: LimitWindowView[];
   serverTime: string;
+}
+
+/**
+ * The OTLP/HTTP export response (Export{Logs,Trace,Metrics}ServiceResponse, JSON): `{}` when
+ * every record was accepted, else how many were rejected and why.
+ */
+export interface OtlpExportResponse {
+  partialSuccess?: { rejectedLogRecords?: number; rejectedSpans?: number; rejectedDataPoints?: number; errorMessage: string };
 }

@@ -1,0 +1,53 @@
+import { touchOtlp, type SourceRecord } from "@/lib/db/sources";
+import { normalizeBatch, withoutIgnored } from "@/lib/ingest";
+import { MAX_INGEST_BODY_BYTES, MAX_ITEMS } from "@/lib/ingest/limits";
+import { otlpItems, type OtlpSignal } from "@/lib/ingest/otlp";
+import type { OtlpExportResponse } from "@/lib/wire/types";
+import { problem } from "./http";
+import { ingestLines } from "./pipeline";
+import { admitIngest } from "./quota";
+
+/** How many rejected records' reasons one response names. */
+const REASONS_SHOWN = 5;
+
+const REJECTED_FIELD = { logs: "rejectedLogRecords", traces: "rejectedSpans", metrics: "rejectedDataPoints" } as const;
+
+/**
+ * One OTLP/HTTP export (JSON encoding), its body already read and decompressed: records →
+ * normalize → reduce/persist, answered in the OTLP response shape. Refusals are problem+json
+ * with the status codes exporters act on: 429/503 with Retry-After are retried later, 4xx dropped.
+ */
+export async function handleOtlp(signal: OtlpSignal, request: Request, text: string, source: SourceRecord, receivedAt: number): Promise<Response> {
+  const type = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  if (type.includes("protobuf")) {
+    return problem(
+      415,
+      "Unsupported Media Type",
+      "OTLP protobuf is not supported; set the exporter's protocol to http/json (OTEL_EXPORTER_OTLP_PROTOCOL=http/json, or protocol = \"json\" in Codex's [otel] settings).",
+    );
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    return problem(400, "Unparseable body", `Expected an OTLP/HTTP JSON export request: ${(error as Error).message}`);
+  }
+  const { items } = otlpItems(signal, body);
+  if (items.length > MAX_ITEMS) return problem(413, "Too many items", `more than ${MAX_ITEMS} records in one export; lower the exporter's batch size`);
+  const refused = await admitIngest(source, items.length, receivedAt);
+  // A full storage quota is 507 on the ingestion API; an exporter drops data on it, but waits and retries on 503.
+  if (refused) return refused.status === 507 ? new Response(refused.body, { status: 503, headers: refused.headers }) : refused;
+  await touchOtlp(source.id, receivedAt);
+  if (signal === "metrics") return Response.json({} satisfies OtlpExportResponse);
+  const batch = normalizeBatch("otlp", items, { receivedAt });
+  const { lines } = withoutIgnored(batch.lines);
+  await ingestLines(source, lines, receivedAt);
+  if (batch.rejected.length === 0) return Response.json({} satisfies OtlpExportResponse);
+  const reasons = batch.rejected.slice(0, REASONS_SHOWN).map((r) => `record ${r.index}: ${r.error}`);
+  const more = batch.rejected.length > REASONS_SHOWN ? `; and ${batch.rejected.length - REASONS_SHOWN} more` : "";
+  const response: OtlpExportResponse = { partialSuccess: { [REJECTED_FIELD[signal]]: batch.rejected.length, errorMessage: reasons.join("; ") + more } };
+  return Response.json(response);
+}
+
+/** How OTLP routes read their body: within the ingest limit, gzip decompressed within the same limit. */
+export const OTLP_BODY = { maxBytes: MAX_INGEST_BODY_BYTES, hint: "lower the exporter's batch size", gzip: true };
