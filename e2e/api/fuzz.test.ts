@@ -22,10 +22,41 @@ const ROUNDS = Math.max(1, Number(process.env.RADAR_FUZZ_ROUNDS ?? 1));
 const CONCURRENCY = 4;
 
 let server: RunningServer;
+/** The heap (after a collection) once every endpoint has answered once: what the fuzz must come back to. */
+let baselineHeap = 0;
+/** /api/health, asked every 250 ms for the whole run: every answer and the slowest. */
+const health = { asked: 0, failed: [] as string[], slowestMs: 0 };
+let healthTimer: NodeJS.Timeout | undefined;
+/** How far the heap may end above where it started: garbage collection is not exact. */
+const HEAP_SLACK_BYTES = 32 * 1024 * 1024;
+
+async function heapAfterCollection(): Promise<number> {
+  const report = (await (await server.fetch("/api/v1/diagnostics/memory")).json()) as { collected: boolean; heapUsedBytes: number };
+  expect(report.collected, "the server runs with --expose-gc").toBe(true);
+  return report.heapUsedBytes;
+}
+
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ NODE_OPTIONS: "--expose-gc" });
+  for (const path of [...GET_PATHS, ...INGEST_PATHS]) await server.fetch(path, path.startsWith("/api/v1/ingest") || path === "/api/v1/events" ? { method: "POST", body: "", headers: { authorization: `Bearer ${server.token}` } } : {});
+  baselineHeap = await heapAfterCollection();
+  const ask = async () => {
+    const started = performance.now();
+    try {
+      const response = await fetch(`${server.url}/api/health`);
+      if (response.status !== 200) health.failed.push(`${response.status}`);
+      await response.arrayBuffer();
+    } catch (error) {
+      health.failed.push((error as Error).message);
+    }
+    health.asked++;
+    health.slowestMs = Math.max(health.slowestMs, performance.now() - started);
+    healthTimer = setTimeout(ask, 250);
+  };
+  void ask();
 });
 afterAll(async () => {
+  clearTimeout(healthTimer);
   await server?.stop();
 });
 
@@ -77,6 +108,8 @@ function withDeep(value: unknown, depth: number): string {
   return JSON.stringify(value).replaceAll(`"${DEEP}"`, nestedJson(depth));
 }
 
+/** Every GET endpoint the fuzz sends garbage queries to. */
+const GET_PATHS = ["/api/v1/threads", "/api/v1/threads/nope", "/api/v1/threads/by-key/1", "/api/v1/threads/nope/export", "/api/v1/exports/threads", "/api/v1/exports/episodes", "/api/v1/exports/nope", "/api/v1/insights", "/api/v1/directives", "/api/metrics", "/api/health"];
 const INGEST_PATHS = ["/api/v1/events", "/api/v1/ingest/codex", "/api/v1/ingest/codex-exec", "/api/v1/ingest/claude"] as const;
 type IngestPath = (typeof INGEST_PATHS)[number];
 
@@ -431,7 +464,6 @@ describe(`hostile input (seed ${SEED}, ${ROUNDS} round(s))`, () => {
 
   it("garbage query strings", async () => {
     const r = rng(SEED + 6);
-    const GETS = ["/api/v1/threads", "/api/v1/threads/nope", "/api/v1/threads/by-key/1", "/api/v1/threads/nope/export", "/api/v1/exports/threads", "/api/v1/exports/episodes", "/api/v1/exports/nope", "/api/v1/insights", "/api/v1/directives", "/api/metrics", "/api/health"];
     const NAMES = ["format", "range", "from", "to", "page", "pageSize", "status", "source", "kind", "q", "sort", "agent", "provider", "wait", "threadId", "filter", ""];
     const query = () =>
       Array.from({ length: 1 + r.int(6) }, () => {
@@ -445,7 +477,7 @@ describe(`hostile input (seed ${SEED}, ${ROUNDS} round(s))`, () => {
     };
     const probes: Probe[] = [];
     for (let i = 0; i < 300 * ROUNDS; i++) {
-      const path = r.pick(GETS);
+      const path = r.pick(GET_PATHS);
       probes.push({ path: `${path}?${path === "/api/v1/directives" ? `wait=${wait()}&` : ""}${query()}` });
     }
     for (let i = 0; i < 20 * ROUNDS; i++) probes.push({ path: `/api/v1/stream?${query()}`, headOnly: true });
@@ -508,5 +540,16 @@ describe(`hostile input (seed ${SEED}, ${ROUNDS} round(s))`, () => {
         expect([401, 404, 431], `${probes[i].path}: ${probes[i].headers?.authorization?.slice(0, 40)}`).toContain(answer.status);
       }
     });
+  });
+
+  // Last: after every class above. The slowest health answer is reported, not asserted — a
+  // busy machine makes it slow without anything being wrong (`npm run soak -- --load` shows it).
+  it("leaves the server answering /api/health throughout, and its heap after collection back where it started", async () => {
+    const heap = await heapAfterCollection();
+    const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+    process.stdout.write(`[fuzz] /api/health asked ${health.asked} times, slowest ${health.slowestMs.toFixed(0)} ms; heap after collection ${mb(baselineHeap)} MB before, ${mb(heap)} MB after\n`);
+    expect(health.failed, "every /api/health answer during the fuzz").toEqual([]);
+    expect(health.asked).toBeGreaterThan(0);
+    expect(heap - baselineHeap, `heap grew from ${mb(baselineHeap)} MB to ${mb(heap)} MB`).toBeLessThan(HEAP_SLACK_BYTES);
   });
 });
