@@ -34,14 +34,18 @@ function npm(script: "keys" | "users", ...args: string[]): { stdout: string; std
  * pooled connections may be closed under the next request: it is sent again on another (each
  * closed one leaves the pool), never on a connection that got an answer.
  */
-async function status(pathname: string, headers: Record<string, string>): Promise<number> {
+async function fetchOnOpenConnection(url: string, headers: Record<string, string> = {}): Promise<Response> {
   for (let closed = 0; ; closed++) {
     try {
-      return (await fetch(`${server.url}${pathname}`, { headers })).status;
+      return await fetch(url, { headers });
     } catch (error) {
       if ((error as { cause?: { code?: string } }).cause?.code !== "UND_ERR_SOCKET" || closed === 8) throw error;
     }
   }
+}
+
+async function status(pathname: string, headers: Record<string, string>): Promise<number> {
+  return (await fetchOnOpenConnection(`${server.url}${pathname}`, headers)).status;
 }
 
 const lastLine = (text: string) => text.trimEnd().split("\n").at(-1)!;
@@ -89,9 +93,9 @@ it("disabling a person in the shell ends their sessions and their keys at once",
 it("`users setup-link` prints a link whose page offers the setup form", { timeout: 180_000 }, async () => {
   const link = lastLine(npm("users", "setup-link").stdout);
   expect(link).toMatch(new RegExp(`^${server.url.replace(/[.:/]/g, "\\$&")}/setup\\?code=[\\w-]+$`));
-  const page = await (await fetch(link)).text();
+  const page = await (await fetchOnOpenConnection(link)).text();
   expect(page).toContain('data-testid="setup-email"');
-  const wrong = await (await fetch(`${server.url}/setup?code=not-the-code`)).text();
+  const wrong = await (await fetchOnOpenConnection(`${server.url}/setup?code=not-the-code`)).text();
   expect(wrong).not.toContain('data-testid="setup-email"');
 });
 
