@@ -34,10 +34,10 @@ function npm(script: "keys" | "users", ...args: string[]): { stdout: string; std
  * pooled connections may be closed under the next request: it is sent again on another (each
  * closed one leaves the pool), never on a connection that got an answer.
  */
-async function fetchOnOpenConnection(url: string, headers: Record<string, string> = {}): Promise<Response> {
+async function fetchOnOpenConnection(url: string, headers: Record<string, string> = {}, init: RequestInit = {}): Promise<Response> {
   for (let closed = 0; ; closed++) {
     try {
-      return await fetch(url, { headers });
+      return await fetch(url, { ...init, headers });
     } catch (error) {
       if ((error as { cause?: { code?: string } }).cause?.code !== "UND_ERR_SOCKET" || closed === 8) throw error;
     }
@@ -57,7 +57,7 @@ it("a viewer key made in the shell reads threads and metrics, cannot stop, shows
   expect(key).toMatch(/^rrk_[\w-]+$/);
   expect(await status("/api/v1/threads", bearer(key))).toBe(200);
   expect(await status("/api/metrics", bearer(key))).toBe(200);
-  const stop = await fetch(`${server.url}/api/v1/threads/anything/stop`, { method: "POST", headers: { ...bearer(key), "content-type": "application/json" }, body: "{}" });
+  const stop = await fetchOnOpenConnection(`${server.url}/api/v1/threads/anything/stop`, { ...bearer(key), "content-type": "application/json" }, { method: "POST", body: "{}" });
   expect(stop.status).toBe(403);
   expect((await stop.json()).permission).toBe("operator");
 
@@ -104,7 +104,7 @@ it("`users setup-link` prints a link whose page offers the setup form", { timeou
  * hidden action fields. Returns the session cookie.
  */
 async function signInThroughTheForm(email: string, password: string): Promise<string> {
-  const html = await (await fetch(`${server.url}/sign-in`)).text();
+  const html = await (await fetchOnOpenConnection(`${server.url}/sign-in`)).text();
   const form = html.slice(html.indexOf('aria-label="Sign in with email and password"'));
   const body = new FormData();
   for (const match of form.slice(0, form.indexOf("</form>")).matchAll(/<input type="hidden" name="([^"]+)"(?: value="([^"]*)")?/g)) {
