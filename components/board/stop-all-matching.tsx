@@ -19,7 +19,7 @@ export function StopAllMatching({ queryString, count }: { queryString: string; c
   const confirm = () =>
     startTransition(async () => {
       const outcome = await stopMatching({ query: queryString, expected: count, reason: reason || undefined });
-      setMessage(outcome.ok ? `Stopping ${outcome.stopping} thread${outcome.stopping === 1 ? "" : "s"}.` : outcome.error);
+      setMessage(outcome.ok ? stopAllMessage(outcome.stopping, outcome.skipped) : outcome.error);
       if (outcome.ok) dialog.current?.close();
       await queryClient.invalidateQueries({ queryKey: queryKeys.threads });
     });
@@ -75,4 +75,11 @@ export function StopAllMatching({ queryString, count }: { queryString: string; c
       </dialog>
     </div>
   );
+}
+
+const threads = (n: number) => `${n} thread${n === 1 ? "" : "s"}`;
+
+/** Threads whose source cannot carry out a stop are skipped, and the operator is told how many. */
+function stopAllMessage(stopping: number, skipped: number): string {
+  return `Stopping ${threads(stopping)}.` + (skipped ? ` Skipped ${threads(skipped)} that nothing can reach (no relay).` : "");
 }

@@ -98,7 +98,7 @@ function ThreadRow({ thread }: { thread: ThreadView }) {
         <LastError error={thread.lastError} />
       </td>
       <td className="px-3 py-2">
-        {isStoppable(thread.status) && <StopButton threadKey={thread.key} threadId={thread.id} />}
+        {isStoppable(thread.status) && thread.control.interrupt && <StopButton threadKey={thread.key} threadId={thread.id} />}
       </td>
     </tr>
   );

@@ -63,11 +63,17 @@ export function ThreadPage({ threadKey, initial }: { threadKey: number; initial:
               {attemptLabel(thread.retry.attempt, thread.retry.maxAttempts)}
             </span>
           )}
-          {isStoppable(thread.status) && (
-            <div className="ml-auto">
-              <StopButton threadKey={thread.key} threadId={thread.id} />
-            </div>
-          )}
+          {isStoppable(thread.status) &&
+            (thread.control.interrupt ? (
+              <div className="ml-auto">
+                <StopButton threadKey={thread.key} threadId={thread.id} />
+              </div>
+            ) : (
+              // No Stop where nothing can carry it out: say why instead.
+              <p className="ml-auto max-w-sm text-sm text-slate-600" data-testid="control-why">
+                {thread.control.why}
+              </p>
+            ))}
         </div>
         <dl className="grid grid-cols-2 gap-x-6 gap-y-2 text-sm md:grid-cols-4 xl:grid-cols-8">
           <Field label="Next attempt">{retrying && thread.retry?.nextAttemptAt ? <Countdown to={thread.retry.nextAttemptAt} estimated={thread.retry.nextAttemptEstimated} /> : "—"}</Field>

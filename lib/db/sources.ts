@@ -1,4 +1,5 @@
 import type { SourceOverview } from "@/lib/wire/types";
+import { threadControl, type ThreadControl } from "@/lib/threads/control";
 import { db, serialized } from "./client";
 import { pluck, statement, type Sql } from "./statement";
 
@@ -50,6 +51,8 @@ const USAGE_OF_EVENTS = `SELECT sourceId, count(*) AS events, sum(octet_length(r
   FROM "Event" WHERE id IN (SELECT value FROM json_each(?)) GROUP BY sourceId`;
 const SUBTRACT_USAGE = `UPDATE "SourceUsage" SET events = max(0, events - ?), bytes = max(0, bytes - ?) WHERE sourceId = ?`;
 const TOUCH = `UPDATE "Source" SET lastSeenAt = max(coalesce(lastSeenAt, 0), ?) WHERE id = ?`;
+const POLLED = `UPDATE "Source" SET lastPolledAt = max(coalesce(lastPolledAt, 0), ?) WHERE id = ?`;
+const POLLED_ANNOUNCING = `UPDATE "Source" SET lastPolledAt = max(coalesce(lastPolledAt, 0), ?), capabilities = ? WHERE id = ?`;
 const TOUCH_OTLP = `UPDATE "Source" SET lastOtlpAt = max(coalesce(lastOtlpAt, 0), ?) WHERE id = ?`;
 
 const toSource = (row: SourceRow): SourceRecord => ({ ...row, capacityRecovery: row.capacityRecovery === 1 });
@@ -179,6 +182,26 @@ export function touchOtlp(sourceId: string, at: number): Promise<void> {
   return serialized(() => {
     statement(TOUCH_OTLP).run(at, sourceId);
   });
+}
+
+/**
+ * Records a long-poll for directives and, when the relay announced it, what it can carry out
+ * (lib/threads/control.ts). An older relay announces nothing: its last announcement stays.
+ */
+export function recordPoll(sourceId: string, capabilities: string | undefined, at: number): Promise<void> {
+  return serialized(() => {
+    if (capabilities === undefined) statement(POLLED).run(at, sourceId);
+    else statement(POLLED_ANNOUNCING).run(at, capabilities, sourceId);
+  });
+}
+
+/** What each thread's source can carry out, with the thread's own id, by thread key (missing threads are absent). */
+export async function threadControls(keys: number[]): Promise<Map<number, ThreadControl & { threadId: string }>> {
+  const rows = await db().prisma.thread.findMany({
+    where: { id: { in: keys } },
+    select: { id: true, externalId: true, source: { select: { capabilities: true, lastPolledAt: true, lastOtlpAt: true } } },
+  });
+  return new Map(rows.map((row) => [row.id, { ...threadControl(row.source), threadId: row.externalId }]));
 }
 
 /** The Sources page: every source with its activity and its tokens (never the secrets). */

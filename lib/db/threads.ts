@@ -1,5 +1,6 @@
 import type { Prisma } from "./generated/client";
 import type { ThreadState } from "@/lib/retry/types";
+import { threadControl } from "@/lib/threads/control";
 import { ATTENTION_STATUSES, STOPPABLE_STATUSES, WAITING_STATUSES as WAITING } from "@/lib/threads/statuses";
 import { EVENT_PAGE_SIZE, type FilterOptions, type ThreadBoard, type ThreadDetail, type ThreadPage, type ThreadView } from "@/lib/wire/types";
 import { db } from "./client";
@@ -15,7 +16,7 @@ import { isStalledRow, stalledWhere, threadWhere, type ThreadFilter } from "./th
  */
 
 
-const threadInclude = { source: { select: { name: true } } } satisfies Prisma.ThreadInclude;
+const threadInclude = { source: { select: { name: true, capabilities: true, lastPolledAt: true, lastOtlpAt: true } } } satisfies Prisma.ThreadInclude;
 type ThreadRow = Prisma.ThreadGetPayload<{ include: typeof threadInclude }>;
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
@@ -54,6 +55,7 @@ function toThreadView(row: ThreadRow, now: number): ThreadView {
         : null,
     updatedAt: row.updatedAt.toISOString(),
     lastEventAt: iso(row.lastEventAt),
+    control: threadControl(row.source),
   };
 }
 

@@ -1,12 +1,15 @@
 import type { AuditInput } from "@/lib/db/audit";
 import type { Principal } from "@/lib/auth/principal";
+import { threadControls } from "@/lib/db/sources";
+import { transaction } from "@/lib/db/unit-of-work";
 import { THREADS_PER_UNIT, withInternalEvents, type InternalEventOutcome } from "./pipeline";
 
 export interface StopResult {
   key: number;
   threadId: string;
   status: string | null;
-  result: "stopping" | "not-active" | "not-found";
+  /** `unreachable`: the thread's source cannot carry out an interrupt (lib/threads/control.ts); nothing was created. */
+  result: "stopping" | "not-active" | "not-found" | "unreachable";
   detail: string | null;
 }
 
@@ -20,8 +23,22 @@ export interface StopResult {
 export async function stopThreads(keys: number[], principal: Pick<Principal, "actor">, reason: string, now = Date.now()): Promise<StopResult[]> {
   const results: StopResult[] = [];
   const action = keys.length > 1 ? "stop-all" : "stop";
-  for (let from = 0; from < keys.length; from += THREADS_PER_UNIT) {
-    const chunk = keys.slice(from, from + THREADS_PER_UNIT);
+  // No directive nobody can receive: such a thread would only turn broken for want of an answer.
+  const controls = await threadControls(keys);
+  const unreachable = keys.filter((key) => controls.get(key)?.interrupt === false);
+  if (unreachable.length) {
+    await transaction(async (tx) => {
+      for (const key of unreachable) {
+        const control = controls.get(key)!;
+        const result: StopResult = { key, threadId: control.threadId, status: null, result: "unreachable", detail: control.why };
+        results.push(result);
+        await tx.insertAudit(auditEntry(result, principal, action, reason, now));
+      }
+    });
+  }
+  const reachable = keys.filter((key) => !unreachable.includes(key));
+  for (let from = 0; from < reachable.length; from += THREADS_PER_UNIT) {
+    const chunk = reachable.slice(from, from + THREADS_PER_UNIT);
     await withInternalEvents(
       now,
       async (apply) => {

@@ -6,6 +6,7 @@
 
 import type { InsightsData } from "@/lib/insights/types";
 import type { ThreadState } from "@/lib/retry/types";
+import type { ThreadControl } from "@/lib/threads/control";
 
 /** One thread as the board, the threads API and the thread page show it. */
 export interface ThreadView {
@@ -36,6 +37,8 @@ export interface ThreadView {
   lastError: null | { kind: string | null; httpStatus: number | null; code: string | null; message: string | null };
   updatedAt: string;
   lastEventAt: string | null;
+  /** What the thread's source can carry out (lib/threads/control.ts): the controls offered. */
+  control: ThreadControl;
 }
 
 export interface ThreadPage {

@@ -77,9 +77,13 @@ export class RadarClient {
     return { ok: false, retryable: true, status: response.status, retryAfter, message: `${response.status} ${detail}${hint}` };
   }
 
-  /** Long-polls the source's pending directives. Throws on failure (the caller backs off). */
-  async pollDirectives(waitSeconds: number, signal?: AbortSignal): Promise<Directive[]> {
-    const url = `${this.server}/api/v1/directives?wait=${Math.max(0, Math.min(30, Math.round(waitSeconds)))}`;
+  /**
+   * Long-polls the source's pending directives, announcing what this relay can carry out (`can`),
+   * so the radar offers only those controls. Throws on failure (the caller backs off).
+   */
+  async pollDirectives(waitSeconds: number, signal?: AbortSignal, can?: readonly string[]): Promise<Directive[]> {
+    const announce = can === undefined ? "" : `&can=${encodeURIComponent(can.join(","))}`;
+    const url = `${this.server}/api/v1/directives?wait=${Math.max(0, Math.min(30, Math.round(waitSeconds)))}${announce}`;
     const timeout = AbortSignal.timeout((waitSeconds + 15) * 1000);
     const response = await this.fetchImpl(url, {
       headers: this.headers(),

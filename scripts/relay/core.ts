@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { RelayConfig } from "./args";
 import { RadarClient, type Directive } from "./client";
-import { DirectiveRunner, planDirective, type DirectiveAction, type DirectiveContext, type DirectiveOutcome } from "./directives";
+import { DirectiveRunner, planDirective, relayCapabilities, type DirectiveAction, type DirectiveContext, type DirectiveOutcome } from "./directives";
 import { Forwarder, type CloseReport } from "./forwarder";
 import { isWrapped, parseObjectLine, threadOfLine, unwrapValue } from "./lines";
 import type { Logger } from "./log";
@@ -41,6 +41,7 @@ export class RelayCore {
       client: this.client,
       log,
       pollWaitSeconds: config.pollWaitSeconds,
+      capabilities: relayCapabilities(config.mode),
       plan: (d) =>
         planDirective(d, {
           ...hooks.context(),

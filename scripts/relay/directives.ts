@@ -61,6 +61,15 @@ export function planDirective(d: Directive, ctx: DirectiveContext): DirectiveAct
   return { type: "fail", detail: `unknown directive kind "${d.kind}"` };
 }
 
+/**
+ * What a relay in this mode announces it can carry out when it polls (the radar offers only these
+ * controls): app-server interrupts and starts turns; one-shot processes can only be ended; pipe
+ * mode prints directives for a harness, which may do either.
+ */
+export function relayCapabilities(mode: RelayMode): ("interrupt" | "continue")[] {
+  return mode === "codex-exec" || mode === "claude" ? ["interrupt"] : ["interrupt", "continue"];
+}
+
 export interface DirectiveOutcome {
   result: "acknowledged" | "failed";
   detail: string;
@@ -75,6 +84,8 @@ export interface DirectiveRunnerOptions {
   /** Called before an acknowledgement is sent (e.g. flush the agent's lines first, bounded). */
   beforeAck?: () => Promise<void>;
   pollWaitSeconds?: number;
+  /** Announced on every poll (relayCapabilities). */
+  capabilities?: readonly string[];
 }
 
 /** Receives directives (deduplicated by id), runs them in order, acknowledges with retries. */
@@ -183,7 +194,7 @@ export class DirectiveRunner {
     let failures = 0;
     while (!this.stopped) {
       try {
-        const directives = await this.o.client.pollDirectives(wait, this.abort.signal);
+        const directives = await this.o.client.pollDirectives(wait, this.abort.signal, this.o.capabilities);
         failures = 0;
         this.offer(directives);
       } catch (error) {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_COMMAND_BYTES } from "@/lib/server/http";
+import { MAX_COMMAND_BYTES, problem } from "@/lib/server/http";
 import { route } from "@/lib/server/route";
 import { stopThreads } from "@/lib/server/stop";
 
@@ -20,6 +20,9 @@ export const POST = route(
   },
   async ({ principal, body, thread, now }) => {
     const [result] = await stopThreads([thread], principal, body.reason || "Stop retrying (API)", now);
+    if (result.result === "unreachable") {
+      return problem(409, "Nothing can reach this agent", result.detail ?? "The thread's source cannot carry out a stop.", { threadId: result.threadId });
+    }
     return Response.json(result, { status: result.result === "stopping" ? 202 : 200 });
   },
 );
