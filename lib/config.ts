@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { z } from "zod";
+import { DEFAULT_INCIDENT_SETTINGS, type IncidentSettings } from "./retry/incidents";
 import { STOP_GRACE_MS } from "./retry/reducer";
 import { describeZodError } from "./validation";
 
@@ -113,6 +114,12 @@ export const CONFIG_SCHEMA = z.object({
   RADAR_SOURCE_MAX_BYTES: count.default(20 * 1024 ** 3),
   /** Raw events older than this are pruned once their thread has been quiet as long; episodes stay. */
   RADAR_RETENTION_DAYS: days.default(30),
+  /** An incident opens when this many threads get notices of one kind in one scope within the window. */
+  RADAR_INCIDENT_MIN_THREADS: count.default(DEFAULT_INCIDENT_SETTINGS.minThreads),
+  /** The window those notices must fall in. */
+  RADAR_INCIDENT_WINDOW_MS: millis.default(DEFAULT_INCIDENT_SETTINGS.windowMs),
+  /** An open incident without a notice for this long closes. */
+  RADAR_INCIDENT_QUIET_MS: millis.default(DEFAULT_INCIDENT_SETTINGS.quietMs),
 });
 
 export type Config = z.output<typeof CONFIG_SCHEMA>;
@@ -149,6 +156,11 @@ export function parseConfig(env: Environment): Config {
 export function streamLimits(): { perClient: number; total: number } {
   const c = config();
   return { perClient: c.RADAR_STREAM_MAX_PER_CLIENT, total: c.RADAR_STREAM_MAX_TOTAL };
+}
+
+/** The incident detector's thresholds in effect. */
+export function incidentSettings(c: Config = config()): IncidentSettings {
+  return { minThreads: c.RADAR_INCIDENT_MIN_THREADS, windowMs: c.RADAR_INCIDENT_WINDOW_MS, quietMs: c.RADAR_INCIDENT_QUIET_MS };
 }
 
 let cached: Config | null = null;

@@ -335,3 +335,56 @@ export interface LimitsView {
 export interface OtlpExportResponse {
   partialSuccess?: { rejectedLogRecords?: number; rejectedSpans?: number; rejectedDataPoints?: number; errorMessage: string };
 }
+
+/** One thread of an incident: its notices there and how it ended up. */
+export interface IncidentThreadView {
+  key: number;
+  id: string;
+  title: string | null;
+  source: string;
+  /** The thread's status now. */
+  status: string;
+  firstNoticeAt: string;
+  lastNoticeAt: string;
+  notices: number;
+  recoveredAt: string | null;
+}
+
+/** One incident: many threads hitting one wall (GET /api/v1/incidents, the board's banners). */
+export interface IncidentView {
+  id: string;
+  state: "open" | "closed";
+  kind: string;
+  /** Provider and model, or the source for usage limits. */
+  provider: string | null;
+  model: string | null;
+  sourceId: string | null;
+  /** "openai · gpt-5.5", or the source's name for usage limits. */
+  scope: string;
+  startedAt: string;
+  lastNoticeAt: string;
+  endedAt: string | null;
+  closedBy: "quiet" | "recovered" | null;
+  threadCount: number;
+  /** Threads of it still retrying or waiting (what Stop all in this incident would stop). */
+  stoppable: number;
+  notices: number;
+  resetAt: string | null;
+  timeLostMs: number;
+}
+
+/** GET /api/v1/incidents. */
+export interface IncidentList {
+  incidents: IncidentView[];
+  serverTime: string;
+}
+
+/** GET /api/v1/incidents/{id}: the incident, its threads and its notices per minute by thread. */
+export interface IncidentDetail extends IncidentView {
+  threads: IncidentThreadView[];
+  /** Retry notices per minute and thread within the incident's span. */
+  timeline: { minute: string; thread: number; notices: number }[];
+  /** Attempts of its threads in its span that went out before the advised time. */
+  earlyRetries: number;
+  serverTime: string;
+}
