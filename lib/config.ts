@@ -115,11 +115,11 @@ export const CONFIG_SCHEMA = z.object({
   /** Raw events older than this are pruned once their thread has been quiet as long; episodes stay. */
   RADAR_RETENTION_DAYS: days.default(30),
   /** An incident opens when this many threads get notices of one kind in one scope within the window. */
-  RADAR_INCIDENT_MIN_THREADS: count.default(DEFAULT_INCIDENT_SETTINGS.minThreads),
+  RADAR_INCIDENT_MIN_THREADS: count.optional(),
   /** The window those notices must fall in. */
-  RADAR_INCIDENT_WINDOW_MS: millis.default(DEFAULT_INCIDENT_SETTINGS.windowMs),
+  RADAR_INCIDENT_WINDOW_MS: millis.optional(),
   /** An open incident without a notice for this long closes. */
-  RADAR_INCIDENT_QUIET_MS: millis.default(DEFAULT_INCIDENT_SETTINGS.quietMs),
+  RADAR_INCIDENT_QUIET_MS: millis.optional(),
 });
 
 export type Config = z.output<typeof CONFIG_SCHEMA>;
@@ -158,9 +158,10 @@ export function streamLimits(): { perClient: number; total: number } {
   return { perClient: c.RADAR_STREAM_MAX_PER_CLIENT, total: c.RADAR_STREAM_MAX_TOTAL };
 }
 
-/** The incident detector's thresholds in effect. */
+/** The incident detector's thresholds in effect: the detector's defaults unless set. */
 export function incidentSettings(c: Config = config()): IncidentSettings {
-  return { minThreads: c.RADAR_INCIDENT_MIN_THREADS, windowMs: c.RADAR_INCIDENT_WINDOW_MS, quietMs: c.RADAR_INCIDENT_QUIET_MS };
+  const d = DEFAULT_INCIDENT_SETTINGS;
+  return { minThreads: c.RADAR_INCIDENT_MIN_THREADS ?? d.minThreads, windowMs: c.RADAR_INCIDENT_WINDOW_MS ?? d.windowMs, quietMs: c.RADAR_INCIDENT_QUIET_MS ?? d.quietMs };
 }
 
 let cached: Config | null = null;

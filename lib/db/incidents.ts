@@ -1,6 +1,6 @@
 import { incidentTimeLostMs, type IncidentRecord, type IncidentThread } from "@/lib/retry";
 import { STOPPABLE_STATUSES } from "@/lib/threads/statuses";
-import type { IncidentDetail, IncidentList, IncidentThreadView, IncidentView } from "@/lib/wire/types";
+import type { IncidentDetail, IncidentList, IncidentStateFilter, IncidentThreadView, IncidentView } from "@/lib/wire/types";
 import { serialized } from "./client";
 import { isoOrNull, pluck, statement } from "./statement";
 
@@ -30,9 +30,6 @@ const TIMELINE = `SELECT (at / 60000) * 60000 AS minute, threadId AS thread, cou
 const EARLY = `SELECT count(*) FROM "Attempt" a JOIN "Episode" e ON e.id = a.episodeId
   WHERE e.threadId IN (SELECT value FROM json_each(@keys)) AND a.earlyByMs > 0 AND a.noticeAt >= @from AND a.noticeAt <= @to`;
 const OPEN_THREADS = `SELECT json_extract(j.value, '$.thread') AS key, i.id FROM "Incident" i, json_each(i.threads) j WHERE i.state = 'open'`;
-const OPEN_BY_SCOPE = `SELECT kind, coalesce(provider, '') AS provider, coalesce(model, '') AS model, count(*) AS n FROM "Incident"
-  WHERE state = 'open' GROUP BY kind, provider, model ORDER BY kind, provider, model`;
-const TOTAL = `SELECT count(*) FROM "Incident" WHERE state != 'forming'`;
 
 interface IncidentRow {
   id: string;
@@ -102,8 +99,6 @@ function toView(row: IncidentRow, now: number): IncidentView {
   };
 }
 
-export type IncidentStateFilter = "open" | "closed" | "all";
-
 /** Open incidents first, then past ones, newest first. */
 export function listIncidents(state: IncidentStateFilter = "all", now = Date.now(), limit = 200): Promise<IncidentList> {
   const states = state === "all" ? ["open", "closed"] : [state];
@@ -147,12 +142,4 @@ export function incidentThreadKeys(id: string): Promise<number[] | null> {
     const row = statement(ONE).get(id) as IncidentRow | undefined;
     return row ? toRecord(row).threads.map((t) => t.thread) : null;
   });
-}
-
-/** For /api/metrics: open incidents per kind, provider and model, and every incident ever opened. */
-export function incidentCounts(): Promise<{ open: { kind: string; provider: string; model: string; n: number }[]; total: number }> {
-  return serialized(() => ({
-    open: statement(OPEN_BY_SCOPE).all() as { kind: string; provider: string; model: string; n: number }[],
-    total: pluck(TOTAL).get() as number,
-  }));
 }

@@ -373,6 +373,10 @@ export interface IncidentView {
   timeLostMs: number;
 }
 
+/** The `?state=` filter of GET /api/v1/incidents and the incidents page. */
+export const INCIDENT_STATE_FILTERS = ["all", "open", "closed"] as const;
+export type IncidentStateFilter = (typeof INCIDENT_STATE_FILTERS)[number];
+
 /** GET /api/v1/incidents. */
 export interface IncidentList {
   incidents: IncidentView[];
