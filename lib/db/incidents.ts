@@ -23,7 +23,8 @@ const LIST = `SELECT i.*, s.name AS sourceName FROM "Incident" i LEFT JOIN "Sour
 const ONE = `SELECT i.*, s.name AS sourceName FROM "Incident" i LEFT JOIN "Source" s ON s.id = i.sourceId WHERE i.id = ? AND i.state != 'forming'`;
 const THREADS = `SELECT t.id AS key, t.externalId AS id, t.title, t.status, s.name AS source FROM "Thread" t JOIN "Source" s ON s.id = t.sourceId
   WHERE t.id IN (SELECT value FROM json_each(?))`;
-const STOPPABLE = `SELECT count(*) FROM "Thread" WHERE id IN (SELECT value FROM json_each(@keys)) AND status IN (SELECT value FROM json_each(@statuses))`;
+const STOPPABLE_KEYS = `SELECT id FROM "Thread" WHERE id IN (SELECT value FROM json_each(@keys)) AND status IN (SELECT value FROM json_each(@statuses)) ORDER BY id`;
+const STOPPABLE = `SELECT count(*) FROM (${STOPPABLE_KEYS})`;
 const TIMELINE = `SELECT (at / 60000) * 60000 AS minute, threadId AS thread, count(*) AS notices FROM "Event"
   WHERE type = 'retry' AND threadId IN (SELECT value FROM json_each(@keys)) AND at >= @from AND at <= @to
   GROUP BY minute, threadId ORDER BY minute, threadId`;
@@ -136,10 +137,11 @@ export function openIncidentThreads(): Promise<Map<number, string>> {
   return serialized(() => new Map((statement(OPEN_THREADS).all() as { key: number; id: string }[]).map((r) => [r.key, r.id])));
 }
 
-/** The thread keys of one open incident (Stop all in this incident). */
-export function incidentThreadKeys(id: string): Promise<number[] | null> {
+/** The threads of one open incident that Stop all in this incident would stop; null when it is not open. */
+export function stoppableIncidentThreadKeys(id: string): Promise<number[] | null> {
   return serialized(() => {
     const row = statement(ONE).get(id) as IncidentRow | undefined;
-    return row ? toRecord(row).threads.map((t) => t.thread) : null;
+    if (!row || row.state !== "open") return null;
+    return pluck(STOPPABLE_KEYS).all({ keys: keysOf(toRecord(row)), statuses: JSON.stringify(STOPPABLE_STATUSES) }) as number[];
   });
 }

@@ -21,6 +21,7 @@ export type Access = "public" | "ingest" | Role;
 export type OperatorAction =
   | "stop"
   | "stop-all"
+  | "incident.stop-all"
   | "create-token"
   | "revoke-token"
   | "update-source"
