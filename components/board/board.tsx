@@ -9,6 +9,7 @@ import { statusLabel } from "@/lib/ui/format";
 import { LiveIndicator } from "@/components/live/live-indicator";
 import { usePollInterval } from "@/components/live/live-updates";
 import { useServerClock } from "@/components/time/server-clock";
+import { IncidentBanners } from "@/components/incidents/incident-banners";
 import { BoardFilters } from "./board-filters";
 import { EmptyBoard } from "./empty-board";
 import { StatusCounts } from "./status-counts";
@@ -38,6 +39,7 @@ export function Board({ initial, queryString, options, filtered }: { initial: Th
           <StopAllMatching queryString={queryString} count={board.stoppable} />
         </div>
       </div>
+      <IncidentBanners />
       <StatusCounts counts={board.counts} queryString={queryString} />
       <BoardFilters options={options} />
       <p className="sr-only" aria-live="polite" data-testid="status-announcer">

@@ -93,6 +93,7 @@ function toView(row: IncidentRow, now: number): IncidentView {
     endedAt: isoOrNull(row.endedAt),
     closedBy: row.closedBy,
     threadCount: row.threadCount,
+    threadKeys: record.threads.map((t) => t.thread),
     stoppable: row.state === "open" ? (pluck(STOPPABLE).get({ keys: keysOf(record), statuses: JSON.stringify(STOPPABLE_STATUSES) }) as number) : 0,
     notices: row.notices,
     resetAt: isoOrNull(row.resetAt),

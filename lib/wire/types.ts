@@ -248,7 +248,7 @@ export interface StreamThreads {
   serverTime: string;
 }
 
-/** The live stream's `limits` event: some usage window got a new snapshot. */
+/** The live stream's `limits` and `incidents` events: some usage window or incident changed, refetch. */
 export interface StreamLimits {
   serverTime: string;
 }
@@ -366,6 +366,8 @@ export interface IncidentView {
   endedAt: string | null;
   closedBy: "quiet" | "recovered" | null;
   threadCount: number;
+  /** The keys of its threads (the board marks them). */
+  threadKeys: number[];
   /** Threads of it still retrying or waiting (what Stop all in this incident would stop). */
   stoppable: number;
   notices: number;
