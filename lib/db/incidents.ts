@@ -21,7 +21,7 @@ const NEXT_QUIET_END = `SELECT min(lastNoticeAt) FROM "Incident" WHERE state = '
 const LIST = `SELECT i.*, s.name AS sourceName FROM "Incident" i LEFT JOIN "Source" s ON s.id = i.sourceId
   WHERE i.state IN (SELECT value FROM json_each(@states)) ORDER BY i.state = 'open' DESC, i.startedAt DESC LIMIT @limit`;
 const ONE = `SELECT i.*, s.name AS sourceName FROM "Incident" i LEFT JOIN "Source" s ON s.id = i.sourceId WHERE i.id = ? AND i.state != 'forming'`;
-const THREADS = `SELECT t.id AS key, t.externalId AS id, t.title, t.status, s.name AS source FROM "Thread" t JOIN "Source" s ON s.id = t.sourceId
+const THREADS = `SELECT t.id AS key, t.externalId AS id, t.title, t.status, t.sourceId, s.name AS source FROM "Thread" t JOIN "Source" s ON s.id = t.sourceId
   WHERE t.id IN (SELECT value FROM json_each(?))`;
 const STOPPABLE_KEYS = `SELECT id FROM "Thread" WHERE id IN (SELECT value FROM json_each(@keys)) AND status IN (SELECT value FROM json_each(@statuses)) ORDER BY id`;
 const STOPPABLE = `SELECT count(*) FROM (${STOPPABLE_KEYS})`;

@@ -342,6 +342,7 @@ export interface IncidentThreadView {
   id: string;
   title: string | null;
   source: string;
+  sourceId: string;
   /** The thread's status now. */
   status: string;
   firstNoticeAt: string;
