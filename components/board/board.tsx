@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import { boardQuery } from "@/lib/client/queries";
-import type { FilterOptions, ThreadBoard } from "@/lib/wire/types";
+import type { FilterOptions, IncidentList, ThreadBoard } from "@/lib/wire/types";
 import { statusLabel } from "@/lib/ui/format";
 import { LiveIndicator } from "@/components/live/live-indicator";
 import { usePollInterval } from "@/components/live/live-updates";
@@ -17,7 +17,20 @@ import { StopAllMatching } from "./stop-all-matching";
 import { ThreadsTable } from "./threads-table";
 
 /** The operator board: everything retrying, waiting, stalled or exhausted first, live. */
-export function Board({ initial, queryString, options, filtered }: { initial: ThreadBoard; queryString: string; options: FilterOptions; filtered: boolean }) {
+export function Board({
+  initial,
+  queryString,
+  options,
+  filtered,
+  incidents,
+}: {
+  initial: ThreadBoard;
+  queryString: string;
+  options: FilterOptions;
+  filtered: boolean;
+  /** The open incidents when the page was rendered (their banners). */
+  incidents: IncidentList;
+}) {
   const { observe } = useServerClock();
   const refetchInterval = usePollInterval();
   const query = useQuery({ ...boardQuery(queryString), initialData: initial, refetchInterval });
@@ -39,7 +52,7 @@ export function Board({ initial, queryString, options, filtered }: { initial: Th
           <StopAllMatching queryString={queryString} count={board.stoppable} />
         </div>
       </div>
-      <IncidentBanners />
+      <IncidentBanners initial={incidents} />
       <StatusCounts counts={board.counts} queryString={queryString} />
       <BoardFilters options={options} />
       <p className="sr-only" aria-live="polite" data-testid="status-announcer">

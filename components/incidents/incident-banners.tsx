@@ -5,16 +5,17 @@ import Link from "next/link";
 import { incidentsQuery } from "@/lib/client/queries";
 import { stopIncident } from "@/lib/actions/stop-incident";
 import { kindLabel } from "@/lib/ui/format";
-import type { IncidentView } from "@/lib/wire/types";
+import type { IncidentList, IncidentView } from "@/lib/wire/types";
 import { usePollInterval } from "@/components/live/live-updates";
 import { StopMany } from "@/components/threads/stop-many";
 import { Timestamp } from "@/components/time/timestamp";
 
 /** The board's banners: one per open incident, live (an `incidents` notice refetches them). */
-export function IncidentBanners() {
+export function IncidentBanners({ initial }: { initial: IncidentList }) {
   const refetchInterval = usePollInterval();
-  const { data } = useQuery({ ...incidentsQuery("open"), refetchInterval });
-  const open = data?.incidents ?? [];
+  // Server-rendered data, so a change notice refetches rather than joins a first fetch still under way.
+  const { data } = useQuery({ ...incidentsQuery("open"), initialData: initial, refetchInterval });
+  const open = data.incidents;
   if (open.length === 0) return null;
   return (
     <section aria-label="Open incidents" className="space-y-2">
@@ -40,16 +41,16 @@ function IncidentBanner({ incident }: { incident: IncidentView }) {
       className="flex flex-wrap items-center gap-x-3 gap-y-2 rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 text-sm text-amber-950"
     >
       <span aria-hidden className="text-amber-600">▲</span>
-      <span className="font-semibold">{incidentTitle(incident)}</span>
-      <span>— {incident.scope}</span>
-      <span>
-        — {incident.threadCount} thread{incident.threadCount === 1 ? "" : "s"} retrying since <Timestamp iso={incident.startedAt} withDate={false} />
+      <span data-testid="incident-summary">
+        <span className="font-semibold">{incidentTitle(incident)}</span> — {incident.scope} — {incident.threadCount} thread
+        {incident.threadCount === 1 ? "" : "s"} retrying since <Timestamp iso={incident.startedAt} withDate={false} />
+        {incident.resetAt && (
+          <>
+            {" "}
+            — resets ~<Timestamp iso={incident.resetAt} withDate={false} />
+          </>
+        )}
       </span>
-      {incident.resetAt && (
-        <span>
-          — resets ~<Timestamp iso={incident.resetAt} withDate={false} />
-        </span>
-      )}
       <Link href={`/incidents/${incident.id}`} className="text-sky-800 underline" data-testid="incident-link">
         Details
       </Link>

@@ -25,21 +25,21 @@ test("a burst opens an incident live; Stop all in this incident stops exactly it
   const model = uid("wall-model");
   const wall = [0, 1, 2].map((i) => uid(`wall-${i}`));
   const bystander = uid("bystander");
-  const t0 = Date.now() - 30_000;
+  const t0 = Date.now() - 5_000;
   await send(request, [
     ...wall.flatMap((id, i) => [
       { threadId: id, type: "turn.started", turnId: "t1", at: t0 + i * 1000, agent: "codex", provider: "openai", model },
-      { threadId: id, type: "retry", turnId: "t1", at: t0 + i * 1000 + 500, attempt: 1, maxAttempts: 5, error: { httpStatus: 429, message: "Rate limit reached." } },
+      { threadId: id, type: "retry", turnId: "t1", at: t0 + i * 1000 + 500, attempt: 1, maxAttempts: 5, error: { httpStatus: 429, retryAfter: "600" } },
     ]),
     // Retrying too, but on another model: not in this incident.
     { threadId: bystander, type: "turn.started", turnId: "t1", at: t0, agent: "codex", provider: "openai", model: `${model}-other` },
-    { threadId: bystander, type: "retry", turnId: "t1", at: t0 + 500, attempt: 1, maxAttempts: 5, error: { httpStatus: 429, message: "Rate limit reached." } },
+    { threadId: bystander, type: "retry", turnId: "t1", at: t0 + 500, attempt: 1, maxAttempts: 5, error: { httpStatus: 429, retryAfter: "600" } },
   ]);
 
   // The banner arrives through the live stream, without a reload.
   const banner = page.getByTestId("incident-banner").filter({ hasText: model });
   await expect(banner).toBeVisible();
-  await expect(banner).toContainText(`Rate limit incident — openai · ${model} — 3 threads retrying since`);
+  await expect(banner.getByTestId("incident-summary")).toHaveText(new RegExp(`^429 rate limit incident — openai · ${model} — 3 threads retrying since \\d\\d:\\d\\d:\\d\\d UTC$`));
   for (const id of wall) await expect(row(page, id).getByTestId("incident-marker")).toBeVisible();
   await expect(row(page, bystander).getByTestId("incident-marker")).toHaveCount(0);
   const incidentId = await banner.getAttribute("data-incident-id");
@@ -55,7 +55,7 @@ test("a burst opens an incident live; Stop all in this incident stops exactly it
 
   // The incident page: timeline, threads, and links whose range is the incident's.
   await page.goto(`/incidents/${incidentId}`);
-  await expect(page.getByRole("heading", { name: `Rate limit incident — openai · ${model}` })).toBeVisible();
+  await expect(page.getByRole("heading", { name: `429 rate limit incident — openai · ${model}` })).toBeVisible();
   await expect(page.getByTestId("incident-thread")).toHaveCount(3);
   await expect(page.getByTestId("chart-incident-timeline")).toBeVisible();
   const detail = await (await request.get(`/api/v1/incidents/${incidentId}`)).json();
