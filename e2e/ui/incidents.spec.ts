@@ -29,11 +29,11 @@ test("a burst opens an incident live; Stop all in this incident stops exactly it
   await send(request, [
     ...wall.flatMap((id, i) => [
       { threadId: id, type: "turn.started", turnId: "t1", at: t0 + i * 1000, agent: "codex", provider: "openai", model },
-      { threadId: id, type: "retry", turnId: "t1", at: t0 + i * 1000 + 500, attempt: 1, maxAttempts: 5, error: { httpStatus: 429, retryAfter: "600" } },
+      { threadId: id, type: "retry", turnId: "t1", at: t0 + i * 1000 + 500, attempt: 1, maxAttempts: 5, error: { httpStatus: 429, retryAfter: "240" } },
     ]),
     // Retrying too, but on another model: not in this incident.
     { threadId: bystander, type: "turn.started", turnId: "t1", at: t0, agent: "codex", provider: "openai", model: `${model}-other` },
-    { threadId: bystander, type: "retry", turnId: "t1", at: t0 + 500, attempt: 1, maxAttempts: 5, error: { httpStatus: 429, retryAfter: "600" } },
+    { threadId: bystander, type: "retry", turnId: "t1", at: t0 + 500, attempt: 1, maxAttempts: 5, error: { httpStatus: 429, retryAfter: "240" } },
   ]);
 
   // The banner arrives through the live stream, without a reload.
