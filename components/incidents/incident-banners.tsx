@@ -9,6 +9,7 @@ import type { IncidentList, IncidentView } from "@/lib/wire/types";
 import { usePollInterval } from "@/components/live/live-updates";
 import { StopMany } from "@/components/threads/stop-many";
 import { Timestamp } from "@/components/time/timestamp";
+import { AcknowledgeIncident } from "./acknowledge-incident-button";
 
 /** The board's banners: one per open incident, live (an `incidents` notice refetches them). */
 export function IncidentBanners({ initial }: { initial: IncidentList }) {
@@ -54,7 +55,8 @@ function IncidentBanner({ incident }: { incident: IncidentView }) {
       <Link href={`/incidents/${incident.id}`} className="text-sky-800 underline" data-testid="incident-link">
         Details
       </Link>
-      <div className="ml-auto">
+      <div className="ml-auto flex items-center gap-3">
+        <AcknowledgeIncident incident={incident} />
         <StopMany
           count={incident.stoppable}
           testId="incident-stop-all"

@@ -12,6 +12,7 @@ import { StatusBadge } from "@/components/threads/status-badge";
 import { threadHref } from "@/components/threads/links";
 import { Timestamp } from "@/components/time/timestamp";
 import { styles } from "@/components/ui/controls";
+import { AcknowledgeIncident } from "./acknowledge-incident-button";
 import { incidentTitle } from "./incident-banners";
 import { incidentExportHrefs, incidentInsightsHref } from "./links";
 
@@ -42,6 +43,7 @@ export function IncidentPage({ initial }: { initial: IncidentDetail }) {
           {incidentTitle(incident)} — {incident.scope}
         </h1>
         <div className="ml-auto flex flex-wrap items-center gap-2 text-sm">
+          <AcknowledgeIncident incident={incident} />
           <Link href={incidentInsightsHref(incident, incident.serverTime)} data-testid="incident-insights-link" className={`${styles.chipButton} text-sky-800`}>
             Insights for this window
           </Link>

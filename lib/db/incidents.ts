@@ -17,6 +17,7 @@ const SAVE = `INSERT INTO "Incident" (id, state, kind, provider, model, sourceId
     endedAt = excluded.endedAt, closedBy = excluded.closedBy, notices = excluded.notices, resetAt = excluded.resetAt,
     threadCount = excluded.threadCount, threads = excluded.threads`;
 const DELETE = `DELETE FROM "Incident" WHERE id = ?`;
+const ACKNOWLEDGE = `UPDATE "Incident" SET acknowledgedBy = ?, acknowledgedAt = ? WHERE id = ? AND state = 'open'`;
 const NEXT_QUIET_END = `SELECT min(lastNoticeAt) FROM "Incident" WHERE state = 'open'`;
 const LIST = `SELECT i.*, s.name AS sourceName FROM "Incident" i LEFT JOIN "Source" s ON s.id = i.sourceId
   WHERE i.state IN (SELECT value FROM json_each(@states)) ORDER BY i.state = 'open' DESC, i.startedAt DESC LIMIT @limit`;
@@ -47,10 +48,12 @@ interface IncidentRow {
   resetAt: number | null;
   threadCount: number;
   threads: string;
+  acknowledgedBy: string | null;
+  acknowledgedAt: number | null;
   sourceName?: string | null;
 }
 
-const toRecord = ({ threadCount: _count, sourceName: _name, threads, ...row }: IncidentRow): IncidentRecord => ({
+const toRecord = ({ threadCount: _count, sourceName: _name, acknowledgedBy: _by, acknowledgedAt: _at, threads, ...row }: IncidentRow): IncidentRecord => ({
   ...row,
   threads: JSON.parse(threads) as IncidentThread[],
 });
@@ -98,6 +101,8 @@ function toView(row: IncidentRow, now: number): IncidentView {
     notices: row.notices,
     resetAt: isoOrNull(row.resetAt),
     timeLostMs: incidentTimeLostMs(record, now),
+    acknowledgedBy: row.acknowledgedBy,
+    acknowledgedAt: isoOrNull(row.acknowledgedAt),
   };
 }
 
@@ -145,4 +150,9 @@ export function stoppableIncidentThreadKeys(id: string): Promise<number[] | null
     if (!row || row.state !== "open") return null;
     return pluck(STOPPABLE_KEYS).all({ keys: keysOf(toRecord(row)), statuses: JSON.stringify(STOPPABLE_STATUSES) }) as number[];
   });
+}
+
+/** An operator says they are on an open incident; false when it is not open. */
+export function acknowledgeIncident(id: string, actor: string, now: number): Promise<boolean> {
+  return serialized(() => statement(ACKNOWLEDGE).run(actor, now, id).changes > 0);
 }

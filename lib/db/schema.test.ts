@@ -79,7 +79,7 @@ describe("the migrated database and schema.prisma agree", () => {
     await prisma.limitWindow.create({ data: window });
     expect(await prisma.limitSnapshot.findFirstOrThrow()).toMatchObject(window);
     expect(await prisma.limitWindow.findFirstOrThrow()).toMatchObject(window);
-    const incident = { id: "inc-1", state: "open", kind: "rate_limit", provider: "openai", model: "gpt-5.5", sourceId: null, startedAt: at, lastNoticeAt: at, endedAt: at, closedBy: "quiet", notices: 4, resetAt: at, threadCount: 3, threads: "[]" };
+    const incident = { id: "inc-1", state: "open", kind: "rate_limit", provider: "openai", model: "gpt-5.5", sourceId: null, startedAt: at, lastNoticeAt: at, endedAt: at, closedBy: "quiet", notices: 4, resetAt: at, threadCount: 3, threads: "[]", acknowledgedBy: "op", acknowledgedAt: at };
     await prisma.incident.create({ data: incident });
     expect(await prisma.incident.findFirstOrThrow()).toMatchObject(incident);
     // Times are epoch milliseconds on disk, which the hot path writes directly.

@@ -22,6 +22,7 @@ export type OperatorAction =
   | "stop"
   | "stop-all"
   | "incident.stop-all"
+  | "incident.acknowledge"
   | "create-token"
   | "revoke-token"
   | "update-source"

@@ -374,6 +374,9 @@ export interface IncidentView {
   notices: number;
   resetAt: string | null;
   timeLostMs: number;
+  /** Who is on it: the operator who acknowledged it, and when. */
+  acknowledgedBy: string | null;
+  acknowledgedAt: string | null;
 }
 
 /** The `?state=` filter of GET /api/v1/incidents and the incidents page. */

@@ -14,6 +14,8 @@ CREATE TABLE "Incident" (
     "notices" INTEGER NOT NULL,
     "resetAt" INTEGER,
     "threadCount" INTEGER NOT NULL,
-    "threads" TEXT NOT NULL
+    "threads" TEXT NOT NULL,
+    "acknowledgedBy" TEXT,
+    "acknowledgedAt" INTEGER
 );
 CREATE INDEX "Incident_state_startedAt_idx" ON "Incident"("state", "startedAt");
