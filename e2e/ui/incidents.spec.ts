@@ -44,6 +44,10 @@ test("a burst opens an incident live; Stop all in this incident stops exactly it
   await expect(row(page, bystander).getByTestId("incident-marker")).toHaveCount(0);
   const incidentId = await banner.getAttribute("data-incident-id");
 
+  // An operator says they are on it; the banner shows who.
+  await banner.getByTestId("incident-acknowledge").click();
+  await expect(banner.getByTestId("incident-acknowledged")).toHaveText(/is on it$/);
+
   await banner.getByTestId("incident-stop-all").click();
   await expect(page.getByRole("dialog")).toContainText("Stop retrying on 3 threads?");
   await banner.getByTestId("incident-stop-all-confirm").click();

@@ -62,10 +62,16 @@ describe("incidents through the data path", () => {
     expect(metrics.incidentsOpen).toEqual([{ kind: "rate_limit", provider: "openai", model: "gpt-5.5", value: 1 }]);
     expect(metrics.incidentsTotal).toBe(1);
 
-    await m.pipeline.closeQuietIncidents(T + 20_000 + 5 * 60_000 - 1);
+    expect(await m.incidents.acknowledgeIncident(open.id, "ops@example.com", T + 40_000)).toBe(true);
+    // The detector's next save keeps who is on it.
+    await send(source, [retry("a4", T + 50_000)], T + 50_000);
+    expect(await m.incidents.incidentDetail(open.id, T + 60_000)).toMatchObject({ threadCount: 4, acknowledgedBy: "ops@example.com", acknowledgedAt: new Date(T + 40_000).toISOString() });
+
+    await m.pipeline.closeQuietIncidents(T + 50_000 + 5 * 60_000 - 1);
     expect((await m.incidents.incidentDetail(open.id, T + 6 * 60_000))!.state).toBe("open");
-    await m.pipeline.closeQuietIncidents(T + 20_000 + 5 * 60_000);
-    expect(await m.incidents.incidentDetail(open.id, T + 6 * 60_000)).toMatchObject({ state: "closed", closedBy: "quiet", endedAt: new Date(T + 20_000).toISOString() });
+    await m.pipeline.closeQuietIncidents(T + 50_000 + 5 * 60_000);
+    expect(await m.incidents.incidentDetail(open.id, T + 6 * 60_000)).toMatchObject({ state: "closed", closedBy: "quiet", endedAt: new Date(T + 50_000).toISOString() });
+    expect(await m.incidents.acknowledgeIncident(open.id, "late@example.com", T + 7 * 60_000)).toBe(false);
     expect((await m.incidents.openIncidentThreads()).size).toBe(0);
   });
 
