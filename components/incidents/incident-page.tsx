@@ -14,6 +14,7 @@ import { Timestamp } from "@/components/time/timestamp";
 import { styles } from "@/components/ui/controls";
 import { AcknowledgeIncident } from "./acknowledge-incident-button";
 import { incidentTitle } from "./incident-banners";
+import { IncidentNotes } from "./incident-notes";
 import { incidentExportHrefs, incidentInsightsHref } from "./links";
 
 const TimelineChart = dynamic(() => import("./incident-timeline-chart").then((m) => m.IncidentTimelineChart), {
@@ -90,6 +91,7 @@ export function IncidentPage({ initial }: { initial: IncidentDetail }) {
           </table>
         }
       />
+      <IncidentNotes incident={incident} />
       <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
         <table className="w-full text-left text-sm" data-testid="incident-threads">
           <caption className="px-3 py-2 text-left font-semibold">Threads and their outcomes</caption>

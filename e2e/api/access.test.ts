@@ -215,6 +215,7 @@ describe("server actions refuse an anonymous caller", () => {
     "lib/actions/stop-matching.ts#stopMatching": () => ({ object: { query: "", expected: 1 } }),
     "lib/actions/stop-incident.ts#stopIncident": () => ({ object: { incidentId: "inc-unknown", expected: 1 } }),
     "lib/actions/acknowledge-incident.ts#acknowledgeIncident": () => ({ object: { incidentId: "inc-unknown" } }),
+    "lib/actions/annotate-incident.ts#annotateIncident": () => ({ object: { incidentId: "inc-unknown", text: "anonymous note" } }),
     "lib/actions/create-token.ts#createIngestToken": () => ({ form: { name: "intruder" } }),
     "lib/actions/revoke-token.ts#revokeIngestToken": () => ({ form: { tokenId: facts.tokenId } }),
     "lib/actions/update-source.ts#updateSource": () => ({ form: { sourceId: facts.sourceId, policy: "" } }),

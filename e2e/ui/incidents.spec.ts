@@ -70,6 +70,10 @@ test("a burst opens an incident live; Stop all in this incident stops exactly it
   const to = Date.parse(range.get("to")!);
   expect(to).toBeGreaterThan(Date.parse(detail.lastNoticeAt));
   expect(to - Date.parse(detail.endedAt ?? detail.serverTime)).toBeLessThanOrEqual(60_000);
+  // A note lands in the incident's timeline.
+  await page.getByRole("textbox", { name: "Add a note" }).fill("failed over to another model");
+  await page.getByTestId("incident-note-add").click();
+  await expect(page.getByTestId("incident-notes")).toContainText("failed over to another model");
   const exportHref = await page.getByTestId("incident-export-attempts").getAttribute("href");
   expect(new URL(exportHref!, "http://radar").searchParams.get("from")).toBe(detail.startedAt);
 });

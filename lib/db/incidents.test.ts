@@ -72,6 +72,10 @@ describe("incidents through the data path", () => {
     await m.pipeline.closeQuietIncidents(T + 50_000 + 5 * 60_000);
     expect(await m.incidents.incidentDetail(open.id, T + 6 * 60_000)).toMatchObject({ state: "closed", closedBy: "quiet", endedAt: new Date(T + 50_000).toISOString() });
     expect(await m.incidents.acknowledgeIncident(open.id, "late@example.com", T + 7 * 60_000)).toBe(false);
+    // Notes stay possible after it closed: the review happens later.
+    expect(await m.incidents.annotateIncident(open.id, "ops@example.com", "failed over to gpt-5.4", T + 8 * 60_000)).toBe(true);
+    expect(await m.incidents.annotateIncident("inc-nope", "ops@example.com", "lost", T + 8 * 60_000)).toBe(false);
+    expect((await m.incidents.incidentDetail(open.id, T + 9 * 60_000))!.notes).toEqual([{ at: new Date(T + 8 * 60_000).toISOString(), actor: "ops@example.com", text: "failed over to gpt-5.4" }]);
     expect((await m.incidents.openIncidentThreads()).size).toBe(0);
   });
 

@@ -17,6 +17,8 @@ const SAVE = `INSERT INTO "Incident" (id, state, kind, provider, model, sourceId
     endedAt = excluded.endedAt, closedBy = excluded.closedBy, notices = excluded.notices, resetAt = excluded.resetAt,
     threadCount = excluded.threadCount, threads = excluded.threads`;
 const DELETE = `DELETE FROM "Incident" WHERE id = ?`;
+const NOTE = `INSERT INTO "IncidentNote" (incidentId, at, actor, text) SELECT id, ?, ?, ? FROM "Incident" WHERE id = ? AND state != 'forming'`;
+const NOTES = `SELECT at, actor, text FROM "IncidentNote" WHERE incidentId = ? ORDER BY at, id`;
 const ACKNOWLEDGE = `UPDATE "Incident" SET acknowledgedBy = ?, acknowledgedAt = ? WHERE id = ? AND state = 'open'`;
 const NEXT_QUIET_END = `SELECT min(lastNoticeAt) FROM "Incident" WHERE state = 'open'`;
 const LIST = `SELECT i.*, s.name AS sourceName FROM "Incident" i LEFT JOIN "Source" s ON s.id = i.sourceId
@@ -133,6 +135,7 @@ export function incidentDetail(id: string, now = Date.now()): Promise<IncidentDe
       }),
       timeline: (statement(TIMELINE).all(span) as { minute: number; thread: number; notices: number }[]).map((r) => ({ ...r, minute: isoOrNull(r.minute)! })),
       earlyRetries: pluck(EARLY).get(span) as number,
+      notes: (statement(NOTES).all(id) as { at: number; actor: string; text: string }[]).map((n) => ({ ...n, at: isoOrNull(n.at)! })),
       serverTime: new Date(now).toISOString(),
     };
   });
@@ -155,4 +158,9 @@ export function stoppableIncidentThreadKeys(id: string): Promise<number[] | null
 /** An operator says they are on an open incident; false when it is not open. */
 export function acknowledgeIncident(id: string, actor: string, now: number): Promise<boolean> {
   return serialized(() => statement(ACKNOWLEDGE).run(actor, now, id).changes > 0);
+}
+
+/** Adds an operator's note to an incident's timeline; false when there is no such incident. */
+export function annotateIncident(id: string, actor: string, text: string, now: number): Promise<boolean> {
+  return serialized(() => statement(NOTE).run(now, actor, text, id).changes > 0);
 }

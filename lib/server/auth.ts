@@ -23,6 +23,7 @@ export type OperatorAction =
   | "stop-all"
   | "incident.stop-all"
   | "incident.acknowledge"
+  | "incident.annotate"
   | "create-token"
   | "revoke-token"
   | "update-source"

@@ -396,5 +396,7 @@ export interface IncidentDetail extends IncidentView {
   timeline: { minute: string; thread: number; notices: number }[];
   /** Attempts of its threads in its span that went out before the advised time. */
   earlyRetries: number;
+  /** Operators' notes, oldest first. */
+  notes: { at: string; actor: string; text: string }[];
   serverTime: string;
 }

@@ -19,3 +19,13 @@ CREATE TABLE "Incident" (
     "acknowledgedAt" INTEGER
 );
 CREATE INDEX "Incident_state_startedAt_idx" ON "Incident"("state", "startedAt");
+
+-- Operators' notes on an incident, kept in its timeline.
+CREATE TABLE "IncidentNote" (
+    "id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+    "incidentId" TEXT NOT NULL,
+    "at" INTEGER NOT NULL,
+    "actor" TEXT NOT NULL,
+    "text" TEXT NOT NULL
+);
+CREATE INDEX "IncidentNote_incidentId_at_idx" ON "IncidentNote"("incidentId", "at");
