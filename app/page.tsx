@@ -1,6 +1,7 @@
 import { pageAccess } from "@/lib/server/page-access";
 import { Board } from "@/components/board/board";
 import { filterOptions, threadBoard } from "@/lib/db/threads";
+import { listIncidents } from "@/lib/db/incidents";
 import { parseThreadQuery, threadQueryString } from "@/lib/threads/filter";
 
 export const dynamic = "force-dynamic";
@@ -16,7 +17,7 @@ export default async function BoardPage({ searchParams }: { searchParams: Promis
     );
   }
   const { page, pageSize, ...filter } = parsed.query;
-  const [board, options] = await Promise.all([threadBoard(filter, { page, pageSize, attentionFirst: true }), filterOptions()]);
+  const [board, options, incidents] = await Promise.all([threadBoard(filter, { page, pageSize, attentionFirst: true }), filterOptions(), listIncidents("open")]);
   const anyFilter = Object.values(filter).some((v) => v !== undefined && (!Array.isArray(v) || v.length > 0));
-  return <Board initial={board} queryString={threadQueryString(parsed.query).replace(/^\?/, "")} options={options} filtered={anyFilter} />;
+  return <Board initial={board} queryString={threadQueryString(parsed.query).replace(/^\?/, "")} options={options} filtered={anyFilter} incidents={incidents} />;
 }

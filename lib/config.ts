@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { z } from "zod";
+import { DEFAULT_INCIDENT_SETTINGS, type IncidentSettings } from "./retry/incidents";
 import { STOP_GRACE_MS } from "./retry/reducer";
 import { describeZodError } from "./validation";
 
@@ -113,6 +114,12 @@ export const CONFIG_SCHEMA = z.object({
   RADAR_SOURCE_MAX_BYTES: count.default(20 * 1024 ** 3),
   /** Raw events older than this are pruned once their thread has been quiet as long; episodes stay. */
   RADAR_RETENTION_DAYS: days.default(30),
+  /** An incident opens when this many threads get notices of one kind in one scope within the window. */
+  RADAR_INCIDENT_MIN_THREADS: count.optional(),
+  /** The window those notices must fall in. */
+  RADAR_INCIDENT_WINDOW_MS: millis.optional(),
+  /** An open incident without a notice for this long closes. */
+  RADAR_INCIDENT_QUIET_MS: millis.optional(),
 });
 
 export type Config = z.output<typeof CONFIG_SCHEMA>;
@@ -149,6 +156,12 @@ export function parseConfig(env: Environment): Config {
 export function streamLimits(): { perClient: number; total: number } {
   const c = config();
   return { perClient: c.RADAR_STREAM_MAX_PER_CLIENT, total: c.RADAR_STREAM_MAX_TOTAL };
+}
+
+/** The incident detector's thresholds in effect: the detector's defaults unless set. */
+export function incidentSettings(c: Config = config()): IncidentSettings {
+  const d = DEFAULT_INCIDENT_SETTINGS;
+  return { minThreads: c.RADAR_INCIDENT_MIN_THREADS ?? d.minThreads, windowMs: c.RADAR_INCIDENT_WINDOW_MS ?? d.windowMs, quietMs: c.RADAR_INCIDENT_QUIET_MS ?? d.quietMs };
 }
 
 let cached: Config | null = null;

@@ -4,11 +4,12 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import { boardQuery } from "@/lib/client/queries";
-import type { FilterOptions, ThreadBoard } from "@/lib/wire/types";
+import type { FilterOptions, IncidentList, ThreadBoard } from "@/lib/wire/types";
 import { statusLabel } from "@/lib/ui/format";
 import { LiveIndicator } from "@/components/live/live-indicator";
 import { usePollInterval } from "@/components/live/live-updates";
 import { useServerClock } from "@/components/time/server-clock";
+import { IncidentBanners } from "@/components/incidents/incident-banners";
 import { BoardFilters } from "./board-filters";
 import { EmptyBoard } from "./empty-board";
 import { StatusCounts } from "./status-counts";
@@ -16,7 +17,20 @@ import { StopAllMatching } from "./stop-all-matching";
 import { ThreadsTable } from "./threads-table";
 
 /** The operator board: everything retrying, waiting, stalled or exhausted first, live. */
-export function Board({ initial, queryString, options, filtered }: { initial: ThreadBoard; queryString: string; options: FilterOptions; filtered: boolean }) {
+export function Board({
+  initial,
+  queryString,
+  options,
+  filtered,
+  incidents,
+}: {
+  initial: ThreadBoard;
+  queryString: string;
+  options: FilterOptions;
+  filtered: boolean;
+  /** The open incidents when the page was rendered (their banners). */
+  incidents: IncidentList;
+}) {
   const { observe } = useServerClock();
   const refetchInterval = usePollInterval();
   const query = useQuery({ ...boardQuery(queryString), initialData: initial, refetchInterval });
@@ -38,6 +52,7 @@ export function Board({ initial, queryString, options, filtered }: { initial: Th
           <StopAllMatching queryString={queryString} count={board.stoppable} />
         </div>
       </div>
+      <IncidentBanners initial={incidents} />
       <StatusCounts counts={board.counts} queryString={queryString} />
       <BoardFilters options={options} />
       <p className="sr-only" aria-live="polite" data-testid="status-announcer">

@@ -1,7 +1,8 @@
 "use client";
 
 import Link from "next/link";
-import type { ThreadView } from "@/lib/wire/types";
+import type { IncidentView, ThreadView } from "@/lib/wire/types";
+import { incidentTitle, useIncidentOfThread } from "@/components/incidents/incident-banners";
 import { isStoppable } from "@/lib/threads/statuses";
 import { attemptLabel, kindLabel } from "@/lib/ui/format";
 import { Countdown, ResetTime } from "@/components/time/countdown";
@@ -13,6 +14,7 @@ import { styles } from "@/components/ui/controls";
 
 
 export function ThreadsTable({ threads }: { threads: ThreadView[] }) {
+  const incidentOf = useIncidentOfThread();
   return (
     <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
       <table className="w-full min-w-[1280px] table-fixed text-left text-sm" data-testid="threads-table">
@@ -49,7 +51,7 @@ export function ThreadsTable({ threads }: { threads: ThreadView[] }) {
         </thead>
         <tbody className="divide-y divide-slate-100">
           {threads.map((thread) => (
-            <ThreadRow key={thread.key} thread={thread} />
+            <ThreadRow key={thread.key} thread={thread} incident={incidentOf.get(thread.key) ?? null} />
           ))}
         </tbody>
       </table>
@@ -57,7 +59,7 @@ export function ThreadsTable({ threads }: { threads: ThreadView[] }) {
   );
 }
 
-function ThreadRow({ thread }: { thread: ThreadView }) {
+function ThreadRow({ thread, incident }: { thread: ThreadView; incident: IncidentView | null }) {
   const retry = thread.retry;
   const retrying = thread.status === "retrying" || thread.status === "stalled";
   return (
@@ -71,6 +73,11 @@ function ThreadRow({ thread }: { thread: ThreadView }) {
         </Link>
         {thread.title && <div className="truncate font-mono text-xs text-slate-500" title={thread.id}>{thread.id}</div>}
         {thread.parentThreadId && <div className="text-xs text-slate-500">subagent of {thread.parentThreadId}</div>}
+        {incident && (
+          <Link href={`/incidents/${incident.id}`} data-testid="incident-marker" className="mt-0.5 inline-block rounded bg-amber-100 px-1.5 text-xs text-amber-900" title={`${incidentTitle(incident)} — ${incident.scope}`}>
+            ▲ in incident
+          </Link>
+        )}
       </td>
       <td className="break-words px-3 py-2" data-testid="retry-attempt">
         {retry && retrying ? attemptLabel(retry.attempt, retry.maxAttempts) : retry?.attempt ? <span className="text-slate-500">{attemptLabel(retry.attempt, retry.maxAttempts).replace("Retrying", "after")}</span> : <span className="text-slate-400">—</span>}

@@ -7,6 +7,7 @@ const LINKS: { href: string; label: string; needs: Role }[] = [
   { href: "/", label: "Board", needs: "viewer" },
   { href: "/insights", label: "Insights", needs: "viewer" },
   { href: "/limits", label: "Limits", needs: "viewer" },
+  { href: "/incidents", label: "Incidents", needs: "viewer" },
   { href: "/sources", label: "Sources", needs: "viewer" },
   { href: "/audit", label: "Audit", needs: "viewer" },
   { href: "/people", label: "People", needs: "admin" },

@@ -43,6 +43,10 @@ export function LiveUpdatesProvider({ children }: { children: ReactNode }) {
       observe((JSON.parse((event as MessageEvent).data) as StreamLimits).serverTime);
       void queryClient.invalidateQueries({ queryKey: queryKeys.limits });
     });
+    source.addEventListener("incidents", (event) => {
+      observe((JSON.parse((event as MessageEvent).data) as StreamLimits).serverTime);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.incidents });
+    });
     source.addEventListener("error", () =>
       setState((previous) => (previous.status === "reconnecting" ? previous : { status: "reconnecting", since: Date.now() })),
     );

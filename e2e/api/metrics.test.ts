@@ -155,6 +155,8 @@ describe("GET /api/metrics", () => {
       radar_retry_early_attempts_total: "counter",
       radar_retry_wait_seconds_total: "counter",
       radar_threads: "gauge",
+      radar_incidents_open: "gauge",
+      radar_incidents_total: "counter",
       radar_retry_advised_delay_seconds: "histogram",
       radar_retry_actual_gap_seconds: "histogram",
     });

@@ -4,6 +4,9 @@ import {
   MAX_THREAD_ROWS,
   type EventPage,
   type EventRaw,
+  type IncidentDetail,
+  type IncidentList,
+  type IncidentStateFilter,
   type InsightsResponse,
   type LimitsView,
   type StreamThreads,
@@ -37,10 +40,14 @@ export const queryKeys = {
   insightsFor: (queryString: string) => ["insights", queryString] as const,
   /** Usage windows: a `limits` notice refetches them, and so does a status change (their blocked threads). */
   limits: ["limits"] as const,
+  /** Incidents: an `incidents` notice refetches them, and so does a status change (what Stop all would stop). */
+  incidents: ["incidents"] as const,
+  incidentList: (state: IncidentStateFilter) => ["incidents", "list", state] as const,
+  incident: (id: string) => ["incidents", "detail", id] as const,
 };
 
 /** The keys that are stale after the stream was away (its `hello`): anything may have changed. */
-export const LIVE_KEYS = [queryKeys.threads, queryKeys.insights, queryKeys.limits];
+export const LIVE_KEYS = [queryKeys.threads, queryKeys.insights, queryKeys.limits, queryKeys.incidents];
 
 /**
  * The browser's half of the live-update protocol (README "Live updates"): a change notice makes
@@ -56,6 +63,7 @@ export async function applyThreadChanges(queryClient: QueryClient, changes: Stre
   if (changes.some((change) => change.reorder)) {
     void queryClient.invalidateQueries({ queryKey: queryKeys.boards });
     void queryClient.invalidateQueries({ queryKey: queryKeys.limits });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.incidents });
     return;
   }
   const boards = queryClient.getQueriesData<ThreadBoard>({ queryKey: queryKeys.boards });
@@ -127,4 +135,14 @@ export function insightsQuery(queryString: string) {
 /** Every usage window's latest snapshot (the Limits page). */
 export function limitsQuery() {
   return queryOptions({ queryKey: queryKeys.limits, queryFn: () => fetchJson<LimitsView>("/api/v1/limits") });
+}
+
+/** Incidents, open first (`state` as GET /api/v1/incidents takes it). */
+export function incidentsQuery(state: IncidentStateFilter) {
+  return queryOptions({ queryKey: queryKeys.incidentList(state), queryFn: () => fetchJson<IncidentList>(`/api/v1/incidents?state=${state}`) });
+}
+
+/** One incident with its threads and timeline. */
+export function incidentQuery(id: string) {
+  return queryOptions({ queryKey: queryKeys.incident(id), queryFn: () => fetchJson<IncidentDetail>(`/api/v1/incidents/${encodeURIComponent(id)}`) });
 }

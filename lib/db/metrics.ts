@@ -1,7 +1,7 @@
 import type { HistogramRow, LabelRow, MetricsSnapshot } from "@/lib/insights/metrics";
 import { GAP_BOUNDS_MS } from "@/lib/insights/gaps";
 import { db, serialized } from "./client";
-import { statement, type Sql } from "./statement";
+import { pluck, statement, type Sql } from "./statement";
 import { viewStatusSql } from "./thread-filter";
 
 /**
@@ -57,5 +57,9 @@ function snapshot(now: number, sql: Sql): MetricsSnapshot {
     waitMs: totals("attempt", "kind, provider, model", "sum(ms)", "sum(waited) > 0"),
     advisedDelay: histogram("advised"),
     actualGap: histogram("actual"),
+    incidentsOpen: all<LabelRow<"kind" | "provider" | "model">>(
+      `SELECT kind, coalesce(provider, '') AS provider, coalesce(model, '') AS model, count(*) AS value FROM "Incident" WHERE state = 'open' GROUP BY 1, 2, 3`,
+    ),
+    incidentsTotal: pluck(`SELECT count(*) FROM "Incident" WHERE state != 'forming'`, sql).get() as number,
   };
 }

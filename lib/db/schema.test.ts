@@ -79,6 +79,12 @@ describe("the migrated database and schema.prisma agree", () => {
     await prisma.limitWindow.create({ data: window });
     expect(await prisma.limitSnapshot.findFirstOrThrow()).toMatchObject(window);
     expect(await prisma.limitWindow.findFirstOrThrow()).toMatchObject(window);
+    const incident = { id: "inc-1", state: "open", kind: "rate_limit", provider: "openai", model: "gpt-5.5", sourceId: null, startedAt: at, lastNoticeAt: at, endedAt: at, closedBy: "quiet", notices: 4, resetAt: at, threadCount: 3, threads: "[]", acknowledgedBy: "op", acknowledgedAt: at };
+    await prisma.incident.create({ data: incident });
+    expect(await prisma.incident.findFirstOrThrow()).toMatchObject(incident);
+    const note = { incidentId: "inc-1", at, actor: "op", text: "failing over to gpt-5.4" };
+    await prisma.incidentNote.create({ data: note });
+    expect(await prisma.incidentNote.findFirstOrThrow()).toMatchObject(note);
     // Times are epoch milliseconds on disk, which the hot path writes directly.
     expect(handles.sql.prepare(`SELECT at FROM "Event"`).pluck().get()).toBe(at.getTime());
   });

@@ -2,6 +2,7 @@ import { auditRows } from "./audit";
 import { db, serialized } from "./client";
 import { directiveRows } from "./directives";
 import { episodeRows } from "./episodes";
+import { incidentRows } from "./incidents";
 import { limitRows } from "./limits";
 import { eventRows } from "./events";
 import { quarantineRows } from "./quarantine";
@@ -26,7 +27,7 @@ import { threadRows } from "./thread-state";
  *   connection inside BEGIN … COMMIT and a `Tx` whose methods return promises; the pipeline, which
  *   already awaits them, does not change.
  */
-const sqliteTx = { ...eventRows, ...threadRows, ...episodeRows, ...directiveRows, ...sourceRows, ...auditRows, ...quarantineRows, ...limitRows, noticesSeen: rollupRows.noticesSeen };
+const sqliteTx = { ...eventRows, ...threadRows, ...episodeRows, ...directiveRows, ...sourceRows, ...auditRows, ...quarantineRows, ...limitRows, ...incidentRows, noticesSeen: rollupRows.noticesSeen };
 
 type Awaitable<T> = T | Promise<T>;
 

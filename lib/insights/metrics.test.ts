@@ -14,6 +14,8 @@ const snapshot: MetricsSnapshot = {
   // 230 ms (bin ≤ 250 ms) and 2 s (bin ≤ 2 s), and one above an hour.
   advisedDelay: [{ labels: { kind: "rate_limit", provider: "openai" }, bins: bins({ 4: 2 }), sumMs: 4_000, count: 2 }],
   actualGap: [{ labels: { kind: "rate_limit", provider: "openai" }, bins: bins({ 1: 1, 4: 1, 14: 1 }), sumMs: 3_602_230, count: 3 }],
+  incidentsOpen: [{ kind: "rate_limit", provider: "openai", model: "gpt-5", value: 1 }],
+  incidentsTotal: 2,
 };
 
 describe("metrics registry", () => {
@@ -58,5 +60,11 @@ describe("metrics registry", () => {
     const text = await metrics.scrape();
     expect(text).toContain('radar_retry_notices_total{kind="rate_limit",provider="openai",model="gpt-5",agent="codex"} 5\n');
     expect(text).not.toContain("radar_retry_actual_gap_seconds_bucket");
+  });
+
+  it("exposes open incidents by scope and every incident opened", async () => {
+    const text = await createMetricsRegistry(() => snapshot).scrape();
+    expect(text).toContain('radar_incidents_open{kind="rate_limit",provider="openai",model="gpt-5"} 1');
+    expect(text).toContain("radar_incidents_total 2");
   });
 });

@@ -37,6 +37,10 @@ export interface MetricsSnapshot {
   waitMs: LabelRow<"kind" | "provider" | "model">[];
   advisedDelay: HistogramRow[];
   actualGap: HistogramRow[];
+  /** Open incidents per scope (provider and model empty for usage limits, which are per source). */
+  incidentsOpen: LabelRow<"kind" | "provider" | "model">[];
+  /** Incidents ever opened (closed ones included). */
+  incidentsTotal: number;
 }
 
 const BUCKETS_S = GAP_BOUNDS_MS.map((ms) => ms / 1000);
@@ -105,6 +109,18 @@ export function createMetricsRegistry(read: () => MetricsSnapshot | Promise<Metr
       for (const status of THREAD_STATUSES) this.set({ status }, counts.get(status) ?? 0);
     },
   });
+
+  new Gauge<"kind" | "provider" | "model">({
+    name: "radar_incidents_open",
+    help: "Open incidents (many threads hitting one wall), by kind, provider and model.",
+    labelNames: ["kind", "provider", "model"],
+    registers,
+    collect() {
+      this.reset();
+      for (const { value, ...labels } of current().incidentsOpen) this.set(labels, value);
+    },
+  });
+  counter("radar_incidents_total", "Incidents opened since the radar started keeping them.", [], (s) => [{ value: s.incidentsTotal }]);
 
   const histogram = (name: string, help: string, rows: (s: MetricsSnapshot) => HistogramRow[]) =>
     new Histogram<"kind" | "provider">({

@@ -24,3 +24,17 @@ export { initialThreadState, reduce, tick, tickOnTime, replay, viewStatus, STOP_
 export { seededRandom } from "./random";
 export { parseReconnectNotice, type ReconnectNotice } from "./notice";
 export * from "./types";
+export {
+  advanceIncidents,
+  detectIncidents,
+  incidentId,
+  incidentTimeLostMs,
+  scopeKey,
+  scopeOf,
+  DEFAULT_INCIDENT_SETTINGS,
+  type IncidentInput,
+  type IncidentNotice,
+  type IncidentRecord,
+  type IncidentSettings,
+  type IncidentThread,
+} from "./incidents";

@@ -21,6 +21,9 @@ export type Access = "public" | "ingest" | Role;
 export type OperatorAction =
   | "stop"
   | "stop-all"
+  | "incident.stop-all"
+  | "incident.acknowledge"
+  | "incident.annotate"
   | "create-token"
   | "revoke-token"
   | "update-source"

@@ -35,7 +35,16 @@ export interface LimitsChanged {
   at: number;
 }
 
-type BusMessage = ThreadsChanged | DirectivesPending | LimitsChanged;
+/** An incident opened, grew or closed: the board's banners and the incidents pages refetch. */
+export interface IncidentsChanged {
+  type: "incidents";
+  at: number;
+}
+
+/** Messages that say only "this changed, refetch": coalesced per type like thread changes. */
+type Notice = LimitsChanged | IncidentsChanged;
+
+type BusMessage = ThreadsChanged | DirectivesPending | Notice;
 
 /** How long later thread changes wait to be merged into one publication. */
 export const COALESCE_MS = 100;
@@ -44,8 +53,8 @@ interface Bus {
   emitter: EventEmitter;
   /** Thread changes held back during the current window, by key; null when no window is open. */
   held: Map<number, boolean> | null;
-  /** Limit changes: null when no window is open, else whether one is held for its end. */
-  limitsHeld: boolean | null;
+  /** Per notice type: absent when no window is open, else whether one is held for its end. */
+  noticesHeld: Map<Notice["type"], boolean>;
 }
 
 const globalForBus = globalThis as unknown as { __radarBus?: Bus };
@@ -55,7 +64,7 @@ function bus(): Bus {
     const emitter = new EventEmitter();
     // Every open dashboard tab and every long-polling source holds one listener.
     emitter.setMaxListeners(0);
-    globalForBus.__radarBus = { emitter, held: null, limitsHeld: null };
+    globalForBus.__radarBus = { emitter, held: null, noticesHeld: new Map() };
   }
   return globalForBus.__radarBus;
 }
@@ -98,23 +107,32 @@ function merge(threads: ThreadChange[]): ThreadChange[] {
 
 /** Publishes that usage windows changed, coalesced like thread changes (leading edge, one per window). */
 export function publishLimitsChanged(now = Date.now()): void {
-  const b = bus();
-  if (b.limitsHeld !== null) {
-    b.limitsHeld = true;
-    return;
-  }
-  emit({ type: "limits", at: now });
-  openLimitsWindow(b);
+  publishNotice("limits", now);
 }
 
-function openLimitsWindow(b: Bus) {
-  b.limitsHeld = false;
+/** Publishes that incidents changed, coalesced like usage windows. */
+export function publishIncidentsChanged(now = Date.now()): void {
+  publishNotice("incidents", now);
+}
+
+function publishNotice(type: Notice["type"], now: number): void {
+  const b = bus();
+  if (b.noticesHeld.has(type)) {
+    b.noticesHeld.set(type, true);
+    return;
+  }
+  emit({ type, at: now });
+  openNoticeWindow(b, type);
+}
+
+function openNoticeWindow(b: Bus, type: Notice["type"]) {
+  b.noticesHeld.set(type, false);
   const timer = setTimeout(() => {
-    const held = b.limitsHeld;
-    b.limitsHeld = null;
+    const held = b.noticesHeld.get(type);
+    b.noticesHeld.delete(type);
     if (!held) return;
-    emit({ type: "limits", at: Date.now() });
-    openLimitsWindow(b);
+    emit({ type, at: Date.now() });
+    openNoticeWindow(b, type);
   }, COALESCE_MS);
   timer.unref?.();
 }

@@ -98,12 +98,13 @@ export function liveStream(request: Request): Response {
         const offThreads = subscribe("threads", (message) => {
           send(`event: threads\ndata: ${JSON.stringify({ threads: message.threads, serverTime: new Date().toISOString() })}\n\n`);
         });
-        const offLimits = subscribe("limits", () => {
-          send(`event: limits\ndata: ${JSON.stringify({ serverTime: new Date().toISOString() })}\n\n`);
-        });
+        // "Refetch" notices carry only the server's time.
+        const offNotices = (["limits", "incidents"] as const).map((type) =>
+          subscribe(type, () => send(`event: ${type}\ndata: ${JSON.stringify({ serverTime: new Date().toISOString() })}\n\n`)),
+        );
         unsubscribe = () => {
           offThreads();
-          offLimits();
+          for (const off of offNotices) off();
         };
         heartbeat = setInterval(() => send(`: heartbeat ${Date.now()}\n\n`), HEARTBEAT_MS);
         heartbeat.unref?.();

@@ -1,12 +1,12 @@
-import { classify, initialThreadState, reduce, tick, tickOnTime } from "@/lib/retry";
-import type { AppliedStep, DirectiveIntent, EpisodeRecord, RadarEvent, StepResult, ThreadState } from "@/lib/retry";
+import { advanceIncidents, classify, initialThreadState, reduce, tick, tickOnTime } from "@/lib/retry";
+import type { IncidentInput, IncidentNotice, AppliedStep, DirectiveIntent, EpisodeRecord, RadarEvent, StepResult, ThreadState } from "@/lib/retry";
 import type { NormalizedEvent, NormalizedLine } from "@/lib/ingest/types";
 import type { SourceRecord } from "@/lib/db/sources";
 import type { StoredThread } from "@/lib/db/thread-state";
 import { transaction, type Tx } from "@/lib/db/unit-of-work";
-import { config } from "@/lib/config";
+import { config, incidentSettings } from "@/lib/config";
 import { isStoppable } from "@/lib/threads/statuses";
-import { publishDirectivesPending, publishLimitsChanged, publishThreadChanges, type ThreadChange } from "./bus";
+import { publishDirectivesPending, publishIncidentsChanged, publishLimitsChanged, publishThreadChanges, type ThreadChange } from "./bus";
 
 /**
  * The middle of the data path: normalized lines → reduce → persist, inside one unit of work
@@ -62,6 +62,8 @@ class Batch {
   private readonly directiveSources = new Set<string>();
   /** A usage window got a snapshot in this unit of work. */
   limitsChanged = false;
+  /** Retry notices and recoveries for the incident detector, in the order they were applied. */
+  readonly incidentInputs: IncidentInput[] = [];
 
   /**
    * Set for batches of historical lines (an import, a relay catching up on hours-old output):
@@ -108,6 +110,7 @@ class Batch {
     meta: { key: string; format: string; nativeType: string | null; raw: unknown; receivedAt: number; clampedFrom?: number },
   ): Promise<AppliedStep | null> {
     thread.changed = true;
+    let notice: IncidentNotice | null = null;
     const inOrder = !thread.needsReplay && (thread.state.lastEventAt == null || event.at >= thread.state.lastEventAt);
     // Fold only into the progress row that is still the thread's last applied event, and only in
     // order: a folded row then spans a stretch of pure progress, which a replay reproduces.
@@ -121,7 +124,19 @@ class Batch {
       seq = foldInto;
     } else {
       const kind = event.error ? classify(event.error).kind : null;
-      if (event.type === "retry") thread.noticesSeen.push(kind ?? "other");
+      if (event.type === "retry") {
+        thread.noticesSeen.push(kind ?? "other");
+        notice = {
+          type: "notice",
+          thread: thread.id,
+          at: event.at,
+          kind: kind ?? "other",
+          sourceId: thread.sourceId,
+          provider: event.provider ?? thread.state.provider,
+          model: event.model ?? thread.state.model,
+        };
+        this.incidentInputs.push(notice);
+      }
       seq = await this.tx.insertEvent({
         sourceId: thread.sourceId,
         threadId: thread.id,
@@ -141,7 +156,10 @@ class Batch {
       thread.needsReplay = true;
       return null;
     }
-    return this.step(thread, { ...event, seq }, seq);
+    const applied = await this.step(thread, { ...event, seq }, seq);
+    // The reset the engine read from the notice, when it named one.
+    if (notice) notice.resetAt = thread.state.retry?.resetAt ?? null;
+    return applied;
   }
 
   /**
@@ -191,7 +209,10 @@ class Batch {
   private async record(thread: WorkingThread, before: ThreadState, { state: after, effects }: StepResult) {
     thread.state = after;
     thread.changed = true;
-    if (effects.endedEpisode) thread.episodes.set(effects.endedEpisode.seq, effects.endedEpisode);
+    if (effects.endedEpisode) {
+      thread.episodes.set(effects.endedEpisode.seq, effects.endedEpisode);
+      if (effects.endedEpisode.outcome === "recovered") this.incidentInputs.push({ type: "recovered", thread: thread.id, at: effects.endedEpisode.endedAt ?? this.now });
+    }
     if (after.episode && after.episode !== before.episode) thread.episodes.set(after.episode.seq, after.episode);
     for (const intent of effects.directives) await this.directive(thread, intent);
   }
@@ -315,17 +336,36 @@ async function runBatch(
   work: (batch: Batch, tx: Tx) => Promise<void>,
   settle?: (tx: Tx) => Promise<void>,
 ): Promise<{ threadIds: number[]; batch: Batch }> {
-  const { changes, batch } = await transaction(async (tx) => {
+  const { changes, batch, incidentsChanged } = await transaction(async (tx) => {
     const batch = new Batch(tx, now);
     await work(batch, tx);
     const changes = await batch.finish();
+    const incidentsChanged = batch.incidentInputs.length ? await updateIncidents(tx, batch.incidentInputs, now) : false;
     await settle?.(tx);
-    return { changes, batch };
+    return { changes, batch, incidentsChanged };
   });
   publishThreadChanges(changes, now);
+  if (incidentsChanged) publishIncidentsChanged(now);
   if (batch.limitsChanged) publishLimitsChanged(now);
   for (const sourceId of batch.published()) publishDirectivesPending(sourceId);
   return { threadIds: changes.map((change) => change.key), batch };
+}
+
+/**
+ * Folds notices and recoveries into the incidents, in the unit of work that stored them (or the
+ * watchdog pass that found incidents quiet for long enough). Returns whether an open or closed
+ * incident changed (forming groups are not shown).
+ */
+async function updateIncidents(tx: Tx, inputs: IncidentInput[], now: number): Promise<boolean> {
+  const step = advanceIncidents(await tx.activeIncidents(), inputs, now, incidentSettings());
+  for (const id of step.removed) await tx.deleteIncident(id);
+  for (const incident of step.changed) await tx.saveIncident(incident);
+  return step.changed.some((incident) => incident.state !== "forming");
+}
+
+/** The watchdog's incident pass: closes incidents quiet for long enough. */
+export async function closeQuietIncidents(now = Date.now()): Promise<void> {
+  if (await transaction((tx) => updateIncidents(tx, [], now))) publishIncidentsChanged(now);
 }
 
 /** Ingests normalized lines from one source: one transaction, then publication. */

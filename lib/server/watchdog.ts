@@ -1,5 +1,7 @@
 import { dueThreadIds, nextWakeAt } from "@/lib/db/thread-state";
-import { tickThreads } from "./pipeline";
+import { nextIncidentQuietEnd } from "@/lib/db/incidents";
+import { incidentSettings } from "@/lib/config";
+import { closeQuietIncidents, tickThreads } from "./pipeline";
 
 /**
  * Deadlines pass in silence (a 3600 s Retry-After sends nothing for an hour), so the server
@@ -24,6 +26,9 @@ export function startWatchdog(): void {
       // Bounded per pass so one pass never holds the database for long.
       const due = await dueThreadIds(now, BATCH);
       if (due.length) await tickThreads(due, now);
+      // Incidents close in silence too: after their quiet period.
+      const quietEnd = await nextIncidentQuietEnd(incidentSettings().quietMs);
+      if (quietEnd != null && quietEnd <= now) await closeQuietIncidents(now);
       const next = due.length === BATCH ? now : await nextWakeAt();
       if (next != null) delay = Math.min(MAX_SLEEP_MS, Math.max(10, next - Date.now()));
     } catch (error) {

@@ -251,7 +251,7 @@ export interface StreamThreads {
   serverTime: string;
 }
 
-/** The live stream's `limits` event: some usage window got a new snapshot. */
+/** The live stream's `limits` and `incidents` events: some usage window or incident changed, refetch. */
 export interface StreamLimits {
   serverTime: string;
 }
@@ -337,4 +337,69 @@ export interface LimitsView {
  */
 export interface OtlpExportResponse {
   partialSuccess?: { rejectedLogRecords?: number; rejectedSpans?: number; rejectedDataPoints?: number; errorMessage: string };
+}
+
+/** One thread of an incident: its notices there and how it ended up. */
+export interface IncidentThreadView {
+  key: number;
+  id: string;
+  title: string | null;
+  source: string;
+  sourceId: string;
+  /** The thread's status now. */
+  status: string;
+  firstNoticeAt: string;
+  lastNoticeAt: string;
+  notices: number;
+  recoveredAt: string | null;
+}
+
+/** One incident: many threads hitting one wall (GET /api/v1/incidents, the board's banners). */
+export interface IncidentView {
+  id: string;
+  state: "open" | "closed";
+  kind: string;
+  /** Provider and model, or the source for usage limits. */
+  provider: string | null;
+  model: string | null;
+  sourceId: string | null;
+  /** "openai · gpt-5.5", or the source's name for usage limits. */
+  scope: string;
+  startedAt: string;
+  lastNoticeAt: string;
+  endedAt: string | null;
+  closedBy: "quiet" | "recovered" | null;
+  threadCount: number;
+  /** The keys of its threads (the board marks them). */
+  threadKeys: number[];
+  /** Threads of it still retrying or waiting (what Stop all in this incident would stop). */
+  stoppable: number;
+  notices: number;
+  resetAt: string | null;
+  timeLostMs: number;
+  /** Who is on it: the operator who acknowledged it, and when. */
+  acknowledgedBy: string | null;
+  acknowledgedAt: string | null;
+}
+
+/** The `?state=` filter of GET /api/v1/incidents and the incidents page. */
+export const INCIDENT_STATE_FILTERS = ["all", "open", "closed"] as const;
+export type IncidentStateFilter = (typeof INCIDENT_STATE_FILTERS)[number];
+
+/** GET /api/v1/incidents. */
+export interface IncidentList {
+  incidents: IncidentView[];
+  serverTime: string;
+}
+
+/** GET /api/v1/incidents/{id}: the incident, its threads and its notices per minute by thread. */
+export interface IncidentDetail extends IncidentView {
+  threads: IncidentThreadView[];
+  /** Retry notices per minute and thread within the incident's span. */
+  timeline: { minute: string; thread: number; notices: number }[];
+  /** Attempts of its threads in its span that went out before the advised time. */
+  earlyRetries: number;
+  /** Operators' notes, oldest first. */
+  notes: { at: string; actor: string; text: string }[];
+  serverTime: string;
 }

@@ -1,0 +1,78 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { incidentsQuery } from "@/lib/client/queries";
+import { stopIncident } from "@/lib/actions/stop-incident";
+import { kindLabel } from "@/lib/ui/format";
+import type { IncidentList, IncidentView } from "@/lib/wire/types";
+import { usePollInterval } from "@/components/live/live-updates";
+import { StopMany } from "@/components/threads/stop-many";
+import { Timestamp } from "@/components/time/timestamp";
+import { AcknowledgeIncident } from "./acknowledge-incident-button";
+
+/** The board's banners: one per open incident, live (an `incidents` notice refetches them). */
+export function IncidentBanners({ initial }: { initial: IncidentList }) {
+  const refetchInterval = usePollInterval();
+  // Server-rendered data, so a change notice refetches rather than joins a first fetch still under way.
+  const { data } = useQuery({ ...incidentsQuery("open"), initialData: initial, refetchInterval });
+  const open = data.incidents;
+  if (open.length === 0) return null;
+  return (
+    <section aria-label="Open incidents" className="space-y-2">
+      {open.map((incident) => (
+        <IncidentBanner key={incident.id} incident={incident} />
+      ))}
+    </section>
+  );
+}
+
+/** "Rate limit incident — openai · gpt-5.5 — 12 threads retrying since 14:02 — resets ~14:30". */
+export function incidentTitle(incident: Pick<IncidentView, "kind">): string {
+  const kind = kindLabel(incident.kind);
+  return `${kind.charAt(0).toUpperCase()}${kind.slice(1)} incident`;
+}
+
+function IncidentBanner({ incident }: { incident: IncidentView }) {
+  return (
+    <div
+      role="status"
+      data-testid="incident-banner"
+      data-incident-id={incident.id}
+      className="flex flex-wrap items-center gap-x-3 gap-y-2 rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 text-sm text-amber-950"
+    >
+      <span aria-hidden className="text-amber-600">▲</span>
+      <span data-testid="incident-summary">
+        <span className="font-semibold">{incidentTitle(incident)}</span> — {incident.scope} — {incident.threadCount} thread
+        {incident.threadCount === 1 ? "" : "s"} retrying since <Timestamp iso={incident.startedAt} withDate={false} />
+        {incident.resetAt && (
+          <>
+            {" "}
+            — resets ~<Timestamp iso={incident.resetAt} withDate={false} />
+          </>
+        )}
+      </span>
+      <Link href={`/incidents/${incident.id}`} className="text-sky-800 underline" data-testid="incident-link">
+        Details
+      </Link>
+      <div className="ml-auto flex items-center gap-3">
+        <AcknowledgeIncident incident={incident} />
+        <StopMany
+          count={incident.stoppable}
+          testId="incident-stop-all"
+          label={`Stop all in this incident (${incident.stoppable})`}
+          description={`Every thread of this incident that is still active (${incident.stoppable} of ${incident.threadCount}) gets an interrupt directive.`}
+          run={(reason) => stopIncident({ incidentId: incident.id, expected: incident.stoppable, reason })}
+        />
+      </div>
+    </div>
+  );
+}
+
+/** Which open incident each thread is in (the board's marker). */
+export function useIncidentOfThread(): Map<number, IncidentView> {
+  const { data } = useQuery(incidentsQuery("open"));
+  const map = new Map<number, IncidentView>();
+  for (const incident of data?.incidents ?? []) for (const key of incident.threadKeys) map.set(key, incident);
+  return map;
+}

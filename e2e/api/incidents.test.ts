@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { IncidentDetail, IncidentList } from "@/lib/wire/types";
+import { get, post, startServer, type RunningServer } from "../support/server";
+
+/**
+ * Incidents against the built app: a burst of retry notices from three threads on one model,
+ * posted through the API, opens one incident; GET shows it; a later notice dated after the quiet
+ * period closes it. Time is driven by the events' own timestamps, never by sleeping.
+ */
+let server: RunningServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const QUIET_MS = 5 * 60_000;
+// Far enough back that the watchdog cannot close it for quiet before the test reads it open.
+const BURST_AT = Date.now() - 3 * 60_000;
+const retry = (threadId: string, at: number, model: string) => ({
+  threadId, type: "retry", at, turnId: "u1", attempt: 1, maxAttempts: 5, provider: "openai", model,
+  error: { httpStatus: 429, message: "Rate limit reached." },
+});
+
+async function incidents(state: string): Promise<IncidentList["incidents"]> {
+  const response = await get(server, `/api/v1/incidents?state=${state}`);
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
+  return (response.body as IncidentList).incidents.filter((i) => i.model === "e2e-wall");
+}
+
+describe("incidents", () => {
+  it("are a viewer's read", async () => {
+    expect((await get(server, "/api/v1/incidents", null)).status).toBe(401);
+    expect((await get(server, "/api/v1/incidents?state=sideways")).status).toBe(400);
+    expect((await get(server, "/api/v1/incidents/inc-nope")).status).toBe(404);
+  });
+
+  it("a burst through the API opens one incident, GET shows it, and it closes after the quiet period", async () => {
+    const burst = ["wall-1", "wall-2", "wall-3"].map((id, i) => retry(id, BURST_AT + i * 1000, "e2e-wall"));
+    expect((await post(server, "/api/v1/events", burst)).body).toMatchObject({ accepted: 3 });
+
+    const [open] = await incidents("open");
+    expect(open).toMatchObject({ state: "open", kind: "rate_limit", scope: "openai · e2e-wall", threadCount: 3, notices: 3, startedAt: new Date(BURST_AT).toISOString(), endedAt: null });
+    const detail = (await get(server, `/api/v1/incidents/${open.id}`)).body as IncidentDetail;
+    expect(detail.threads.map((t) => t.id).sort()).toEqual(["wall-1", "wall-2", "wall-3"]);
+    expect(detail.timeline.reduce((sum, r) => sum + r.notices, 0)).toBe(3);
+    const metrics = await (await server.fetch(`${server.url}/api/metrics`)).text();
+    expect(metrics).toContain('radar_incidents_open{kind="rate_limit",provider="openai",model="e2e-wall"} 1');
+
+    // A notice elsewhere, dated when the quiet period has passed, closes it.
+    const lastNoticeAt = BURST_AT + 2000;
+    expect((await post(server, "/api/v1/events", [retry("elsewhere", lastNoticeAt + QUIET_MS, "e2e-other")])).body).toMatchObject({ accepted: 1 });
+    expect(await incidents("open")).toEqual([]);
+    const [closed] = await incidents("closed");
+    expect(closed).toMatchObject({ id: open.id, state: "closed", closedBy: "quiet", endedAt: new Date(lastNoticeAt).toISOString() });
+  });
+});

@@ -1,0 +1,166 @@
+import { incidentTimeLostMs, type IncidentRecord, type IncidentThread } from "@/lib/retry";
+import { STOPPABLE_STATUSES } from "@/lib/threads/statuses";
+import type { IncidentDetail, IncidentList, IncidentStateFilter, IncidentThreadView, IncidentView } from "@/lib/wire/types";
+import { serialized } from "./client";
+import { isoOrNull, pluck, statement } from "./statement";
+
+/**
+ * Incidents as the detector (lib/retry/incidents.ts) folds them: saved in the unit of work that
+ * stored their notices (or the watchdog pass that closed them), read by the board, the incidents
+ * pages, the API and the metrics. `forming` rows are the detector's groups below the threshold.
+ */
+
+const ACTIVE = `SELECT * FROM "Incident" WHERE state IN ('forming', 'open')`;
+const SAVE = `INSERT INTO "Incident" (id, state, kind, provider, model, sourceId, startedAt, lastNoticeAt, endedAt, closedBy, notices, resetAt, threadCount, threads)
+  VALUES (@id, @state, @kind, @provider, @model, @sourceId, @startedAt, @lastNoticeAt, @endedAt, @closedBy, @notices, @resetAt, @threadCount, @threads)
+  ON CONFLICT (id) DO UPDATE SET state = excluded.state, startedAt = excluded.startedAt, lastNoticeAt = excluded.lastNoticeAt,
+    endedAt = excluded.endedAt, closedBy = excluded.closedBy, notices = excluded.notices, resetAt = excluded.resetAt,
+    threadCount = excluded.threadCount, threads = excluded.threads`;
+const DELETE = `DELETE FROM "Incident" WHERE id = ?`;
+const NOTE = `INSERT INTO "IncidentNote" (incidentId, at, actor, text) SELECT id, ?, ?, ? FROM "Incident" WHERE id = ? AND state != 'forming'`;
+const NOTES = `SELECT at, actor, text FROM "IncidentNote" WHERE incidentId = ? ORDER BY at, id`;
+const ACKNOWLEDGE = `UPDATE "Incident" SET acknowledgedBy = ?, acknowledgedAt = ? WHERE id = ? AND state = 'open'`;
+const NEXT_QUIET_END = `SELECT min(lastNoticeAt) FROM "Incident" WHERE state = 'open'`;
+const LIST = `SELECT i.*, s.name AS sourceName FROM "Incident" i LEFT JOIN "Source" s ON s.id = i.sourceId
+  WHERE i.state IN (SELECT value FROM json_each(@states)) ORDER BY i.state = 'open' DESC, i.startedAt DESC LIMIT @limit`;
+const ONE = `SELECT i.*, s.name AS sourceName FROM "Incident" i LEFT JOIN "Source" s ON s.id = i.sourceId WHERE i.id = ? AND i.state != 'forming'`;
+const THREADS = `SELECT t.id AS key, t.externalId AS id, t.title, t.status, t.sourceId, s.name AS source FROM "Thread" t JOIN "Source" s ON s.id = t.sourceId
+  WHERE t.id IN (SELECT value FROM json_each(?))`;
+const STOPPABLE_KEYS = `SELECT id FROM "Thread" WHERE id IN (SELECT value FROM json_each(@keys)) AND status IN (SELECT value FROM json_each(@statuses)) ORDER BY id`;
+const STOPPABLE = `SELECT count(*) FROM (${STOPPABLE_KEYS})`;
+const TIMELINE = `SELECT (at / 60000) * 60000 AS minute, threadId AS thread, count(*) AS notices FROM "Event"
+  WHERE type = 'retry' AND threadId IN (SELECT value FROM json_each(@keys)) AND at >= @from AND at <= @to
+  GROUP BY minute, threadId ORDER BY minute, threadId`;
+const EARLY = `SELECT count(*) FROM "Attempt" a JOIN "Episode" e ON e.id = a.episodeId
+  WHERE e.threadId IN (SELECT value FROM json_each(@keys)) AND a.earlyByMs > 0 AND a.noticeAt >= @from AND a.noticeAt <= @to`;
+const OPEN_THREADS = `SELECT json_extract(j.value, '$.thread') AS key, i.id FROM "Incident" i, json_each(i.threads) j WHERE i.state = 'open'`;
+
+interface IncidentRow {
+  id: string;
+  state: IncidentRecord["state"];
+  kind: IncidentRecord["kind"];
+  provider: string | null;
+  model: string | null;
+  sourceId: string | null;
+  startedAt: number;
+  lastNoticeAt: number;
+  endedAt: number | null;
+  closedBy: IncidentRecord["closedBy"];
+  notices: number;
+  resetAt: number | null;
+  threadCount: number;
+  threads: string;
+  acknowledgedBy: string | null;
+  acknowledgedAt: number | null;
+  sourceName?: string | null;
+}
+
+const toRecord = ({ threadCount: _count, sourceName: _name, acknowledgedBy: _by, acknowledgedAt: _at, threads, ...row }: IncidentRow): IncidentRecord => ({
+  ...row,
+  threads: JSON.parse(threads) as IncidentThread[],
+});
+
+/** The store statements of a unit of work (see unit-of-work.ts): incidents commit with their notices. */
+export const incidentRows = {
+  activeIncidents(): IncidentRecord[] {
+    return (statement(ACTIVE).all() as IncidentRow[]).map(toRecord);
+  },
+  saveIncident(incident: IncidentRecord): void {
+    statement(SAVE).run({ ...incident, threadCount: incident.threads.length, threads: JSON.stringify(incident.threads) });
+  },
+  deleteIncident(id: string): void {
+    statement(DELETE).run(id);
+  },
+};
+
+/** When the watchdog must look again: the earliest moment an open incident may close for quiet. */
+export function nextIncidentQuietEnd(quietMs: number): Promise<number | null> {
+  return serialized(() => {
+    const last = pluck(NEXT_QUIET_END).get() as number | null;
+    return last == null ? null : last + quietMs;
+  });
+}
+
+const keysOf = (record: IncidentRecord) => JSON.stringify(record.threads.map((t) => t.thread));
+
+function toView(row: IncidentRow, now: number): IncidentView {
+  const record = toRecord(row);
+  return {
+    id: row.id,
+    state: row.state === "open" ? "open" : "closed",
+    kind: row.kind,
+    provider: row.provider,
+    model: row.model,
+    sourceId: row.sourceId,
+    scope: row.sourceId !== null ? (row.sourceName ?? row.sourceId) : [row.provider ?? "unknown provider", row.model ?? "any model"].join(" · "),
+    startedAt: isoOrNull(row.startedAt)!,
+    lastNoticeAt: isoOrNull(row.lastNoticeAt)!,
+    endedAt: isoOrNull(row.endedAt),
+    closedBy: row.closedBy,
+    threadCount: row.threadCount,
+    threadKeys: record.threads.map((t) => t.thread),
+    stoppable: row.state === "open" ? (pluck(STOPPABLE).get({ keys: keysOf(record), statuses: JSON.stringify(STOPPABLE_STATUSES) }) as number) : 0,
+    notices: row.notices,
+    resetAt: isoOrNull(row.resetAt),
+    timeLostMs: incidentTimeLostMs(record, now),
+    acknowledgedBy: row.acknowledgedBy,
+    acknowledgedAt: isoOrNull(row.acknowledgedAt),
+  };
+}
+
+/** Open incidents first, then past ones, newest first. */
+export function listIncidents(state: IncidentStateFilter = "all", now = Date.now(), limit = 200): Promise<IncidentList> {
+  const states = state === "all" ? ["open", "closed"] : [state];
+  return serialized(() => ({
+    incidents: (statement(LIST).all({ states: JSON.stringify(states), limit }) as IncidentRow[]).map((row) => toView(row, now)),
+    serverTime: new Date(now).toISOString(),
+  }));
+}
+
+/** One incident with its threads, timeline and early retries; null when unknown. */
+export function incidentDetail(id: string, now = Date.now()): Promise<IncidentDetail | null> {
+  return serialized(() => {
+    const row = statement(ONE).get(id) as IncidentRow | undefined;
+    if (!row) return null;
+    const record = toRecord(row);
+    const keys = keysOf(record);
+    const span = { keys, from: record.startedAt, to: record.endedAt ?? now };
+    const threads = new Map((statement(THREADS).all(keys) as Omit<IncidentThreadView, "firstNoticeAt" | "lastNoticeAt" | "notices" | "recoveredAt">[]).map((t) => [t.key, t]));
+    return {
+      ...toView(row, now),
+      threads: record.threads.flatMap((t) => {
+        const thread = threads.get(t.thread);
+        if (!thread) return [];
+        return [{ ...thread, firstNoticeAt: isoOrNull(t.firstNoticeAt)!, lastNoticeAt: isoOrNull(t.lastNoticeAt)!, notices: t.notices, recoveredAt: isoOrNull(t.recoveredAt) }];
+      }),
+      timeline: (statement(TIMELINE).all(span) as { minute: number; thread: number; notices: number }[]).map((r) => ({ ...r, minute: isoOrNull(r.minute)! })),
+      earlyRetries: pluck(EARLY).get(span) as number,
+      notes: (statement(NOTES).all(id) as { at: number; actor: string; text: string }[]).map((n) => ({ ...n, at: isoOrNull(n.at)! })),
+      serverTime: new Date(now).toISOString(),
+    };
+  });
+}
+
+/** Thread keys in an open incident, with the incident's id (the board's marker). */
+export function openIncidentThreads(): Promise<Map<number, string>> {
+  return serialized(() => new Map((statement(OPEN_THREADS).all() as { key: number; id: string }[]).map((r) => [r.key, r.id])));
+}
+
+/** The threads of one open incident that Stop all in this incident would stop; null when it is not open. */
+export function stoppableIncidentThreadKeys(id: string): Promise<number[] | null> {
+  return serialized(() => {
+    const row = statement(ONE).get(id) as IncidentRow | undefined;
+    if (!row || row.state !== "open") return null;
+    return pluck(STOPPABLE_KEYS).all({ keys: keysOf(toRecord(row)), statuses: JSON.stringify(STOPPABLE_STATUSES) }) as number[];
+  });
+}
+
+/** An operator says they are on an open incident; false when it is not open. */
+export function acknowledgeIncident(id: string, actor: string, now: number): Promise<boolean> {
+  return serialized(() => statement(ACKNOWLEDGE).run(actor, now, id).changes > 0);
+}
+
+/** Adds an operator's note to an incident's timeline; false when there is no such incident. */
+export function annotateIncident(id: string, actor: string, text: string, now: number): Promise<boolean> {
+  return serialized(() => statement(NOTE).run(now, actor, text, id).changes > 0);
+}
