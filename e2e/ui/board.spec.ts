@@ -1,21 +1,15 @@
-import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { E2E_TOKEN } from "../support/e2e-env";
+import { expect, test } from "@playwright/test";
+import { ingestAuth, uid, sendEvents, threadRow } from "../support/board-events";
 
 /**
  * The operator board in a real Chromium against the built app; every event goes through the
  * real ingestion API, every directive through the real long-poll.
  */
-const auth = { authorization: `Bearer ${E2E_TOKEN}` };
-let run = 0;
-const uid = (name: string) => `${name}-${Date.now().toString(36)}-${run++}`;
+const auth = ingestAuth;
 
-async function send(request: APIRequestContext, events: object[]) {
-  const response = await request.post("/api/v1/events", { headers: auth, data: events });
-  expect(response.status(), await response.text()).toBe(200);
-  return response.json();
-}
+const send = sendEvents;
 
-const row = (page: Page, threadId: string) => page.locator(`[data-testid="thread-row"][data-thread-id="${threadId}"]`);
+const row = threadRow;
 
 test.describe.configure({ mode: "serial" });
 

@@ -1,12 +1,12 @@
 import { expect, test } from "@playwright/test";
-import { E2E_TOKEN } from "../support/e2e-env";
+import { ingestAuth } from "../support/board-events";
 
 /**
  * A thread whose source cannot carry out a stop shows no Stop retrying, on the board or its page,
  * and its page says why. The specs share one source: it announces nothing it can do for this
  * test, then announces both again so the other specs' stops are offered as before.
  */
-const auth = { authorization: `Bearer ${E2E_TOKEN}` };
+const auth = ingestAuth;
 
 test("a thread whose source announced nothing it can do shows no Stop and says why", async ({ page, request }) => {
   const id = `uncontrolled-${Date.now()}`;

@@ -1,22 +1,16 @@
-import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { E2E_TOKEN } from "../support/e2e-env";
+import { expect, test } from "@playwright/test";
+import { ingestAuth, uid, sendEvents, threadRow } from "../support/board-events";
 
 /**
  * Incidents in a real Chromium against the built app: a burst of notices posted through the API
  * opens an incident whose banner appears on the board without a reload; Stop all in this incident
  * stops exactly its threads; its page shows the timeline and links to exactly its window.
  */
-const auth = { authorization: `Bearer ${E2E_TOKEN}` };
-let run = 0;
-const uid = (name: string) => `${name}-${Date.now().toString(36)}-${run++}`;
+const auth = ingestAuth;
 
-async function send(request: APIRequestContext, events: object[]) {
-  const response = await request.post("/api/v1/events", { headers: auth, data: events });
-  expect(response.status(), await response.text()).toBe(200);
-  expect((await response.json()).rejected).toEqual([]);
-}
+const send = sendEvents;
 
-const row = (page: Page, id: string) => page.locator(`[data-testid="thread-row"][data-thread-id="${id}"]`);
+const row = threadRow;
 
 test("a burst opens an incident live; Stop all in this incident stops exactly its threads; its page links to its window", async ({ page, request }) => {
   await page.goto("/");

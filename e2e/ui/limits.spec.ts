@@ -1,22 +1,14 @@
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { clockTime } from "../../scripts/demo/scenarios";
-import { E2E_TOKEN } from "../support/e2e-env";
+import { ingestAuth, uid, sendEvents } from "../support/board-events";
 
 /**
  * The Limits page in a real Chromium against the built app: usage windows and the threads they
  * block arrive through the real ingestion API and the live stream.
  */
-const auth = { authorization: `Bearer ${E2E_TOKEN}` };
-let run = 0;
-const uid = (name: string) => `${name}-${Date.now().toString(36)}-${run++}`;
+const auth = ingestAuth;
 
-async function send(request: APIRequestContext, events: object[]) {
-  const response = await request.post("/api/v1/events", { headers: auth, data: events });
-  expect(response.status(), await response.text()).toBe(200);
-  const body = await response.json();
-  expect(body.rejected).toEqual([]);
-  return body;
-}
+const send = sendEvents;
 
 test("the Limits page shows a window at 92 % with a ticking reset countdown and its blocked threads", async ({ page, request }) => {
   await page.goto("/limits");

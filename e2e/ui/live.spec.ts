@@ -1,19 +1,15 @@
-import { expect, test, type APIRequestContext, type Page, type Request } from "@playwright/test";
-import { E2E_TOKEN } from "../support/e2e-env";
+import { expect, test, type Page, type Request } from "@playwright/test";
+import { ingestAuth, uid, sendEvents, threadRow } from "../support/board-events";
 
 /**
  * The live-update protocol in a real Chromium: a change notice makes the board refetch only the
  * changed rows it shows, and the page only when a thread is new or its status changed.
  */
-const auth = { authorization: `Bearer ${E2E_TOKEN}` };
-const uid = (name: string) => `${name}-${Date.now().toString(36)}`;
+const auth = ingestAuth;
 
-async function send(request: APIRequestContext, events: object[]) {
-  const response = await request.post("/api/v1/events", { headers: auth, data: events });
-  expect(response.status(), await response.text()).toBe(200);
-}
+const send = sendEvents;
 
-const row = (page: Page, threadId: string) => page.locator(`[data-testid="thread-row"][data-thread-id="${threadId}"]`);
+const row = threadRow;
 
 /** The board's reads of the threads API made from now on: page reads and row reads apart. */
 function watchThreadReads(page: Page) {

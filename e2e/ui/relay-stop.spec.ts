@@ -3,6 +3,7 @@ import { E2E_TOKEN } from "../support/e2e-env";
 import { rateLimited, startMockProvider, type MockProvider } from "../support/mock-provider";
 import { PATIENCE_MS, TEST_TIMEOUT_MS } from "../support/patience";
 import { codexEnv, removeTempDirs, startRelay, waitFor, withTimeout, type RelayProcess } from "../support/relay-helpers";
+import { ingestAuth } from "../support/board-events";
 
 /**
  * Stop retrying, clicked in the browser, reaches a REAL Codex through the relay: Codex sleeps in
@@ -10,7 +11,7 @@ import { codexEnv, removeTempDirs, startRelay, waitFor, withTimeout, type RelayP
  * row's button, the relay sends `turn/interrupt`, Codex ends the turn `interrupted`, the relay
  * acknowledges and the row turns `stopped`.
  */
-const auth = { authorization: `Bearer ${E2E_TOKEN}` };
+const auth = ingestAuth;
 let mock: MockProvider;
 let relay: RelayProcess | null = null;
 

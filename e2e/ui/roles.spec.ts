@@ -1,6 +1,7 @@
 import { expect, test, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { startServer } from "../../scripts/lib/server";
 import { E2E_TOKEN } from "../support/e2e-env";
+import { threadRow } from "../support/board-events";
 
 /**
  * Roles in a real Chromium: the admin adds people on the People page; a viewer sees the fleet but
@@ -57,7 +58,7 @@ async function retryingThread(page: Page, name: string): Promise<string> {
   return id;
 }
 
-const row = (page: Page, threadId: string) => page.locator(`[data-testid="thread-row"][data-thread-id="${threadId}"]`);
+const row = threadRow;
 
 test("the admin adds an operator and a viewer; the viewer sees no Stop and a forged stop is refused; the operator's stop is audited under their email", async ({ page, browser }) => {
   await addPerson(page, OPERATOR, "operator");
