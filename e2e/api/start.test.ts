@@ -32,18 +32,20 @@ async function start(env: Record<string, string>): Promise<{ output: string; ms:
   return { output, ms, code };
 }
 
-it("first start prints the URL and a token once; a warm restart neither rebuilds nor prints it again", async () => {
+it("first start prints the URL, a token and the one-time setup link once; a warm restart neither rebuilds nor prints them again", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-start-"));
   const env = { PORT: String(await freePort()), DATABASE_URL: `file:${path.join(dir, "radar.db")}`, RADAR_INGEST_TOKEN: "" };
   const first = await start(env);
   expect(first.output).toMatch(/Ingest token: rr_[A-Za-z0-9_-]{20,}/);
   expect(first.output).toContain(`Dashboard:    http://127.0.0.1:${env.PORT}`);
+  expect(first.output).toMatch(new RegExp(`Open: http://127\\.0\\.0\\.1:${env.PORT}/setup\\?code=[\\w-]{20,}`));
   // What a rebuild or reinstall would rewrite, not how long the start took (that is the machine's).
   const artifacts = [".next/BUILD_ID", ".next/radar-build-hash", "node_modules/.radar/install", "node_modules/.radar/generate"].map((f) => path.join(root, f));
   const mtimes = () => artifacts.map((f) => (fs.existsSync(f) ? fs.statSync(f).mtimeMs : null));
   const before = mtimes();
   const second = await start(env);
   expect(second.output).not.toContain("Ingest token");
+  expect(second.output).not.toContain("/setup?code=");
   expect(second.output).not.toMatch(/building the dashboard|installing dependencies|generating the Prisma client/);
   expect(mtimes()).toEqual(before);
 });
