@@ -95,7 +95,7 @@ function LimitRow({ window }: { window: LimitWindowView }) {
       className={`align-top target:bg-sky-50 ${window.stale ? "text-slate-500" : ""}`}
     >
       <th scope="row" className="px-3 py-2 font-medium">
-        <div>{windowLabel(window)}</div>
+        <div className="whitespace-nowrap">{windowLabel(window)}</div>
         <div className="text-xs font-normal text-slate-500">{window.provider}</div>
       </th>
       <td className="px-3 py-2">
@@ -161,11 +161,11 @@ function UsageBar({ percent, barClass, stale }: { percent: number | null; barCla
         aria-valuemax={100}
         aria-valuenow={percent}
         aria-valuetext={`${text} used`}
-        className="h-2.5 w-32 overflow-hidden rounded-full bg-slate-200"
+        className="h-2.5 w-32 shrink-0 overflow-hidden rounded-full bg-slate-200"
       >
         <div className={`h-full ${stale ? "bg-slate-400" : barClass}`} style={{ width: `${Math.min(100, percent)}%` }} />
       </div>
-      <span className="font-mono tabular-nums" data-testid="limit-percent">{text}</span>
+      <span className="whitespace-nowrap font-mono tabular-nums" data-testid="limit-percent">{text}</span>
     </div>
   );
 }
