@@ -5,6 +5,7 @@ import { countOtherAdmins, countPeople, personByEmail, type PersonRecord } from 
 import { readSetting, takeSetting, writeSetting } from "@/lib/db/settings";
 import crypto from "node:crypto";
 import { auth } from "./better-auth";
+import { hashCredential } from "./credentials";
 import { accountGuard, addressGuard, lockFor, lockoutMessage } from "./lockout";
 import type { Role } from "./roles";
 
@@ -132,7 +133,7 @@ export async function newSetupLink(baseUrl: string): Promise<string> {
 /** Whether the setup code is the live one (the setup page shows its form only then). */
 export async function setupCodeValid(code: string): Promise<boolean> {
   const stored = await readSetting(SETUP_CODE);
-  return stored !== null && code.length > 0 && crypto.timingSafeEqual(Buffer.from(sha(stored)), Buffer.from(sha(code)));
+  return stored !== null && code.length > 0 && crypto.timingSafeEqual(Buffer.from(hashCredential(stored)), Buffer.from(hashCredential(code)));
 }
 
 /** Uses the setup code once: creates the admin. The caller then signs them in. */
@@ -145,4 +146,3 @@ export async function completeSetup(input: { code: string; email: string; name?:
   return person;
 }
 
-const sha = (text: string) => crypto.createHash("sha256").update(text).digest("hex");
