@@ -33,6 +33,12 @@ export function incidentTitle(incident: Pick<IncidentView, "kind">): string {
   return `${kind.charAt(0).toUpperCase()}${kind.slice(1)} incident`;
 }
 
+/** "open", "closed (all threads recovered)" or "closed (quiet)". */
+export function incidentStateLabel(incident: Pick<IncidentView, "state" | "closedBy">): string {
+  if (incident.state === "open") return "open";
+  return `closed (${incident.closedBy === "recovered" ? "all threads recovered" : "quiet"})`;
+}
+
 function IncidentBanner({ incident }: { incident: IncidentView }) {
   return (
     <div

@@ -13,7 +13,7 @@ import { threadHref } from "@/components/threads/links";
 import { Timestamp } from "@/components/time/timestamp";
 import { styles } from "@/components/ui/controls";
 import { AcknowledgeIncident } from "./acknowledge-incident-button";
-import { incidentTitle } from "./incident-banners";
+import { incidentStateLabel, incidentTitle } from "./incident-banners";
 import { IncidentNotes } from "./incident-notes";
 import { incidentExportHrefs, incidentInsightsHref } from "./links";
 
@@ -27,7 +27,7 @@ export function IncidentPage({ initial }: { initial: IncidentDetail }) {
   const refetchInterval = usePollInterval();
   const { data: incident } = useQuery({ ...incidentQuery(initial.id), initialData: initial, refetchInterval });
   const facts: [string, React.ReactNode][] = [
-    ["State", incident.state === "open" ? "open" : `closed (${incident.closedBy === "recovered" ? "all threads recovered" : "quiet"})`],
+    ["State", incidentStateLabel(incident)],
     ["First notice", <Timestamp key="first" iso={incident.startedAt} />],
     ["Last notice", <Timestamp key="last" iso={incident.lastNoticeAt} />],
     ["Ended", <Timestamp key="ended" iso={incident.endedAt} />],

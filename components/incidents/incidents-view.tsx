@@ -8,7 +8,7 @@ import { INCIDENT_STATE_FILTERS, type IncidentList, type IncidentStateFilter } f
 import { usePollInterval } from "@/components/live/live-updates";
 import { Timestamp } from "@/components/time/timestamp";
 import { styles } from "@/components/ui/controls";
-import { incidentTitle } from "./incident-banners";
+import { incidentStateLabel, incidentTitle } from "./incident-banners";
 
 const FILTER_LABELS: Record<IncidentStateFilter, string> = { all: "All", open: "Open", closed: "Past" };
 
@@ -59,7 +59,7 @@ export function IncidentsView({ state, initial }: { state: IncidentStateFilter; 
                     </Link>
                   </td>
                   <td className={styles.td}>{incident.scope}</td>
-                  <td className={styles.td}>{incident.state === "open" ? "open" : incident.closedBy === "recovered" ? "closed (all recovered)" : "closed (quiet)"}</td>
+                  <td className={styles.td}>{incidentStateLabel(incident)}</td>
                   <td className={styles.td}>{incident.threadCount}</td>
                   <td className={styles.td}>{incident.notices}</td>
                   <td className={styles.td}><Timestamp iso={incident.startedAt} /></td>

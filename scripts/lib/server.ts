@@ -148,6 +148,3 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
     output: () => log,
   };
 }
-
-
-/** POSTs a body to the server with the source's token. */
