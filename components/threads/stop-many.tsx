@@ -82,7 +82,7 @@ export function StopMany({
           }}
         >
           <h2 id={titleId} className="text-lg font-semibold">
-            Stop retrying on {count} thread{count === 1 ? "" : "s"}?
+            Stop retrying on {threads(count)}?
           </h2>
           <p className="text-sm text-slate-700">{description} Each stop is recorded in the audit log.</p>
           <label className="flex flex-col gap-1 text-sm font-medium text-slate-700">
@@ -94,7 +94,7 @@ export function StopMany({
               Cancel
             </button>
             <button type="submit" disabled={pending} data-testid={`${testId}-confirm`} className={`${styles.dangerButton} text-sm`}>
-              {pending ? "Stopping…" : `Stop ${count} thread${count === 1 ? "" : "s"}`}
+              {pending ? "Stopping…" : `Stop ${threads(count)}`}
             </button>
           </div>
         </form>

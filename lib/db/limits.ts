@@ -4,7 +4,7 @@ import { THREAD_STATUSES } from "@/lib/retry/types";
 import { isStoppable } from "@/lib/threads/statuses";
 import type { BlockingWindow, LimitsView, LimitWindowView } from "@/lib/wire/types";
 import { serialized } from "./client";
-import { statement } from "./statement";
+import { isoOrNull, statement } from "./statement";
 
 /**
  * Usage windows: every limit snapshot a source reported (history for the sparklines, pruned with
@@ -109,7 +109,6 @@ const windowOf = (row: { sourceId: string; account: string; provider: string; wi
   window: row.window,
 });
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 function toView(row: WindowRow, now: number): LimitWindowView {
   const blocked = statement(BLOCKED).all({ ...windowOf(row), now, held: HELD }) as { id: number; externalId: string; title: string | null; status: string }[];
@@ -123,15 +122,15 @@ function toView(row: WindowRow, now: number): LimitWindowView {
     window: row.window,
     usedPercent: row.usedPercent,
     windowMinutes: row.windowMinutes,
-    resetAt: iso(row.resetAt),
+    resetAt: isoOrNull(row.resetAt),
     status: row.status,
     reachedType: row.reachedType,
-    observedAt: iso(row.observedAt)!,
+    observedAt: isoOrNull(row.observedAt)!,
     // Old news, or the window has reset since: its fill no longer holds.
     stale: now - row.observedAt > LIMIT_STALE_MS || (row.resetAt !== null && row.resetAt <= now),
     threadId: row.threadId,
     blockedThreads: blocked.map((t) => ({ key: t.id, id: t.externalId, title: t.title, status: t.status })),
-    history: history.map((h) => ({ at: iso(h.observedAt)!, usedPercent: h.usedPercent })),
+    history: history.map((h) => ({ at: isoOrNull(h.observedAt)!, usedPercent: h.usedPercent })),
   };
 }
 
@@ -152,7 +151,7 @@ export function windowsBlocking(threadKey: number, now = Date.now()): Promise<Bl
       window: w.window,
       usedPercent: w.usedPercent,
       status: w.status,
-      resetAt: iso(w.resetAt)!,
+      resetAt: isoOrNull(w.resetAt)!,
     })),
   );
 }
