@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { stoppableIncidentThreadKeys } from "@/lib/db/incidents";
-import { stopThreads } from "@/lib/server/stop";
+import { stopThreads, summarizeStops } from "@/lib/server/stop";
 import { action, fail } from "./safe-action";
 
 /** "Stop all in this incident": stops exactly the incident's threads that are still active. */
@@ -22,9 +22,7 @@ export const stopIncident = action(
       return { ok: false, error: `The incident now has ${keys.length} stoppable threads, not ${expected}; review and confirm again.`, count: keys.length };
     }
     const results = await stopThreads(keys, principal, reason || `Stop all in incident ${incidentId}`, now);
-    const skipped = results.filter((r) => r.result === "unreachable").length;
-    const stopping = results.filter((r) => r.result === "stopping").length;
-    return { ok: true, stopping, skipped, notActive: results.length - stopping - skipped };
+    return { ok: true, ...summarizeStops(results) };
   },
   // Each thread's stop is audited too; this entry says they were one decision about one incident.
   ({ incidentId, reason }, outcome) => ({

@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { stoppableThreadKeys } from "@/lib/db/threads";
-import { stopThreads } from "@/lib/server/stop";
+import { stopThreads, summarizeStops } from "@/lib/server/stop";
 import { parseThreadQuery } from "@/lib/threads/filter";
 import { action, fail } from "./safe-action";
 
@@ -29,9 +29,7 @@ export const stopMatching = action(
       return { ok: false, error: `The filter now matches ${keys.length} stoppable threads, not ${expected}; review and confirm again.`, count: keys.length };
     }
     const results = await stopThreads(keys, principal, reason || `Stop all matching (${query || "no filter"})`, now);
-    return { ok: true, stopping: results.filter((r) => r.result === "stopping").length, notActive: results.filter((r) => r.result === "not-active" || r.result === "not-found").length,
-      // Threads whose source cannot carry out a stop get no directive (lib/threads/control.ts).
-      skipped: results.filter((r) => r.result === "unreachable").length,
-    };
+    // Threads whose source cannot carry out a stop get no directive (lib/threads/control.ts): skipped.
+    return { ok: true, ...summarizeStops(results) };
   },
 );

@@ -20,6 +20,12 @@ export interface StopResult {
  * Each stop commits together with its audit row; many threads go in bounded units of work of
  * THREADS_PER_UNIT, so no unit of work grows with the selection.
  */
+/** What a bulk stop did, counted once for every bulk action. */
+export function summarizeStops(results: StopResult[]): { stopping: number; skipped: number; notActive: number } {
+  const count = (result: StopResult["result"]) => results.filter((r) => r.result === result).length;
+  return { stopping: count("stopping"), skipped: count("unreachable"), notActive: count("not-active") + count("not-found") };
+}
+
 export async function stopThreads(keys: number[], principal: Pick<Principal, "actor">, reason: string, now = Date.now()): Promise<StopResult[]> {
   const results: StopResult[] = [];
   const action = keys.length > 1 ? "stop-all" : "stop";
@@ -36,7 +42,8 @@ export async function stopThreads(keys: number[], principal: Pick<Principal, "ac
       }
     });
   }
-  const reachable = keys.filter((key) => !unreachable.includes(key));
+  const skipped = new Set(unreachable);
+  const reachable = keys.filter((key) => !skipped.has(key));
   for (let from = 0; from < reachable.length; from += THREADS_PER_UNIT) {
     const chunk = reachable.slice(from, from + THREADS_PER_UNIT);
     await withInternalEvents(
