@@ -49,13 +49,14 @@ function percentOfFraction(fraction: number | null): number | null {
   return fraction === null ? null : Math.round(fraction * 10_000) / 100;
 }
 
+/** Providers' headers and fractions can overshoot (remaining above the limit, 1.02 utilisation): shown as 0–100. */
 function clampPercent(value: number | null): number | null {
   return value === null ? null : Math.min(100, Math.max(0, value));
 }
 
 /** Epoch seconds (as providers send reset times) → epoch ms. */
 function epochSeconds(value: unknown): number | null {
-  const n = finiteNum(typeof value === "string" && value.trim() !== "" ? Number(value) : value);
+  const n = numberOf(value);
   return n === null ? null : n * 1000;
 }
 
@@ -209,7 +210,7 @@ export function headerLimitSnapshots(
       const limit = numberOf(headers[name("limit")]);
       const remaining = numberOf(headers[name("remaining")]);
       if (limit === null || remaining === null || limit <= 0) continue;
-      const usedPercent = clampPercent(Math.round(((limit - remaining) / limit) * 10_000) / 100);
+      const usedPercent = clampPercent(percentOfFraction((limit - remaining) / limit));
       const resetAt = resetOfHeader(headers[name("reset")], observedAt);
       out.push({ account: null, provider, window: bucket, usedPercent, windowMinutes: null, resetAt, status: statusOfPercent(usedPercent), ...at });
     }

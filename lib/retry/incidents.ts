@@ -207,7 +207,7 @@ export function detectIncidents(inputs: IncidentInput[], now: number, settings: 
  * Time the incident cost its threads: each thread from its first notice to its recovery, or to
  * the incident's end (now while it is open).
  */
-export function incidentTimeLostMs(incident: Pick<IncidentRecord, "threads" | "endedAt" | "lastNoticeAt">, now: number): number {
+export function incidentTimeLostMs(incident: Pick<IncidentRecord, "threads" | "endedAt">, now: number): number {
   const end = incident.endedAt ?? now;
   return incident.threads.reduce((sum, t) => sum + Math.max(0, (t.recoveredAt ?? end) - t.firstNoticeAt), 0);
 }

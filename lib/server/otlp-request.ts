@@ -34,7 +34,8 @@ export async function handleOtlp(signal: OtlpSignal, request: Request, text: str
   }
   const { items } = otlpItems(signal, body);
   if (items.length > MAX_ITEMS) return problem(413, "Too many items", `more than ${MAX_ITEMS} records in one export; lower the exporter's batch size`);
-  const refused = await admitIngest(source, items.length, receivedAt);
+  // Metrics are accepted but store nothing, so they count as one request, not as stored events.
+  const refused = await admitIngest(source, signal === "metrics" ? 0 : items.length, receivedAt);
   // A full storage quota is 507 on the ingestion API; an exporter drops data on it, but waits and retries on 503.
   if (refused) return refused.status === 507 ? new Response(refused.body, { status: 503, headers: refused.headers }) : refused;
   await touchOtlp(source.id, receivedAt);
