@@ -5,6 +5,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import path from "node:path";
+import { isLoopbackInterface, isWildcardInterface } from "./lib/loopback.mjs";
 import { ensureBuilt, ensureGenerated, ensureInstalled, log, root } from "./lib/prepare.mjs";
 
 const host = process.env.HOST || "127.0.0.1";
@@ -44,8 +45,8 @@ server.on("exit", (code, signal) => {
 
 if (demo) {
   // An address the Host allow-list answers to: loopback when the server listens there too.
-  const wildcard = host === "0.0.0.0" || host === "::" || host === "[::]";
-  const loopback = wildcard || /^(127\.|localhost$|::1$|\[::1\]$)/.test(host);
+  const wildcard = isWildcardInterface(host);
+  const loopback = wildcard || isLoopbackInterface(host);
   const url = loopback ? `http://${wildcard ? "127.0.0.1" : host}:${port}` : process.env.RADAR_PUBLIC_URL;
   await waitForHealth(url);
   log(`demo: a simulated fleet now reports to ${url} — open it in a browser`);

@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { config } from "@/lib/config";
+import { isLoopbackInterface } from "@/scripts/lib/loopback.mjs";
 import { problem } from "./http";
 import { withSecurityHeaders } from "./security-headers";
 
@@ -25,11 +26,6 @@ export function edgeSettings(): EdgeSettings {
 
 const LOOPBACK_NAMES = ["127.0.0.1", "localhost", "[::1]"];
 
-/** Whether a listening interface (HOST) is reachable from this machine only. */
-export function isLoopbackInterface(host: string): boolean {
-  const name = host.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1");
-  return name === "localhost" || name === "::1" || (isIP(name) === 4 && name.startsWith("127."));
-}
 
 /**
  * Whether the server may listen where it is told to, and what to say about it: beyond loopback
