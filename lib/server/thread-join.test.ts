@@ -16,7 +16,7 @@ type Modules = {
   client: typeof import("@/lib/db/client");
   rollups: typeof import("@/lib/db/rollups");
   threads: typeof import("@/lib/db/threads");
-  metrics: typeof import("@/lib/db/metrics");
+  resolve: typeof import("./resolve-thread");
 };
 let m: Modules;
 beforeAll(async () => {
@@ -26,7 +26,7 @@ beforeAll(async () => {
     client: await import("@/lib/db/client"),
     rollups: await import("@/lib/db/rollups"),
     threads: await import("@/lib/db/threads"),
-    metrics: await import("@/lib/db/metrics"),
+    resolve: await import("./resolve-thread"),
   };
 });
 
@@ -102,6 +102,9 @@ describe("one agent thread, two paths", () => {
     const ats = detail.events.map((e) => e.at);
     expect(ats).toEqual([...ats].sort());
     expect((await m.threads.threadDetail(row(otel.id, id).id))!.joinedTo?.key).toBe(relayRow.id);
+    // The bare id names the thread the board shows; ?source= still reaches the joined one.
+    expect(await m.resolve.resolveThread(id, null)).toEqual({ ok: true, key: relayRow.id });
+    expect(await m.resolve.resolveThread(id, otel.name)).toEqual({ ok: true, key: row(otel.id, id).id });
   });
 
   it("a later OpenTelemetry batch of a joined thread adds no facts and no incident notice", async () => {
