@@ -29,7 +29,7 @@ async function export529GiveUp(exporter: LogRecordExporter, session: string) {
     processors: [new BatchLogRecordProcessor({ exporter })],
   });
   const logger = provider.getLogger("com.anthropic.claude_code.events", "2.1.197");
-  const common = { "session.id": session, "prompt.id": `${session}-p1`, "terminal.type": "xterm" };
+  const common = { "session.id": session, "prompt.id": "prompt-1", "terminal.type": "xterm" };
   logger.emit({ timestamp: T0, body: "claude_code.user_prompt", attributes: { ...common, "event.name": "user_prompt", "event.sequence": 0, prompt_length: "6" } });
   logger.emit({
     timestamp: T0 + 6_000,
