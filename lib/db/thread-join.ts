@@ -8,8 +8,8 @@ import { pluck, statement } from "./statement";
  * session or Codex conversation make two threads. The relay's is the one that can be controlled
  * and sees every attempt, so the OpenTelemetry-only thread is joined to it (`joinedTo`):
  *
- * - readers skip joined threads (the board, counts, metrics, exports, insights: `NOT_JOINED` in
- *   thread-filter.ts), and the relay thread's page merges their events and names the path;
+ * - readers skip joined threads (the board, counts, metrics, exports, insights: `notJoinedWhere` and
+ *   `notJoinedSql` in thread-filter.ts), and the relay thread's page merges their events and names the path;
  * - a joined thread's facts leave the rollups in the unit of work that joins it, and every later
  *   fact of it is left out (rollups.ts reads only threads that are not joined), so an attempt both
  *   paths report counts once: the relay's;
@@ -18,9 +18,10 @@ import { pluck, statement } from "./statement";
  * The join is made by whichever path arrives second: an OpenTelemetry batch finds the relay
  * thread, or a relay batch finds the OpenTelemetry threads. A thread that ever got a line from
  * another path than OpenTelemetry (same source for both) is not OpenTelemetry-only and is never
- * joined: it already has both paths' facts in one place.
+ * joined: it already has both paths' facts in one place. "Relay" here is any path but
+ * OpenTelemetry (the relay, the ingest API, an import): what can carry a stop back is decided by
+ * the source (lib/threads/control.ts), not here.
  */
-
 
 const REPORTED_BY_RELAY = (t: string) =>
   `EXISTS (SELECT 1 FROM "Event" e WHERE e.threadId = ${t}.id AND e.format NOT IN ('${OTLP_FORMAT}', '${SERVER_FORMAT}'))`;

@@ -69,6 +69,8 @@ class Batch {
   limitsChanged = false;
   /** Retry notices and recoveries for the incident detector, in the order they were applied. */
   readonly incidentInputs: IncidentInput[] = [];
+  /** Threads a join of this unit of work changed (see joinPaths). */
+  private readonly joinedNow = new Set<number>();
 
   /**
    * Set for batches of historical lines (an import, a relay catching up on hours-old output):
@@ -109,9 +111,6 @@ class Batch {
     thread.joinedTo = joinedTo;
     for (const id of changed) this.joinedNow.add(id);
   }
-
-  /** Threads a join of this unit of work changed. */
-  private readonly joinedNow = new Set<number>();
 
   private remember(sourceId: string, stored: StoredThread, statusBefore: string | null): WorkingThread {
     const working: WorkingThread = { ...stored, sourceId, needsReplay: false, changed: false, episodes: new Map(), statusBefore, noticesSeen: [] };
