@@ -8,8 +8,9 @@ import { pluck, statement } from "./statement";
  * session or Codex conversation make two threads. The relay's is the one that can be controlled
  * and sees every attempt, so the OpenTelemetry-only thread is joined to it (`joinedTo`):
  *
- * - readers skip joined threads (the board, counts, metrics, exports, insights: `notJoinedWhere` and
- *   `notJoinedSql` in thread-filter.ts), and the relay thread's page merges their events and names the path;
+ * - readers skip joined threads (the board, counts, metrics, exports, insights:
+ *   `notJoinedWhere` and `notJoinedSql` in thread-filter.ts), and the relay thread's page merges
+ *   their events and names the path;
  * - a joined thread's facts leave the rollups in the unit of work that joins it, and every later
  *   fact of it is left out (rollups.ts reads only threads that are not joined), so an attempt both
  *   paths report counts once: the relay's;
