@@ -68,8 +68,10 @@ const settled = (id: string, status: string) =>
 describe("real CLIs exporting OpenTelemetry straight to the radar", () => {
   it("Claude Code: two 429s, then the answer: completed, its retries from the attempt events", async () => {
     mock.enqueue("anthropic", rateLimited(1), rateLimited(1));
+    // A source of its own: no relay ever polled for it, so nothing can control its threads.
+    const otel = server.addSource("claude-otel-only");
     const claude = claudeEnv(mock);
-    const env = { ...claude.env, ...claudeOtel(server.token) };
+    const env = { ...claude.env, ...claudeOtel(otel.token) };
     const result = await run("claude", ["-p", "--output-format", "stream-json", "--verbose", "say hi"], env, claude.cwd);
     expect(result.code, result.stderr).toBe(0);
     const session = /"session_id":"([^"]+)"/.exec(result.stdout)?.[1];
@@ -101,16 +103,19 @@ describe("real CLIs exporting OpenTelemetry straight to the radar", () => {
     }, PATIENCE_MS, async () => summary(await threadDetail(server, session!)));
     expect(view.thread.alsoReportedBy[0].sourceId).toBe(otel.id);
     expect(view.thread.control.interrupt).toBe(true);
-    expect(view.events.some((e) => e.format === "otlp")).toBe(true);
     expect(view.episodes.flatMap((e) => e.attempts)).toHaveLength(2);
+    // Its page (the detail as served) merges the OpenTelemetry events into the relay's timeline.
+    const page = (await get(server, `/api/v1/threads/${session}`)).body as ThreadDetail;
+    expect(new Set(page.events.map((e) => e.format))).toEqual(new Set(["claude", "otlp"]));
     const board = await get(server, `/api/v1/threads?q=${session}`);
     expect(board.body.threads.map((t: { sourceId: string }) => t.sourceId)).toEqual([view.thread.sourceId]);
   });
 
   it("codex exec: two 429s, then the answer: completed after two rate-limit retries", async () => {
     mock.enqueue("openai", rateLimited(1), rateLimited(1));
+    const otel = server.addSource("codex-otel-only");
     const codex = codexEnv(mock);
-    const endpoint = (signal: string) => `{ otlp-http = { endpoint = "${server.url}/v1/${signal}", protocol = "json", headers = { "Authorization" = "Bearer ${server.token}" } } }`;
+    const endpoint = (signal: string) => `{ otlp-http = { endpoint = "${server.url}/v1/${signal}", protocol = "json", headers = { "Authorization" = "Bearer ${otel.token}" } } }`;
     fs.appendFileSync(
       path.join(codex.home, "config.toml"),
       ["[otel]", `exporter = ${endpoint("logs")}`, `trace_exporter = ${endpoint("traces")}`, `metrics_exporter = ${endpoint("metrics")}`, ""].join("\n"),
