@@ -100,7 +100,14 @@ function ThreadRow({ thread, incident }: { thread: ThreadView; incident: Inciden
           {thread.provider ?? "—"} · {thread.model ?? "—"}
         </div>
       </td>
-      <td className="break-words px-3 py-2 text-slate-700">{thread.source}</td>
+      <td className="break-words px-3 py-2 text-slate-700">
+        {thread.source}
+        {thread.alsoReportedBy.length > 0 && (
+          <div className="text-xs text-slate-500" data-testid="also-reported-by" title={thread.alsoReportedBy.map((other) => other.source).join(", ")}>
+            also reported by OpenTelemetry
+          </div>
+        )}
+      </td>
       <td className="break-words px-3 py-2">
         <LastError error={thread.lastError} />
       </td>

@@ -6,6 +6,7 @@ import { useEffect } from "react";
 import { threadQuery } from "@/lib/client/queries";
 import type { ThreadDetail, ThreadDetailResponse } from "@/lib/wire/types";
 import { EXPORT_FORMATS } from "@/lib/insights/stream";
+import { BY_OPENTELEMETRY } from "@/lib/threads/control";
 import { isStoppable } from "@/lib/threads/statuses";
 import { attemptLabel, humanDuration, kindLabel } from "@/lib/ui/format";
 import { usePollInterval } from "@/components/live/live-updates";
@@ -99,6 +100,7 @@ export function ThreadPage({ threadKey, initial }: { threadKey: number; initial:
           </p>
         )}
         {recovery && <RecoveryNotice recovery={recovery} threadKey={thread.key} threadId={thread.id} />}
+        <Paths detail={detail} />
       </header>
 
       <Lineage detail={detail} />
@@ -116,6 +118,42 @@ function Field({ label, children }: { label: string; children: React.ReactNode }
       <dd className="text-slate-900">{children}</dd>
     </div>
   );
+}
+
+/**
+ * Which paths report this agent thread: a relay's thread names the OpenTelemetry threads joined
+ * to it (their events are in its timeline); a joined one points to the relay's; one reported by
+ * OpenTelemetry alone says it cannot be controlled, stoppable or not.
+ */
+function Paths({ detail }: { detail: Detail }) {
+  const { thread, joinedTo } = detail;
+  if (joinedTo) {
+    return (
+      <p className="text-sm text-slate-600" data-testid="thread-paths">
+        Reported by OpenTelemetry and shown with the relay&apos;s thread:{" "}
+        <Link className="text-sky-800 underline" href={threadHref(joinedTo)}>{joinedTo.source}</Link>
+      </p>
+    );
+  }
+  if (thread.alsoReportedBy.length) {
+    return (
+      <p className="text-sm text-slate-600" data-testid="thread-paths">
+        Also reported by OpenTelemetry (
+        {thread.alsoReportedBy.map((other, i) => (
+          <span key={other.key}>
+            {i > 0 && ", "}
+            <Link className="text-sky-800 underline" href={threadHref({ id: thread.id, sourceId: other.sourceId })}>{other.source}</Link>
+          </span>
+        ))}
+        ): its events are in this timeline and counted once, here.
+      </p>
+    );
+  }
+  // A stoppable thread says why it has no Stop beside the status already.
+  if (thread.control.why === BY_OPENTELEMETRY && !isStoppable(thread.status)) {
+    return <p className="text-sm text-slate-600" data-testid="thread-paths">{BY_OPENTELEMETRY}</p>;
+  }
+  return null;
 }
 
 function Section({ title, children, testId }: { title: string; children: React.ReactNode; testId: string }) {

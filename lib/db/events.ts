@@ -109,7 +109,8 @@ const PAGE_COLUMNS = `id, type, nativeType, format, at, receivedAt, lastAt, coun
 const NEWEST = `SELECT ${PAGE_COLUMNS} FROM "Event" WHERE threadId = @thread ORDER BY at DESC, id DESC LIMIT @limit`;
 const BEFORE = `SELECT ${PAGE_COLUMNS} FROM "Event" WHERE threadId = @thread
   AND (at, id) < (SELECT at, id FROM "Event" WHERE id = @before AND threadId = @thread) ORDER BY at DESC, id DESC LIMIT @limit`;
-const RAW = `SELECT raw FROM "Event" WHERE id = ? AND threadId = ?`;
+// A thread page also shows the events of the threads joined to it (lib/db/thread-join.ts).
+const RAW = `SELECT raw FROM "Event" WHERE id = @seq AND (threadId = @thread OR threadId IN (SELECT id FROM "Thread" WHERE joinedTo = @thread))`;
 
 /** The page statements, for a test that checks their query plans. */
 export const EVENT_PAGE_SQL = { newest: NEWEST, before: BEFORE };
@@ -154,10 +155,10 @@ export function threadEventPage(thread: number, options: { before?: number | nul
   });
 }
 
-/** One event's raw payload as the source sent it (credentials masked at ingestion); undefined when the thread has no such event. */
+/** One event's raw payload as the source sent it (credentials masked at ingestion); undefined when the thread (or one joined to it) has no such event. */
 export function eventRaw(thread: number, seq: number): Promise<unknown> {
   return serialized(() => {
-    const raw = pluck(RAW).get(seq, thread) as string | undefined;
+    const raw = pluck(RAW).get({ seq, thread }) as string | undefined;
     return raw === undefined ? undefined : (JSON.parse(raw) as unknown);
   });
 }

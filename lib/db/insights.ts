@@ -18,8 +18,8 @@ import { THREAD_SELECT, type ThreadProjection } from "./thread-projection";
  * Cost: each chart is one range scan of an index on the fact's own time —
  * Event(type, at, kind, threadId) (covering: no event row is read) for notices,
  * Attempt(noticeAt) for waits and gaps, Episode(endedAt) for outcomes — plus primary-key
- * lookups (an attempt's episode; a thread once per group, or per fact when a thread filter or
- * split needs it). A query is O(log N + k) for the k facts inside its range, whatever lies
+ * lookups (an attempt's episode; a fact's thread, since a thread joined to another path's thread
+ * counts there, not on its own: thread-filter.ts). A query is O(log N + k) for the k facts inside its range, whatever lies
  * outside it. Progress deltas are not facts of these charts (and ingestion folds them anyway).
  *
  * When the filter names only what rollups are keyed by (fact kind, provider, model, source),
@@ -126,10 +126,9 @@ function rolledSeries({ query, sql }: Scope, part: RolledPart, fact: string, ser
 function rawNoticeRows({ query, now, sql }: Scope): SeriesRow[] {
   const { from, to, bucketMs } = query.range;
   const notice = factFilterSql(query.filter, "e.kind", now);
-  const join = query.split !== "kind" || notice.thread.sql !== "1" ? THREAD_JOIN("e.threadId") : "";
   return statement(
     `SELECT e.at - (e.at % ?) AS bucket, ${SPLIT_COLUMNS[query.split]} AS series, count(*) AS count
-     FROM "Event" e ${join}
+     FROM "Event" e ${THREAD_JOIN("e.threadId")}
      WHERE e.type = 'retry' AND e.at >= ? AND e.at < ? AND ${notice.kind.sql} AND ${notice.thread.sql}
      GROUP BY bucket, series`,
     sql,
@@ -139,7 +138,7 @@ function rawNoticeRows({ query, now, sql }: Scope): SeriesRow[] {
 function episodeScope({ query, now }: Scope) {
   const episode = factFilterSql(query.filter, "ep.kind", now);
   return {
-    join: episode.thread.sql !== "1" ? THREAD_JOIN("ep.threadId") : "",
+    join: THREAD_JOIN("ep.threadId"),
     where: `${episode.kind.sql} AND ${episode.thread.sql}`,
     params: [...episode.kind.params, ...episode.thread.params],
   };
@@ -173,14 +172,13 @@ function openEpisodeCount(scope: Scope): number {
 function rawGapBinRows(scope: Scope): GapBinRow[] {
   const { from, to } = scope.query.range;
   const attempt = factFilterSql(scope.query.filter, "ep.kind", scope.now);
-  const join = attempt.thread.sql !== "1" ? THREAD_JOIN("ep.threadId") : "";
   return statement(
     `SELECT ${gapBinSql("max(0, retriedAt - noticeAt)")} AS actualBin,
        CASE WHEN advisedDelayMs IS NULL THEN NULL ELSE ${gapBinSql("advisedDelayMs")} END AS advisedBin,
        count(*) AS count, sum(coalesce(earlyByMs, 0) > 0) AS early
      FROM (
        SELECT a.noticeAt, a.advisedDelayMs, a.earlyByMs, ${RETRIED_AT_SQL} AS retriedAt
-       FROM "Attempt" a JOIN "Episode" ep ON ep.id = a.episodeId ${join}
+       FROM "Attempt" a JOIN "Episode" ep ON ep.id = a.episodeId ${THREAD_JOIN("ep.threadId")}
        WHERE a.noticeAt >= ? AND a.noticeAt < ? AND ${attempt.kind.sql} AND ${attempt.thread.sql})
      WHERE retriedAt IS NOT NULL
      GROUP BY actualBin, advisedBin`,

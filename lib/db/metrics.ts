@@ -2,7 +2,7 @@ import type { HistogramRow, LabelRow, MetricsSnapshot } from "@/lib/insights/met
 import { GAP_BOUNDS_MS } from "@/lib/insights/gaps";
 import { db, serialized } from "./client";
 import { pluck, statement, type Sql } from "./statement";
-import { viewStatusSql } from "./thread-filter";
+import { notJoinedSql, viewStatusSql } from "./thread-filter";
 
 /**
  * Everything /api/metrics exposes. The counters come from MetricTotal (lib/db/rollups.ts), one
@@ -50,7 +50,7 @@ function snapshot(now: number, sql: Sql): MetricsSnapshot {
       `SELECT kind, coalesce(result, state) AS result, count(*) AS value FROM "Directive" GROUP BY 1, 2`,
     ),
     threads: all<LabelRow<"status">>(
-      `SELECT ${viewStatusSql()} AS status, count(*) AS value FROM "Thread" t GROUP BY 1`,
+      `SELECT ${viewStatusSql()} AS status, count(*) AS value FROM "Thread" t WHERE ${notJoinedSql()} GROUP BY 1`,
       now,
     ),
     earlyAttempts: totals("attempt", "kind, provider, agent", "sum(early)", "sum(early) > 0"),

@@ -1,5 +1,6 @@
 import { gapBinSql, RETRIED_AT_SQL } from "./fact-sql";
 import { pluck, statement, type Sql } from "./statement";
+import { notJoinedSql } from "./thread-filter";
 
 /**
  * Rollups: per-minute counters of the facts insights and metrics count, so neither reads history
@@ -48,7 +49,8 @@ const ROLLUP_ONLY_FACTS = ["notice", "threadWait"];
 /**
  * Fact rows (fact, minute, kind, provider, model, agent, sourceId, label and the counters) of the
  * episodes matching `episodeWhere` (on alias `ep`) and the retry notices matching `eventWhere` (on
- * alias `e`); null leaves that part out. Labels are the threads' current ones.
+ * alias `e`); null leaves that part out. Labels are the threads' current ones. A thread joined to
+ * another (lib/db/thread-join.ts) has no facts of its own: its path's facts are the other's too.
  */
 export function factsSql(episodeWhere: string | null, eventWhere: string | null): string {
   const minute = minuteOf("noticeAt");
@@ -92,6 +94,7 @@ export function factsSql(episodeWhere: string | null, eventWhere: string | null)
       coalesce(t.agent, 'unknown') AS agent, t.sourceId, f.label,
       sum(f.n) AS n, sum(f.ms) AS ms, sum(f.waited) AS waited, sum(f.judged) AS judged, sum(f.early) AS early, sum(f.earlyMs) AS earlyMs
     FROM (${parts.join("\n    UNION ALL ")}) f JOIN "Thread" t ON t.id = f.threadId
+    WHERE ${notJoinedSql()}
     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`;
 }
 
@@ -118,7 +121,7 @@ const UPSERT_TOTAL = `INSERT INTO "MetricTotal" (${TOTAL_KEY}, ${VALUES})
   ON CONFLICT (${TOTAL_KEY}) DO UPDATE SET ${ADD(VALUES)}`;
 const NOTICE_SEEN = `INSERT INTO "MetricTotal" (${TOTAL_KEY}, n)
   SELECT 'noticeSeen', @kind, coalesce(t.provider, 'unknown'), coalesce(t.model, 'unknown'), coalesce(t.agent, 'unknown'), '', @n
-  FROM "Thread" t WHERE t.id = @threadId
+  FROM "Thread" t WHERE t.id = @threadId AND ${notJoinedSql()}
   ON CONFLICT (${TOTAL_KEY}) DO UPDATE SET n = n + excluded.n`;
 
 interface FactRow {

@@ -47,6 +47,17 @@ export function viewStatusSql(t = "t"): string {
   return `CASE WHEN ${stalledSql(t)} THEN 'stalled' ELSE ${t}.status END`;
 }
 
+/**
+ * Threads that show on their own: not joined to the thread of another path that reports the same
+ * agent thread (lib/db/thread-join.ts), which shows and counts them. Every filter includes it.
+ */
+export const notJoinedWhere: Prisma.ThreadWhereInput = { joinedTo: null };
+
+/** notJoinedWhere in SQL on thread alias `t`. */
+export function notJoinedSql(t = "t"): string {
+  return `${t}.joinedTo IS NULL`;
+}
+
 function statusWhere(status: string, now: number): Prisma.ThreadWhereInput {
   if (status === "stalled") return stalledWhere(now);
   if (WAITING.includes(status)) return { status, OR: [{ deadlineAt: null }, { deadlineAt: { gt: new Date(now) } }] };
@@ -54,7 +65,7 @@ function statusWhere(status: string, now: number): Prisma.ThreadWhereInput {
 }
 
 export function threadWhere(filter: ThreadFilter, now: number): Prisma.ThreadWhereInput {
-  const and: Prisma.ThreadWhereInput[] = [];
+  const and: Prisma.ThreadWhereInput[] = [notJoinedWhere];
   if (filter.status?.length) and.push({ OR: filter.status.map((status) => statusWhere(status, now)) });
   if (filter.kind?.length) and.push({ OR: [{ retryKind: { in: filter.kind } }, { lastErrorKind: { in: filter.kind } }] });
   if (filter.provider?.length) and.push({ provider: { in: filter.provider } });
@@ -66,7 +77,7 @@ export function threadWhere(filter: ThreadFilter, now: number): Prisma.ThreadWhe
   }
   if (filter.from !== undefined) and.push({ updatedAt: { gte: new Date(filter.from) } });
   if (filter.to !== undefined) and.push({ updatedAt: { lte: new Date(filter.to) } });
-  return and.length ? { AND: and } : {};
+  return { AND: and };
 }
 
 /** The columns the free-text filter searches. */
@@ -80,7 +91,7 @@ export const inList = (column: string) => `${column} IN (SELECT value FROM json_
  * bound facts by their own time, not the threads' updatedAt.
  */
 export function threadFilterSql(filter: Omit<ThreadFilter, "from" | "to">, now: number, t = "t"): Clause {
-  const parts: string[] = [];
+  const parts: string[] = [notJoinedSql(t)];
   const params: unknown[] = [];
   if (filter.status?.length) {
     const ors = filter.status.map((status) => {
@@ -119,5 +130,5 @@ export function threadFilterSql(filter: Omit<ThreadFilter, "from" | "to">, now: 
     parts.push(`(${TEXT_COLUMNS.map((c) => `${t}.${c} LIKE ? ESCAPE '\\'`).join(" OR ")})`);
     params.push(...TEXT_COLUMNS.map(() => pattern));
   }
-  return { sql: parts.length ? parts.join(" AND ") : "1", params };
+  return { sql: parts.join(" AND "), params };
 }

@@ -56,7 +56,25 @@ function toThreadView(row: ThreadRow, now: number): ThreadView {
     updatedAt: row.updatedAt.toISOString(),
     lastEventAt: iso(row.lastEventAt),
     control: threadControl(row.source),
+    alsoReportedBy: [],
   };
+}
+
+/**
+ * Names the other paths that report each thread: the threads joined to it (lib/db/thread-join.ts).
+ * One query for a whole page.
+ */
+async function withOtherPaths(views: ThreadView[]): Promise<ThreadView[]> {
+  if (views.length === 0) return views;
+  const joined = await db().prisma.thread.findMany({
+    where: { joinedTo: { in: views.map((view) => view.key) } },
+    select: { id: true, joinedTo: true, sourceId: true, source: { select: { name: true } } },
+    orderBy: { id: "asc" },
+  });
+  return views.map((view) => ({
+    ...view,
+    alsoReportedBy: joined.filter((other) => other.joinedTo === view.key).map((other) => ({ key: other.id, source: other.source.name, sourceId: other.sourceId })),
+  }));
 }
 
 /** Newest first; `attentionFirst` puts the statuses an operator must act on before the rest. */
@@ -130,7 +148,7 @@ async function statusCounts(filter: Omit<ThreadFilter, "status">, now = Date.now
 export async function threadRows(keys: number[], now = Date.now()): Promise<ThreadView[]> {
   if (keys.length === 0) return [];
   const rows = await db().prisma.thread.findMany({ where: { id: { in: keys } }, include: threadInclude });
-  return rows.map((row) => toThreadView(row, now));
+  return withOtherPaths(rows.map((row) => toThreadView(row, now)));
 }
 
 export async function filterOptions(): Promise<FilterOptions> {
@@ -188,7 +206,7 @@ export async function threadDetail(key: number, now = Date.now()): Promise<Threa
   const { prisma } = db();
   const row = await prisma.thread.findUnique({ where: { id: key }, include: threadInclude });
   if (!row) return null;
-  const [episodes, events, directives, children, parent, limits] = await Promise.all([
+  const [episodes, events, directives, children, parent, limits, joinedTo] = await Promise.all([
     prisma.episode.findMany({ where: { threadId: key }, include: { attempts: { orderBy: { n: "asc" } } }, orderBy: { seq: "asc" } }),
     threadEventPage(key, { limit: EVENT_PAGE_SIZE }),
     prisma.directive.findMany({ where: { threadId: key }, orderBy: { createdAt: "asc" } }),
@@ -197,9 +215,17 @@ export async function threadDetail(key: number, now = Date.now()): Promise<Threa
       ? prisma.thread.findUnique({ where: { sourceId_externalId: { sourceId: row.sourceId, externalId: row.parentExternalId } }, include: threadInclude })
       : null,
     windowsBlocking(key, now),
+    row.joinedTo === null ? null : prisma.thread.findUnique({ where: { id: row.joinedTo }, include: threadInclude }),
   ]);
+  const [thread] = await withOtherPaths([toThreadView(row, now)]);
+  // The other paths' newest events are merged in reducer order (time, then sequence); the
+  // earlier pages are the thread's own.
+  const joinedEvents = (await Promise.all(thread.alsoReportedBy.map((other) => threadEventPage(other.key, { limit: EVENT_PAGE_SIZE })))).flatMap((page) => page.events);
+  const newestFirst = joinedEvents.length
+    ? [...events.events, ...joinedEvents].sort((a, b) => b.at.localeCompare(a.at) || b.seq - a.seq)
+    : events.events;
   return {
-    thread: toThreadView(row, now),
+    thread,
     parent: parent ? toThreadView(parent, now) : null,
     children: children.map((child) => toThreadView(child, now)),
     episodes: episodes.map((episode) => ({
@@ -230,7 +256,7 @@ export async function threadDetail(key: number, now = Date.now()): Promise<Threa
       })),
     })),
     // The page comes newest first; the detail lists it in reducer order.
-    events: events.events.toReversed(),
+    events: newestFirst.toReversed(),
     earlierEvents: events.earlier,
     directives: directives.map((directive) => ({
       id: directive.id,
@@ -247,6 +273,7 @@ export async function threadDetail(key: number, now = Date.now()): Promise<Threa
     })),
     state: parseState(row.state) as ThreadState,
     limits,
+    joinedTo: joinedTo ? toThreadView(joinedTo, now) : null,
   };
 }
 
@@ -262,5 +289,5 @@ export async function threadBoard(
     statusCounts(withoutStatus, now),
     countStoppable(filter, now),
   ]);
-  return { ...page, counts, stoppable, serverTime: new Date(now).toISOString() };
+  return { ...page, threads: await withOtherPaths(page.threads), counts, stoppable, serverTime: new Date(now).toISOString() };
 }

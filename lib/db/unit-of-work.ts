@@ -8,6 +8,7 @@ import { eventRows } from "./events";
 import { quarantineRows } from "./quarantine";
 import { rollupRows } from "./rollups";
 import { sourceRows } from "./sources";
+import { threadJoinRows } from "./thread-join";
 import { threadRows } from "./thread-state";
 
 /**
@@ -27,7 +28,7 @@ import { threadRows } from "./thread-state";
  *   connection inside BEGIN … COMMIT and a `Tx` whose methods return promises; the pipeline, which
  *   already awaits them, does not change.
  */
-const sqliteTx = { ...eventRows, ...threadRows, ...episodeRows, ...directiveRows, ...sourceRows, ...auditRows, ...quarantineRows, ...limitRows, ...incidentRows, noticesSeen: rollupRows.noticesSeen };
+const sqliteTx = { ...eventRows, ...threadRows, ...episodeRows, ...directiveRows, ...sourceRows, ...auditRows, ...quarantineRows, ...limitRows, ...incidentRows, ...threadJoinRows, noticesSeen: rollupRows.noticesSeen };
 
 type Awaitable<T> = T | Promise<T>;
 

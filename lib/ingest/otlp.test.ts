@@ -113,6 +113,18 @@ describe("captured OpenTelemetry exports", () => {
     expect(state.retry).toMatchObject({ attempt: 5, kind: "rate_limit", nextAttemptEstimated: false });
   });
 
+  it("Claude's exports never show a countdown: after each export arrives, the thread is not waiting on a retry", () => {
+    for (const name of otlpCaptureNames().filter((n) => n.startsWith("claude"))) {
+      const lines: NormalizedLine[] = [];
+      for (const request of loadOtlpCapture(name)) {
+        lines.push(...withoutIgnored(normalizeBatch("otlp", otlpItems(request.signal, request.body).items, { receivedAt: request.receivedAt }).lines).lines);
+        if (lines.length === 0) continue;
+        const state = replay(lines.map((l, seq) => ({ ...l.event!, seq })), request.receivedAt);
+        expect(state.status, `${name} after ${request.path} at ${request.receivedAt}`).not.toBe("retrying");
+      }
+    }
+  });
+
   it("keys every record by its content: the same export re-sent gives the same keys", () => {
     for (const name of otlpCaptureNames()) {
       const first = ingest(name).lines.map((l) => l.idempotencyKey);

@@ -24,6 +24,9 @@ export type IngestFormat = (typeof INGEST_FORMATS)[number];
 /** OpenTelemetry records (POST /v1/logs, /v1/traces) of the agents otlp.ts knows. */
 export const OTLP_FORMAT = "otlp";
 
+/** The format of events the server writes itself (a stop, a settings change): no source reported them. */
+export const SERVER_FORMAT = "radar";
+
 /** What a stored line was received as. */
 export type LineFormat = IngestFormat | typeof OTLP_FORMAT;
 

@@ -28,13 +28,18 @@ export class BodyEncodingError extends Error {
  * length over the limit is refused unread, a body streamed without one is cut off at the limit.
  */
 export async function readBodyText(request: Request, limit: number, options: { gzip?: boolean } = {}): Promise<string> {
+  return (await readBody(request, limit, options)).toString("utf8");
+}
+
+/** readBodyText's bytes, for binary formats (OTLP protobuf). */
+export async function readBody(request: Request, limit: number, options: { gzip?: boolean } = {}): Promise<Buffer> {
   const encoding = (request.headers.get("content-encoding") ?? "identity").trim().toLowerCase();
   if (options.gzip && encoding !== "identity" && encoding !== "gzip") throw new BodyEncodingError(`Content-Encoding "${encoding}" is not accepted; send gzip or no encoding.`, 415);
   const bytes = await readBodyBytes(request, limit);
-  if (!options.gzip || encoding !== "gzip") return bytes.toString("utf8");
+  if (!options.gzip || encoding !== "gzip") return bytes;
   try {
     // The decompressed size is bounded by the same limit: a small bomb cannot take more memory than a large body.
-    return gunzipSync(bytes, { maxOutputLength: limit }).toString("utf8");
+    return gunzipSync(bytes, { maxOutputLength: limit });
   } catch (error) {
     if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE" || error instanceof RangeError) throw new BodyTooLargeError();
     throw new BodyEncodingError(`The gzip body does not decompress: ${(error as Error).message}`, 400);

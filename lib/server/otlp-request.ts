@@ -2,6 +2,7 @@ import { touchOtlp, type SourceRecord } from "@/lib/db/sources";
 import { normalizeBatch, withoutIgnored } from "@/lib/ingest";
 import { MAX_INGEST_BODY_BYTES, MAX_ITEMS } from "@/lib/ingest/limits";
 import { otlpItems, type OtlpSignal } from "@/lib/ingest/otlp";
+import { decodeOtlpProtobuf, encodeOtlpResponse, OTLP_PROTOBUF } from "@/lib/ingest/otlp-protobuf";
 import type { OtlpExportResponse } from "@/lib/wire/types";
 import { problem } from "./http";
 import { ingestLines } from "./pipeline";
@@ -13,25 +14,29 @@ const REASONS_SHOWN = 5;
 const REJECTED_FIELD = { logs: "rejectedLogRecords", traces: "rejectedSpans", metrics: "rejectedDataPoints" } as const;
 
 /**
- * One OTLP/HTTP export (JSON encoding), its body already read and decompressed: records →
- * normalize → reduce/persist, answered in the OTLP response shape. Refusals are problem+json
- * with the status codes exporters act on: 429/503 with Retry-After are retried later, 4xx dropped.
+ * One OTLP/HTTP export (JSON or protobuf encoding), its body already read and decompressed:
+ * records → normalize → reduce/persist, answered in the OTLP response shape, in the request's
+ * encoding. Refusals are problem+json with the status codes exporters act on: 429/503 with
+ * Retry-After are retried later, 4xx dropped.
  */
-export async function handleOtlp(signal: OtlpSignal, request: Request, text: string, source: SourceRecord, receivedAt: number): Promise<Response> {
-  const type = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
-  if (type.includes("protobuf")) {
-    return problem(
-      415,
-      "Unsupported Media Type",
-      "OTLP protobuf is not supported; set the exporter's protocol to http/json (OTEL_EXPORTER_OTLP_PROTOCOL=http/json, or protocol = \"json\" in Codex's [otel] settings).",
-    );
-  }
-  let body: unknown;
+export async function handleOtlp(signal: OtlpSignal, request: Request, body: { text: string; bytes: Uint8Array }, source: SourceRecord, receivedAt: number): Promise<Response> {
+  const protobuf = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase() === OTLP_PROTOBUF;
+  const parsed = protobuf ? decode(() => decodeOtlpProtobuf(signal, body.bytes), "protobuf") : decode(() => JSON.parse(body.text), "JSON");
+  if (parsed instanceof Response) return parsed;
+  const answer = (response: OtlpExportResponse) =>
+    protobuf ? new Response(Buffer.from(encodeOtlpResponse(signal, response)), { headers: { "content-type": OTLP_PROTOBUF } }) : Response.json(response);
+  return ingestExport(signal, parsed, source, receivedAt, answer);
+}
+
+function decode(read: () => unknown, encoding: string): unknown {
   try {
-    body = JSON.parse(text);
+    return read();
   } catch (error) {
-    return problem(400, "Unparseable body", `Expected an OTLP/HTTP JSON export request: ${(error as Error).message}`);
+    return problem(400, "Unparseable body", `Expected an OTLP/HTTP ${encoding} export request: ${(error as Error).message}`);
   }
+}
+
+async function ingestExport(signal: OtlpSignal, body: unknown, source: SourceRecord, receivedAt: number, answer: (response: OtlpExportResponse) => Response): Promise<Response> {
   const { items } = otlpItems(signal, body);
   if (items.length > MAX_ITEMS) return problem(413, "Too many items", `more than ${MAX_ITEMS} records in one export; lower the exporter's batch size`);
   // Metrics are accepted but store nothing, so they count as one request, not as stored events.
@@ -39,15 +44,15 @@ export async function handleOtlp(signal: OtlpSignal, request: Request, text: str
   // A full storage quota is 507 on the ingestion API; an exporter drops data on it, but waits and retries on 503.
   if (refused) return refused.status === 507 ? new Response(refused.body, { status: 503, headers: refused.headers }) : refused;
   await touchOtlp(source.id, receivedAt);
-  if (signal === "metrics") return Response.json({} satisfies OtlpExportResponse);
+  if (signal === "metrics") return answer({});
   const batch = normalizeBatch("otlp", items, { receivedAt });
   const { lines } = withoutIgnored(batch.lines);
   await ingestLines(source, lines, receivedAt);
-  if (batch.rejected.length === 0) return Response.json({} satisfies OtlpExportResponse);
+  if (batch.rejected.length === 0) return answer({});
   const reasons = batch.rejected.slice(0, REASONS_SHOWN).map((r) => `record ${r.index}: ${r.error}`);
   const more = batch.rejected.length > REASONS_SHOWN ? `; and ${batch.rejected.length - REASONS_SHOWN} more` : "";
   const response: OtlpExportResponse = { partialSuccess: { [REJECTED_FIELD[signal]]: batch.rejected.length, errorMessage: reasons.join("; ") + more } };
-  return Response.json(response);
+  return answer(response);
 }
 
 /** How OTLP routes read their body: within the ingest limit, gzip decompressed within the same limit. */

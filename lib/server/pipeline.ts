@@ -1,6 +1,6 @@
 import { advanceIncidents, classify, initialThreadState, reduce, tick, tickOnTime } from "@/lib/retry";
 import type { IncidentInput, IncidentNotice, AppliedStep, DirectiveIntent, EpisodeRecord, RadarEvent, StepResult, ThreadState } from "@/lib/retry";
-import type { NormalizedEvent, NormalizedLine } from "@/lib/ingest/types";
+import { SERVER_FORMAT, type NormalizedEvent, type NormalizedLine } from "@/lib/ingest/types";
 import type { SourceRecord } from "@/lib/db/sources";
 import type { StoredThread } from "@/lib/db/thread-state";
 import { transaction, type Tx } from "@/lib/db/unit-of-work";
@@ -43,6 +43,11 @@ interface WorkingThread extends StoredThread {
   statusBefore: string | null;
   /** Kinds of the retry notices this unit of work stored, counted as seen under the thread's saved labels. */
   noticesSeen: string[];
+  /**
+   * The thread of another path this one is joined to (lib/db/thread-join.ts), once a line of
+   * this unit of work asked; undefined before. A joined thread's notices feed no incident.
+   */
+  joinedTo?: number | null;
 }
 
 export interface BatchOutcome {
@@ -64,6 +69,8 @@ class Batch {
   limitsChanged = false;
   /** Retry notices and recoveries for the incident detector, in the order they were applied. */
   readonly incidentInputs: IncidentInput[] = [];
+  /** Threads a join of this unit of work changed (see joinPaths). */
+  private readonly joinedNow = new Set<number>();
 
   /**
    * Set for batches of historical lines (an import, a relay catching up on hours-old output):
@@ -91,6 +98,18 @@ class Batch {
     if (cached) return cached;
     const stored = await this.tx.threadById(id);
     return stored ? this.remember(stored.sourceId, stored, stored.state.status) : null;
+  }
+
+  /**
+   * Before a source's line is applied: joins the threads two paths make of one agent thread
+   * (lib/db/thread-join.ts), once per thread and unit of work. A join reorders the board: the
+   * joined thread leaves it, the thread it joined names one more path.
+   */
+  async joinPaths(thread: WorkingThread, format: string): Promise<void> {
+    if (thread.joinedTo !== undefined) return;
+    const { joinedTo, changed } = await this.tx.joinPaths(thread, format);
+    thread.joinedTo = joinedTo;
+    for (const id of changed) this.joinedNow.add(id);
   }
 
   private remember(sourceId: string, stored: StoredThread, statusBefore: string | null): WorkingThread {
@@ -124,7 +143,7 @@ class Batch {
       seq = foldInto;
     } else {
       const kind = event.error ? classify(event.error).kind : null;
-      if (event.type === "retry") {
+      if (event.type === "retry" && !thread.joinedTo) {
         thread.noticesSeen.push(kind ?? "other");
         notice = {
           type: "notice",
@@ -211,7 +230,7 @@ class Batch {
     thread.changed = true;
     if (effects.endedEpisode) {
       thread.episodes.set(effects.endedEpisode.seq, effects.endedEpisode);
-      if (effects.endedEpisode.outcome === "recovered") this.incidentInputs.push({ type: "recovered", thread: thread.id, at: effects.endedEpisode.endedAt ?? this.now });
+      if (effects.endedEpisode.outcome === "recovered" && !thread.joinedTo) this.incidentInputs.push({ type: "recovered", thread: thread.id, at: effects.endedEpisode.endedAt ?? this.now });
     }
     if (after.episode && after.episode !== before.episode) thread.episodes.set(after.episode.seq, after.episode);
     for (const intent of effects.directives) await this.directive(thread, intent);
@@ -254,7 +273,7 @@ class Batch {
   internal(thread: WorkingThread, event: Omit<NormalizedEvent, "seq">): Promise<AppliedStep | null> {
     return this.apply(thread, event, {
       key: `radar:${crypto.randomUUID()}`,
-      format: "radar",
+      format: SERVER_FORMAT,
       nativeType: null,
       raw: { origin: "radar", ...event },
       receivedAt: this.now,
@@ -283,9 +302,11 @@ class Batch {
       await this.tx.saveThread(thread, this.now);
       if (thread.noticesSeen.length) await this.tx.noticesSeen(thread.id, thread.noticesSeen.splice(0));
     }
-    return [...this.threads.values()]
+    const changes = [...this.threads.values()]
       .filter((t) => t.changed)
-      .map((t) => ({ key: t.id, reorder: t.statusBefore === null || t.statusBefore !== t.state.status }));
+      .map((t) => ({ key: t.id, reorder: t.statusBefore === null || t.statusBefore !== t.state.status || this.joinedNow.has(t.id) }));
+    for (const key of this.joinedNow) if (!this.threads.has(key)) changes.push({ key, reorder: true });
+    return changes;
   }
 
   private async replay(thread: WorkingThread) {
@@ -385,7 +406,11 @@ export async function ingestLines(source: SourceRecord, given: NormalizedLine[],
       accepted++;
       const meta = { key: line.idempotencyKey, format: line.format, nativeType: line.nativeType, raw: line.raw, receivedAt: line.receivedAt, clampedFrom: line.clampedFrom };
       if (!line.event || !line.event.threadId) await storeThreadless(tx, source.id, line, meta.key);
-      else await batch.apply(await batch.thread(source, line.event.threadId), line.event, meta);
+      else {
+        const thread = await batch.thread(source, line.event.threadId);
+        await batch.joinPaths(thread, line.format);
+        await batch.apply(thread, line.event, meta);
+      }
       // Usage windows go to their own store beside the event; they change no thread's state.
       if (line.limits?.length) {
         await tx.saveLimitSnapshots(source.id, line.limits);

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { describeZodError } from "@/lib/validation";
 import { authorize, type Access, type CallerFor } from "./auth";
 import { isStorageFull } from "@/lib/db/storage-full";
-import { BodyEncodingError, BodyParseError, BodyTooLargeError, closingConnection, problem, readBodyText, readJsonBody, withRetryAfter } from "./http";
+import { BodyEncodingError, BodyParseError, BodyTooLargeError, closingConnection, problem, readBody, readJsonBody, withRetryAfter } from "./http";
 import { edgeSettings, refuseForeignHost } from "./edge";
 import { resolveThread } from "./resolve-thread";
 
@@ -21,8 +21,9 @@ export interface RouteSpec<A extends Access, P, Q, B> {
   /** A JSON body within `maxBytes`; `emptyAs` accepts an empty body as that value. */
   body?: { schema: z.ZodType<B>; maxBytes: number; title: string; example: string; emptyAs?: unknown };
   /**
-   * The raw body text within `maxBytes` (formats the handler parses itself); with `gzip`, a
-   * `Content-Encoding: gzip` body is decompressed within the same `maxBytes`.
+   * The raw body text (and its bytes, for binary formats) within `maxBytes` (formats the handler
+   * parses itself); with `gzip`, a `Content-Encoding: gzip` body is decompressed within the same
+   * `maxBytes`.
    */
   text?: { maxBytes: number; hint?: string; gzip?: boolean };
   /** `params.id` (with `?source=`) names a thread: resolved to its key, or 404/409. */
@@ -35,6 +36,8 @@ export type RouteCall<A extends Access, P, Q, B> = CallerFor<A> & {
   query: Q;
   body: B;
   text: string;
+  /** The body as read (routes that declare `text`), decompressed. */
+  bytes: Uint8Array;
   /** The resolved thread's internal key (routes that declare `thread`). */
   thread: number;
   search: URLSearchParams;
@@ -74,6 +77,7 @@ export function route<A extends Access, P = Record<string, string>, Q = undefine
     }
     let body = undefined as B;
     let text = "";
+    let bytes: Uint8Array = new Uint8Array();
     try {
       if (spec.body) {
         const json = await readJsonBody(request, spec.body.maxBytes, spec.body.emptyAs);
@@ -81,7 +85,9 @@ export function route<A extends Access, P = Record<string, string>, Q = undefine
         if (!parsed.success) return problem(400, spec.body.title, describeZodError(parsed.error));
         body = parsed.data;
       } else if (spec.text) {
-        text = await readBodyText(request, spec.text.maxBytes, { gzip: spec.text.gzip });
+        const read = await readBody(request, spec.text.maxBytes, { gzip: spec.text.gzip });
+        bytes = read;
+        text = read.toString("utf8");
       }
     } catch (error) {
       if (error instanceof BodyTooLargeError) {
@@ -102,7 +108,7 @@ export function route<A extends Access, P = Record<string, string>, Q = undefine
       thread = resolved.key;
     }
     try {
-      return await handler({ ...authorized.caller, request, params, query, body, text, thread, search, now });
+      return await handler({ ...authorized.caller, request, params, query, body, text, bytes, thread, search, now });
     } catch (error) {
       if (!isStorageFull(error)) throw error;
       process.stderr.write(`[radar] the database is full: ${request.method} ${new URL(request.url).pathname} refused with 503\n`);

@@ -39,6 +39,11 @@ export interface ThreadView {
   lastEventAt: string | null;
   /** What the thread's source can carry out (lib/threads/control.ts): the controls offered. */
   control: ThreadControl;
+  /**
+   * The OpenTelemetry threads of the same agent thread joined to this one (lib/db/thread-join.ts):
+   * the other paths that report it. Empty on a thread page's parent and children.
+   */
+  alsoReportedBy: { key: number; source: string; sourceId: string }[];
 }
 
 export interface ThreadPage {
@@ -151,7 +156,10 @@ export interface ThreadDetail {
   parent: ThreadView | null;
   children: ThreadView[];
   episodes: EpisodeView[];
-  /** The newest page of events (EVENT_PAGE_SIZE), in reducer order, without raw payloads. */
+  /**
+   * The newest page of events (EVENT_PAGE_SIZE), in reducer order, without raw payloads, with
+   * the newest page of each thread joined to it (`thread.alsoReportedBy`) merged in.
+   */
   events: EventView[];
   /** The seq to pass as `before` for the events before `events`; null when they are all here. */
   earlierEvents: number | null;
@@ -160,6 +168,8 @@ export interface ThreadDetail {
   state: ThreadState;
   /** Usage windows this thread waits on (rows of the Limits page). */
   limits: BlockingWindow[];
+  /** The relay's thread this OpenTelemetry thread is joined to and shown with (lib/db/thread-join.ts). */
+  joinedTo: ThreadView | null;
 }
 
 /** A usage window as a thread page links to it: `/limits#limit-<key>`. */
