@@ -43,6 +43,8 @@ interface WorkingThread extends StoredThread {
   statusBefore: string | null;
   /** Kinds of the retry notices this unit of work stored, counted as seen under the thread's saved labels. */
   noticesSeen: string[];
+  /** Ids of the retry notices this unit of work stored, whose rollup facts are added when it finishes. */
+  noticeIds: number[];
 }
 
 export interface BatchOutcome {
@@ -94,7 +96,7 @@ class Batch {
   }
 
   private remember(sourceId: string, stored: StoredThread, statusBefore: string | null): WorkingThread {
-    const working: WorkingThread = { ...stored, sourceId, needsReplay: false, changed: false, episodes: new Map(), statusBefore, noticesSeen: [] };
+    const working: WorkingThread = { ...stored, sourceId, needsReplay: false, changed: false, episodes: new Map(), statusBefore, noticesSeen: [], noticeIds: [] };
     this.threads.set(working.id, working);
     this.bySourceKey.set(`${sourceId}\0${working.externalId}`, working);
     return working;
@@ -149,6 +151,7 @@ class Batch {
         raw: meta.raw,
         clampedFrom: meta.clampedFrom,
       });
+      if (event.type === "retry") thread.noticeIds.push(seq);
       thread.openProgressEventId = event.type === "progress" && inOrder ? seq : null;
     }
     if (thread.needsReplay) return null;
@@ -266,7 +269,13 @@ class Batch {
    * Returns the threads it changed, each marked `reorder` when it is new or its status changed.
    */
   async finish(): Promise<ThreadChange[]> {
-    for (const thread of this.threads.values()) {
+    // Rollup facts are written once per unit of work, each under the labels its thread has when
+    // it is added: notices of threads that already have facts go in now (saveThread moves them
+    // with the rest when the labels change); a thread created here gets its facts only after its
+    // first save, so none is ever written under labels it never had.
+    const threads = [...this.threads.values()];
+    await this.tx.noticeFacts(threads.flatMap((thread) => (thread.labels === null ? [] : thread.noticeIds.splice(0))));
+    for (const thread of threads) {
       if (thread.needsReplay) {
         await this.replay(thread);
         await this.advance(thread, this.now);
@@ -278,12 +287,13 @@ class Batch {
         thread.changed = true;
       }
       if (!thread.changed) continue;
+      await this.tx.saveThread(thread, this.now);
       for (const episode of thread.episodes.values()) await this.tx.saveEpisode(thread.id, episode);
       thread.episodes.clear();
-      await this.tx.saveThread(thread, this.now);
       if (thread.noticesSeen.length) await this.tx.noticesSeen(thread.id, thread.noticesSeen.splice(0));
     }
-    return [...this.threads.values()]
+    await this.tx.noticeFacts(threads.flatMap((thread) => thread.noticeIds.splice(0)));
+    return threads
       .filter((t) => t.changed)
       .map((t) => ({ key: t.id, reorder: t.statusBefore === null || t.statusBefore !== t.state.status }));
   }
