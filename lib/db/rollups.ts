@@ -152,7 +152,7 @@ function applyFacts(text: string, params: Record<string, unknown>, sign: 1 | -1)
   }
 }
 
-const ONE_EPISODE = factsSql("ep.threadId = @threadId AND ep.seq = @seq", null);
+const EPISODES = factsSql("(ep.threadId, ep.seq) IN (SELECT value ->> 0, value ->> 1 FROM json_each(@episodes))", null);
 const THREAD_EPISODES = factsSql("ep.threadId = @threadId", null);
 const THREAD_FACTS = factsSql("ep.threadId = @threadId", "e.threadId = @threadId");
 const EVENT_NOTICES = factsSql(null, "e.id IN (SELECT value FROM json_each(@ids))");
@@ -164,9 +164,12 @@ export function labelsKey(labels: { provider?: string | null; model?: string | n
 
 /** The rollup statements of a unit of work (see unit-of-work.ts), called by the writers of the facts. */
 export const rollupRows = {
-  /** Around an episode's upsert: `before` removes its stored facts, `after` adds the new ones. */
-  episodeFacts(threadId: number, seq: number, sign: 1 | -1): void {
-    applyFacts(ONE_EPISODE, { threadId, seq }, sign);
+  /**
+   * Around the upserts of a unit of work's episodes ([threadId, seq] each): -1 before removes
+   * their stored facts, +1 after adds the new ones; one query each way however many there are.
+   */
+  episodeFacts(episodes: readonly (readonly [threadId: number, seq: number])[], sign: 1 | -1): void {
+    if (episodes.length) applyFacts(EPISODES, { episodes: JSON.stringify(episodes) }, sign);
   },
 
   /** Before a replay deletes a thread's episodes. */

@@ -271,9 +271,10 @@ class Batch {
   async finish(): Promise<ThreadChange[]> {
     // Rollup facts are written once per unit of work, each under the labels its thread has when
     // it is added: notices of threads that already have facts go in now (saveThread moves them
-    // with the rest when the labels change); a thread created here gets its facts only after its
-    // first save, so none is ever written under labels it never had.
+    // with the rest when the labels change); episodes, and the notices of threads created here,
+    // go in once every thread is saved, so no fact is ever written under labels it never had.
     const threads = [...this.threads.values()];
+    const episodes: { threadId: number; episode: EpisodeRecord }[] = [];
     await this.tx.noticeFacts(threads.flatMap((thread) => (thread.labels === null ? [] : thread.noticeIds.splice(0))));
     for (const thread of threads) {
       if (thread.needsReplay) {
@@ -288,10 +289,11 @@ class Batch {
       }
       if (!thread.changed) continue;
       await this.tx.saveThread(thread, this.now);
-      for (const episode of thread.episodes.values()) await this.tx.saveEpisode(thread.id, episode);
+      for (const episode of thread.episodes.values()) episodes.push({ threadId: thread.id, episode });
       thread.episodes.clear();
       if (thread.noticesSeen.length) await this.tx.noticesSeen(thread.id, thread.noticesSeen.splice(0));
     }
+    await this.tx.saveEpisodes(episodes);
     await this.tx.noticeFacts(threads.flatMap((thread) => thread.noticeIds.splice(0)));
     return threads
       .filter((t) => t.changed)
