@@ -380,8 +380,11 @@ export async function closeQuietIncidents(now = Date.now()): Promise<void> {
   if (await transaction((tx) => updateIncidents(tx, [], now))) publishIncidentsChanged(now);
 }
 
-/** Ingests normalized lines from one source: one transaction, then publication. */
-export async function ingestLines(source: SourceRecord, given: NormalizedLine[], now = Date.now()): Promise<BatchOutcome> {
+/**
+ * Ingests normalized lines from one source: one transaction, then publication. `otlp` marks an
+ * OpenTelemetry export, recorded on the source in the same transaction (even when it stores nothing).
+ */
+export async function ingestLines(source: SourceRecord, given: NormalizedLine[], now = Date.now(), options: { otlp?: boolean } = {}): Promise<BatchOutcome> {
   const lines = given.map(clampClockAhead);
   let accepted = 0;
   let duplicates = 0;
@@ -405,6 +408,7 @@ export async function ingestLines(source: SourceRecord, given: NormalizedLine[],
       }
     }
     if (accepted) await tx.touchSource(source.id, now);
+    if (options.otlp) await tx.touchOtlp(source.id, now);
   });
   return { accepted, duplicates, threadIds, newDirectives: batch.newDirectives };
 }
