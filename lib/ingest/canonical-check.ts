@@ -5,7 +5,6 @@
  * schema, which names the problem. canonical-check.test.ts keeps the two equivalent.
  */
 import { EVENT_TYPES } from "../retry/types";
-import type { CanonicalEventOutput } from "./canonical";
 import { MAX_HEADERS, MAX_ID_CHARS, MAX_NAME_CHARS, MAX_TITLE_CHARS } from "./limits";
 import { isObject, type JsonObject } from "./util";
 
@@ -35,12 +34,12 @@ function errorOk(error: unknown): boolean {
 }
 
 /**
- * The event's fields as the schema would answer them, or null when the schema must decide. The
- * answer is the item itself: every field it passes is one the schema keeps unchanged.
+ * Whether the schema would accept the item with every known field unchanged (so the item itself
+ * is the parsed event); false when the schema must decide.
  */
-export function checkCanonicalEvent(item: JsonObject): CanonicalEventOutput | null {
+export function isPlainCanonicalEvent(item: JsonObject): boolean {
   const { at, policy, delayMs } = item;
-  const ok =
+  return (
     id(item.threadId) &&
     TYPES.has(item.type) &&
     (item.id === undefined || id(item.id)) &&
@@ -57,6 +56,6 @@ export function checkCanonicalEvent(item: JsonObject): CanonicalEventOutput | nu
     (absent(delayMs) || (finite(delayMs) && delayMs >= 0)) &&
     (absent(item.willRetry) || typeof item.willRetry === "boolean") &&
     int(item.progressCount, 1) &&
-    errorOk(item.error);
-  return ok ? (item as CanonicalEventOutput) : null;
+    errorOk(item.error)
+  );
 }

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { EVENT_TYPES, type PolicyRef } from "../retry/types";
-import { checkCanonicalEvent } from "./canonical-check";
+import { isPlainCanonicalEvent } from "./canonical-check";
 import { codexErrorInfoParts } from "./codex-error";
 import { deriveKey, keyMaterial } from "./key";
 import { headerLimitSnapshots, LIMIT_STATUSES, statusOfPercent, type LimitSnapshot } from "./limit-snapshots";
@@ -167,7 +167,7 @@ function parseWithTime<S extends z.ZodType>(
 export function normalizeCanonical(item: unknown, receivedAt: number, index = 0): CanonicalResult {
   if (!isObject(item)) return { ok: false, error: "expected a JSON object" };
   if (item.type === "limit.updated") return normalizeLimitUpdated(item, receivedAt, index);
-  const parsed = parseWithTime(canonicalEventSchema, item, receivedAt, checkCanonicalEvent);
+  const parsed = parseWithTime(canonicalEventSchema, item, receivedAt, (event) => (isPlainCanonicalEvent(event) ? (event as CanonicalEventOutput) : null));
   if (!parsed.ok) return parsed;
   const { value: v, at } = parsed;
 
