@@ -30,41 +30,12 @@ const roundOrNull = (ms: number | null | undefined) => (ms == null ? null : Math
 
 /** The episode and turn statements of a unit of work (see unit-of-work.ts); synchronous on SQLite. */
 export const episodeRows = {
-  saveEpisode(threadId: number, episode: EpisodeRecord): void {
-    // The rollups take the difference: the episode's stored facts out, its new facts in.
-    rollupRows.episodeFacts(threadId, episode.seq, -1);
-    const { id: episodeId } = statement(UPSERT_EPISODE).get({
-      threadId,
-      seq: episode.seq,
-      turnId: episode.turnId ?? null,
-      kind: episode.kind,
-      policy: episode.policy,
-      maxAttempts: episode.maxAttempts ?? null,
-      startedAt: episode.startedAt,
-      endedAt: episode.endedAt ?? null,
-      outcome: episode.outcome ?? null,
-      outcomeCode: episode.outcomeCode ?? null,
-      outcomeReason: episode.outcomeReason ?? null,
-      resetAt: episode.resetAt ?? null,
-    }) as { id: number };
-    const upsertAttempt = statement(UPSERT_ATTEMPT);
-    for (const attempt of episode.attempts) {
-      upsertAttempt.run({
-        episodeId,
-        n: attempt.n,
-        noticeAt: attempt.noticeAt,
-        advisedDelayMs: roundOrNull(attempt.advisedDelayMs),
-        expectedAt: attempt.expectedAt ?? null,
-        estimated: attempt.estimated ? 1 : 0,
-        deadlineAt: attempt.deadlineAt ?? null,
-        startedAt: attempt.startedAt ?? null,
-        earlyByMs: roundOrNull(attempt.earlyByMs),
-        httpStatus: attempt.httpStatus ?? null,
-        code: codeText(attempt.code),
-        message: attempt.message ?? null,
-      });
-    }
-    rollupRows.episodeFacts(threadId, episode.seq, 1);
+  /** Upserts episodes with their attempts; the rollups take the difference: their stored facts out, their new facts in. */
+  saveEpisodes(episodes: readonly { threadId: number; episode: EpisodeRecord }[]): void {
+    const keys = episodes.map(({ threadId, episode }) => [threadId, episode.seq] as const);
+    rollupRows.episodeFacts(keys, -1);
+    for (const { threadId, episode } of episodes) upsertEpisode(threadId, episode);
+    rollupRows.episodeFacts(keys, 1);
   },
 
   /** Before a replay, the derived episode rows of a thread are rebuilt from its events. */
@@ -77,3 +48,37 @@ export const episodeRows = {
     statement(UPSERT_TURN).run(threadId, turnId, status, startedAt, endedAt);
   },
 };
+
+function upsertEpisode(threadId: number, episode: EpisodeRecord): void {
+  const { id: episodeId } = statement(UPSERT_EPISODE).get({
+    threadId,
+    seq: episode.seq,
+    turnId: episode.turnId ?? null,
+    kind: episode.kind,
+    policy: episode.policy,
+    maxAttempts: episode.maxAttempts ?? null,
+    startedAt: episode.startedAt,
+    endedAt: episode.endedAt ?? null,
+    outcome: episode.outcome ?? null,
+    outcomeCode: episode.outcomeCode ?? null,
+    outcomeReason: episode.outcomeReason ?? null,
+    resetAt: episode.resetAt ?? null,
+  }) as { id: number };
+  const upsertAttempt = statement(UPSERT_ATTEMPT);
+  for (const attempt of episode.attempts) {
+    upsertAttempt.run({
+      episodeId,
+      n: attempt.n,
+      noticeAt: attempt.noticeAt,
+      advisedDelayMs: roundOrNull(attempt.advisedDelayMs),
+      expectedAt: attempt.expectedAt ?? null,
+      estimated: attempt.estimated ? 1 : 0,
+      deadlineAt: attempt.deadlineAt ?? null,
+      startedAt: attempt.startedAt ?? null,
+      earlyByMs: roundOrNull(attempt.earlyByMs),
+      httpStatus: attempt.httpStatus ?? null,
+      code: codeText(attempt.code),
+      message: attempt.message ?? null,
+    });
+  }
+}

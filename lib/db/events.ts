@@ -1,7 +1,6 @@
 import type { RadarEvent } from "@/lib/retry";
 import type { EventPage, EventView } from "@/lib/wire/types";
 import { serialized } from "./client";
-import { rollupRows } from "./rollups";
 import { isoOrNull, pluck, statement } from "./statement";
 
 /** Stored lines of the sources: their keys (idempotency), the event rows and progress folding. */
@@ -44,7 +43,11 @@ export const eventRows = {
     return statement(KEY_EXISTS).get({ sourceId, key }) !== undefined;
   },
 
-  /** Stores one accepted line (its key is unique per source); returns the event id, which is its sequence. */
+  /**
+   * Stores one accepted line (its key is unique per source); returns the event id, which is its
+   * sequence. A retry notice's rollup facts are the caller's to add (noticeFacts), once per unit
+   * of work for all the notices it stored.
+   */
   insertEvent(row: EventRow): number {
     const { event } = row;
     const info = statement(INSERT_EVENT).run({
@@ -69,9 +72,7 @@ export const eventRows = {
       raw: JSON.stringify(row.raw ?? null),
       normalized: JSON.stringify(row.clampedFrom == null ? event : { ...event, clampedFrom: row.clampedFrom }),
     });
-    const id = Number(info.lastInsertRowid);
-    if (event.type === "retry" && row.threadId !== null) rollupRows.noticeFacts(id);
-    return id;
+    return Number(info.lastInsertRowid);
   },
 
   /**

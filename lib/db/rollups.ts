@@ -81,10 +81,13 @@ export function factsSql(episodeWhere: string | null, eventWhere: string | null)
     );
   }
   if (eventWhere !== null) {
+    // A narrower condition (ids, one thread) picks the rows through its own index: without the
+    // `+`, SQLite would walk the type index over every retry ever stored, once per call.
+    const retry = eventWhere === "1" ? `e.type = 'retry'` : `+e.type = 'retry'`;
     parts.push(
       `SELECT e.threadId, 'notice' AS fact, ${minuteOf("e.at")} AS minute, coalesce(e.kind, 'other') AS kind, '' AS label, count(*) AS n,
          0 AS ms, 0 AS waited, 0 AS judged, 0 AS early, 0 AS earlyMs
-       FROM "Event" e WHERE e.type = 'retry' AND e.threadId IS NOT NULL AND (${eventWhere}) GROUP BY 1, 2, 3, 4, 5`,
+       FROM "Event" e WHERE ${retry} AND e.threadId IS NOT NULL AND (${eventWhere}) GROUP BY 1, 2, 3, 4, 5`,
     );
   }
   return `WITH a AS MATERIALIZED (
@@ -152,17 +155,24 @@ function applyFacts(text: string, params: Record<string, unknown>, sign: 1 | -1)
   }
 }
 
-const ONE_EPISODE = factsSql("ep.threadId = @threadId AND ep.seq = @seq", null);
+const EPISODES = factsSql("(ep.threadId, ep.seq) IN (SELECT value ->> 0, value ->> 1 FROM json_each(@episodes))", null);
 const THREAD_EPISODES = factsSql("ep.threadId = @threadId", null);
 const THREAD_FACTS = factsSql("ep.threadId = @threadId", "e.threadId = @threadId");
 const EVENT_NOTICES = factsSql(null, "e.id IN (SELECT value FROM json_each(@ids))");
-const LABELS = `SELECT coalesce(provider, 'unknown') || char(0) || coalesce(model, 'unknown') || char(0) || coalesce(agent, 'unknown') FROM "Thread" WHERE id = ?`;
+
+/** A thread's labels as its facts are keyed: a thread whose key changes moves its facts (see threadFacts). */
+export function labelsKey(labels: { provider?: string | null; model?: string | null; agent?: string | null }): string {
+  return [labels.provider, labels.model, labels.agent].map((label) => label ?? "unknown").join("\0");
+}
 
 /** The rollup statements of a unit of work (see unit-of-work.ts), called by the writers of the facts. */
 export const rollupRows = {
-  /** Around an episode's upsert: `before` removes its stored facts, `after` adds the new ones. */
-  episodeFacts(threadId: number, seq: number, sign: 1 | -1): void {
-    applyFacts(ONE_EPISODE, { threadId, seq }, sign);
+  /**
+   * Around the upserts of a unit of work's episodes ([threadId, seq] each): -1 before removes
+   * their stored facts, +1 after adds the new ones; one query each way however many there are.
+   */
+  episodeFacts(episodes: readonly (readonly [threadId: number, seq: number])[], sign: 1 | -1): void {
+    if (episodes.length) applyFacts(EPISODES, { episodes: JSON.stringify(episodes) }, sign);
   },
 
   /** Before a replay deletes a thread's episodes. */
@@ -170,19 +180,17 @@ export const rollupRows = {
     applyFacts(THREAD_EPISODES, { threadId }, -1);
   },
 
-  /** A retry notice just stored for a thread (corrected facts; see noticesSeen for metrics). */
-  noticeFacts(eventId: number): void {
-    applyFacts(EVENT_NOTICES, { ids: JSON.stringify([eventId]) }, 1);
+  /**
+   * Retry notices a unit of work stored (corrected facts; see noticesSeen for metrics), added
+   * once for all of them under their threads' labels as saved at that moment.
+   */
+  noticeFacts(eventIds: readonly number[]): void {
+    if (eventIds.length) applyFacts(EVENT_NOTICES, { ids: JSON.stringify(eventIds) }, 1);
   },
 
   /** Events about to be deleted (retention): their notices leave the corrected facts, not the seen counters. */
   removeNoticeFacts(idList: string): void {
     applyFacts(EVENT_NOTICES, { ids: idList }, -1);
-  },
-
-  /** The thread's labels as facts are keyed (compare before and after a save). */
-  threadLabels(threadId: number): string | undefined {
-    return pluck(LABELS).get(threadId) as string | undefined;
   },
 
   /** A thread's labels changed: all its facts move from the old labels (-1, before) to the new (+1, after). */

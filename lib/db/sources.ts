@@ -175,14 +175,12 @@ export const sourceRows = {
   touchSource(sourceId: string, at: number): void {
     statement(TOUCH).run(at, sourceId);
   },
-};
 
-/** Records that a source's OpenTelemetry export arrived (one row update per export request). */
-export function touchOtlp(sourceId: string, at: number): Promise<void> {
-  return serialized(() => {
+  /** Records that a source's OpenTelemetry export arrived (in the unit of work that stores its records). */
+  touchOtlp(sourceId: string, at: number): void {
     statement(TOUCH_OTLP).run(at, sourceId);
-  });
-}
+  },
+};
 
 /**
  * Records a long-poll for directives and, when the relay announced it, what it can carry out

@@ -1,5 +1,5 @@
 import type { ThreadSettings, ThreadState } from "@/lib/retry";
-import { rollupRows } from "./rollups";
+import { labelsKey, rollupRows } from "./rollups";
 import { pluck, statement } from "./statement";
 import { serialized } from "./client";
 
@@ -8,8 +8,9 @@ import { serialized } from "./client";
  * readers (board, insights, exports), and its wake time for the watchdog.
  */
 
-const FIND = `SELECT id, externalId, state, initialSettings, openProgressEventId FROM "Thread" WHERE sourceId = ? AND externalId = ?`;
-const BY_ID = `SELECT id, sourceId, externalId, state, initialSettings, openProgressEventId FROM "Thread" WHERE id = ?`;
+const COLUMNS = `id, externalId, state, initialSettings, openProgressEventId, provider, model, agent`;
+const FIND = `SELECT ${COLUMNS} FROM "Thread" WHERE sourceId = ? AND externalId = ?`;
+const BY_ID = `SELECT sourceId, ${COLUMNS} FROM "Thread" WHERE id = ?`;
 const INSERT = `INSERT INTO "Thread" (sourceId, externalId, status, state, initialSettings, createdAt, updatedAt) VALUES (?, ?, 'idle', ?, ?, ?, ?)`;
 const SAVE = `UPDATE "Thread" SET parentExternalId = @parentExternalId, title = @title, agent = @agent, provider = @provider,
     model = @model, policy = @policy, status = @status, turnId = @turnId, retryKind = @retryKind,
@@ -31,6 +32,11 @@ export interface StoredThread {
   /** What a replay starts from: the settings the thread was created with. */
   initialSettings: ThreadSettings;
   openProgressEventId: number | null;
+  /**
+   * The labels its rollup facts are stored under (labelsKey), as last saved; null for a thread
+   * created in this unit of work, which has no facts yet: it takes its labels at its first save.
+   */
+  labels: string | null;
 }
 
 interface ThreadRow {
@@ -39,6 +45,9 @@ interface ThreadRow {
   state: string;
   initialSettings: string | null;
   openProgressEventId: number | null;
+  provider: string | null;
+  model: string | null;
+  agent: string | null;
 }
 
 /** Older versions stored each step's outputs with the state; they mean nothing once read back. */
@@ -59,6 +68,7 @@ const toStored = (row: ThreadRow): StoredThread => {
     state,
     initialSettings: row.initialSettings ? (JSON.parse(row.initialSettings) as ThreadSettings) : state.settings,
     openProgressEventId: row.openProgressEventId,
+    labels: labelsKey(row),
   };
 };
 
@@ -78,14 +88,18 @@ export const threadRows = {
 
   createThread(sourceId: string, externalId: string, state: ThreadState, now: number): StoredThread {
     const info = statement(INSERT).run(sourceId, externalId, JSON.stringify(state), JSON.stringify(state.settings), now, now);
-    return { id: Number(info.lastInsertRowid), externalId, state, initialSettings: state.settings, openProgressEventId: null };
+    return { id: Number(info.lastInsertRowid), externalId, state, initialSettings: state.settings, openProgressEventId: null, labels: null };
   },
 
+  /**
+   * Writes the thread's projection and state. Facts are rolled up under their thread's labels:
+   * when those change, the thread's stored facts move with them (a new thread has none to move).
+   * The labels saved are recorded on `thread`.
+   */
   saveThread(thread: StoredThread, now: number): void {
     const { state } = thread;
-    // Facts are rolled up under their thread's labels: when those change, the thread's facts move.
-    const labels = [state.provider, state.model, state.agent].map((label) => label ?? "unknown").join("\0");
-    const moved = rollupRows.threadLabels(thread.id) !== labels;
+    const labels = labelsKey(state);
+    const moved = thread.labels !== null && thread.labels !== labels;
     if (moved) rollupRows.threadFacts(thread.id, -1);
     statement(SAVE).run({
       id: thread.id,
@@ -116,6 +130,7 @@ export const threadRows = {
       updatedAt: now,
     });
     if (moved) rollupRows.threadFacts(thread.id, 1);
+    thread.labels = labels;
   },
 
   /** Threads whose stored parent is this one (the caller checks their current state). */

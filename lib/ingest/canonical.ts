@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { EVENT_TYPES, type PolicyRef } from "../retry/types";
+import { isPlainCanonicalEvent } from "./canonical-check";
 import { codexErrorInfoParts } from "./codex-error";
 import { deriveKey, keyMaterial } from "./key";
 import { headerLimitSnapshots, LIMIT_STATUSES, statusOfPercent, type LimitSnapshot } from "./limit-snapshots";
@@ -92,6 +93,7 @@ export const canonicalEventSchema = z.looseObject({
 });
 
 export type CanonicalEventInput = z.input<typeof canonicalEventSchema>;
+export type CanonicalEventOutput = z.output<typeof canonicalEventSchema>;
 
 const PERCENT_MESSAGE = "expected a number between 0 and 100";
 const RESET_MESSAGE = "expected an ISO-8601 string or epoch milliseconds";
@@ -134,9 +136,18 @@ function lowerCaseHeaders(headers: Record<string, string>): Record<string, strin
   return out;
 }
 
-/** Validates an item against its schema and resolves its `at`; every problem named by its field. */
-function parseWithTime<S extends z.ZodType>(schema: S, item: JsonObject, receivedAt: number): { ok: true; value: z.output<S>; at: number } | { ok: false; error: string } {
-  const parsed = schema.safeParse(item);
+/**
+ * Validates an item against its schema and resolves its `at`; every problem named by its field.
+ * `check`, when given, answers the common case without the schema (null: the schema decides).
+ */
+function parseWithTime<S extends z.ZodType>(
+  schema: S,
+  item: JsonObject,
+  receivedAt: number,
+  check?: (item: JsonObject) => z.output<S> | null,
+): { ok: true; value: z.output<S>; at: number } | { ok: false; error: string } {
+  const checked = check?.(item);
+  const parsed = checked ? ({ success: true, data: checked } as const) : schema.safeParse(item);
   const problems: string[] = [];
   if (!parsed.success) problems.push(formatIssues(parsed.error.issues));
   let at = receivedAt;
@@ -156,7 +167,7 @@ function parseWithTime<S extends z.ZodType>(schema: S, item: JsonObject, receive
 export function normalizeCanonical(item: unknown, receivedAt: number, index = 0): CanonicalResult {
   if (!isObject(item)) return { ok: false, error: "expected a JSON object" };
   if (item.type === "limit.updated") return normalizeLimitUpdated(item, receivedAt, index);
-  const parsed = parseWithTime(canonicalEventSchema, item, receivedAt);
+  const parsed = parseWithTime(canonicalEventSchema, item, receivedAt, (event) => (isPlainCanonicalEvent(event) ? (event as CanonicalEventOutput) : null));
   if (!parsed.ok) return parsed;
   const { value: v, at } = parsed;
 

@@ -46,15 +46,55 @@ type Notice = LimitsChanged | IncidentsChanged;
 
 type BusMessage = ThreadsChanged | DirectivesPending | Notice;
 
-/** How long later thread changes wait to be merged into one publication. */
+/** How long later publications of a kind wait to be merged into one. */
 export const COALESCE_MS = 100;
+
+/**
+ * The one coalescing window, with a leading edge: the first publication after a quiet spell goes
+ * out at once and opens a window; what arrives while it is open is merged into `held` and goes
+ * out together when it ends, which opens the next window. A steady stream costs one publication
+ * per window.
+ */
+class CoalescingWindow<Held> {
+  /** What waits for the end of the open window; undefined when none is open. */
+  held: Held | undefined;
+
+  constructor(
+    private readonly fresh: () => Held,
+    private readonly waiting: (held: Held) => boolean,
+    private readonly send: (held: Held, at: number) => void,
+  ) {}
+
+  /** Adds to what the open window holds; with no window open, sends it at once and opens one. */
+  publish(add: (held: Held) => void, at: number): void {
+    if (this.held !== undefined) return add(this.held);
+    const now = this.fresh();
+    add(now);
+    this.send(now, at);
+    this.open();
+  }
+
+  private open() {
+    this.held = this.fresh();
+    const timer = setTimeout(() => {
+      const held = this.held!;
+      this.held = undefined;
+      if (!this.waiting(held)) return;
+      this.send(held, Date.now());
+      this.open();
+    }, COALESCE_MS);
+    timer.unref?.();
+  }
+}
+
+/** Thread changes merged by key: a key is `reorder` if any of its changes was. */
+type HeldChanges = Map<number, boolean>;
 
 interface Bus {
   emitter: EventEmitter;
-  /** Thread changes held back during the current window, by key; null when no window is open. */
-  held: Map<number, boolean> | null;
-  /** Per notice type: absent when no window is open, else whether one is held for its end. */
-  noticesHeld: Map<Notice["type"], boolean>;
+  threads: CoalescingWindow<HeldChanges>;
+  /** Per notice type: how many wait for the end of its window. */
+  notices: Map<Notice["type"], CoalescingWindow<{ count: number }>>;
 }
 
 const globalForBus = globalThis as unknown as { __radarBus?: Bus };
@@ -64,7 +104,12 @@ function bus(): Bus {
     const emitter = new EventEmitter();
     // Every open dashboard tab and every long-polling source holds one listener.
     emitter.setMaxListeners(0);
-    globalForBus.__radarBus = { emitter, held: null, noticesHeld: new Map() };
+    const threads = new CoalescingWindow<HeldChanges>(
+      () => new Map(),
+      (held) => held.size > 0,
+      (held, at) => emit({ type: "threads", threads: [...held].map(([key, reorder]) => ({ key, reorder })), at }),
+    );
+    globalForBus.__radarBus = { emitter, threads, notices: new Map() };
   }
   return globalForBus.__radarBus;
 }
@@ -72,37 +117,14 @@ function bus(): Bus {
 /** Publishes thread changes: at once if no window is open, else at the end of the window. */
 export function publishThreadChanges(threads: ThreadChange[], now = Date.now()): void {
   if (threads.length === 0) return;
-  const b = bus();
-  if (b.held) {
-    for (const change of threads) b.held.set(change.key, (b.held.get(change.key) ?? false) || change.reorder);
-    return;
-  }
-  emit({ type: "threads", threads: merge(threads), at: now });
-  openWindow(b);
+  bus().threads.publish((held) => {
+    for (const change of threads) held.set(change.key, (held.get(change.key) ?? false) || change.reorder);
+  }, now);
 }
 
 /** Whether a coalescing window is open (the next thread change would wait for its end). */
 export function coalescing(): boolean {
-  return bus().held !== null;
-}
-
-function openWindow(b: Bus) {
-  b.held = new Map();
-  const timer = setTimeout(() => {
-    const held = b.held!;
-    b.held = null;
-    if (held.size === 0) return;
-    emit({ type: "threads", threads: [...held].map(([key, reorder]) => ({ key, reorder })), at: Date.now() });
-    // A steady stream keeps one publication per window.
-    openWindow(b);
-  }, COALESCE_MS);
-  timer.unref?.();
-}
-
-function merge(threads: ThreadChange[]): ThreadChange[] {
-  const byKey = new Map<number, boolean>();
-  for (const change of threads) byKey.set(change.key, (byKey.get(change.key) ?? false) || change.reorder);
-  return [...byKey].map(([key, reorder]) => ({ key, reorder }));
+  return bus().threads.held !== undefined;
 }
 
 /** Publishes that usage windows changed, coalesced like thread changes (leading edge, one per window). */
@@ -116,25 +138,17 @@ export function publishIncidentsChanged(now = Date.now()): void {
 }
 
 function publishNotice(type: Notice["type"], now: number): void {
-  const b = bus();
-  if (b.noticesHeld.has(type)) {
-    b.noticesHeld.set(type, true);
-    return;
+  const { notices } = bus();
+  let window = notices.get(type);
+  if (!window) {
+    window = new CoalescingWindow(
+      () => ({ count: 0 }),
+      (held) => held.count > 0,
+      (_, at) => emit({ type, at }),
+    );
+    notices.set(type, window);
   }
-  emit({ type, at: now });
-  openNoticeWindow(b, type);
-}
-
-function openNoticeWindow(b: Bus, type: Notice["type"]) {
-  b.noticesHeld.set(type, false);
-  const timer = setTimeout(() => {
-    const held = b.noticesHeld.get(type);
-    b.noticesHeld.delete(type);
-    if (!held) return;
-    emit({ type, at: Date.now() });
-    openNoticeWindow(b, type);
-  }, COALESCE_MS);
-  timer.unref?.();
+  window.publish((held) => held.count++, now);
 }
 
 /** Directive publications wake long-polling sources at once: they are never coalesced. */

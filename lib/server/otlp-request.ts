@@ -1,4 +1,4 @@
-import { touchOtlp, type SourceRecord } from "@/lib/db/sources";
+import type { SourceRecord } from "@/lib/db/sources";
 import { normalizeBatch, withoutIgnored } from "@/lib/ingest";
 import { MAX_INGEST_BODY_BYTES, MAX_ITEMS } from "@/lib/ingest/limits";
 import { otlpItems, type OtlpSignal } from "@/lib/ingest/otlp";
@@ -43,11 +43,14 @@ async function ingestExport(signal: OtlpSignal, body: unknown, source: SourceRec
   const refused = await admitIngest(source, signal === "metrics" ? 0 : items.length, receivedAt);
   // A full storage quota is 507 on the ingestion API; an exporter drops data on it, but waits and retries on 503.
   if (refused) return refused.status === 507 ? new Response(refused.body, { status: 503, headers: refused.headers }) : refused;
-  await touchOtlp(source.id, receivedAt);
-  if (signal === "metrics") return answer({});
+  // Metrics store nothing; the export is still recorded as heard from.
+  if (signal === "metrics") {
+    await ingestLines(source, [], receivedAt, { otlp: true });
+    return answer({});
+  }
   const batch = normalizeBatch("otlp", items, { receivedAt });
   const { lines } = withoutIgnored(batch.lines);
-  await ingestLines(source, lines, receivedAt);
+  await ingestLines(source, lines, receivedAt, { otlp: true });
   if (batch.rejected.length === 0) return answer({});
   const reasons = batch.rejected.slice(0, REASONS_SHOWN).map((r) => `record ${r.index}: ${r.error}`);
   const more = batch.rejected.length > REASONS_SHOWN ? `; and ${batch.rejected.length - REASONS_SHOWN} more` : "";

@@ -48,6 +48,8 @@ interface WorkingThread extends StoredThread {
    * this unit of work asked; undefined before. A joined thread's notices feed no incident.
    */
   joinedTo?: number | null;
+  /** Ids of the retry notices this unit of work stored, whose rollup facts are added when it finishes. */
+  noticeIds: number[];
 }
 
 export interface BatchOutcome {
@@ -113,7 +115,7 @@ class Batch {
   }
 
   private remember(sourceId: string, stored: StoredThread, statusBefore: string | null): WorkingThread {
-    const working: WorkingThread = { ...stored, sourceId, needsReplay: false, changed: false, episodes: new Map(), statusBefore, noticesSeen: [] };
+    const working: WorkingThread = { ...stored, sourceId, needsReplay: false, changed: false, episodes: new Map(), statusBefore, noticesSeen: [], noticeIds: [] };
     this.threads.set(working.id, working);
     this.bySourceKey.set(`${sourceId}\0${working.externalId}`, working);
     return working;
@@ -168,6 +170,7 @@ class Batch {
         raw: meta.raw,
         clampedFrom: meta.clampedFrom,
       });
+      if (event.type === "retry") thread.noticeIds.push(seq);
       thread.openProgressEventId = event.type === "progress" && inOrder ? seq : null;
     }
     if (thread.needsReplay) return null;
@@ -285,7 +288,14 @@ class Batch {
    * Returns the threads it changed, each marked `reorder` when it is new or its status changed.
    */
   async finish(): Promise<ThreadChange[]> {
-    for (const thread of this.threads.values()) {
+    // Rollup facts are written once per unit of work, each under the labels its thread has when
+    // it is added: notices of threads that already have facts go in now (saveThread moves them
+    // with the rest when the labels change); episodes, and the notices of threads created here,
+    // go in once every thread is saved, so no fact is ever written under labels it never had.
+    const threads = [...this.threads.values()];
+    const episodes: { threadId: number; episode: EpisodeRecord }[] = [];
+    await this.tx.noticeFacts(threads.flatMap((thread) => (thread.labels === null ? [] : thread.noticeIds.splice(0))));
+    for (const thread of threads) {
       if (thread.needsReplay) {
         await this.replay(thread);
         await this.advance(thread, this.now);
@@ -297,12 +307,14 @@ class Batch {
         thread.changed = true;
       }
       if (!thread.changed) continue;
-      for (const episode of thread.episodes.values()) await this.tx.saveEpisode(thread.id, episode);
-      thread.episodes.clear();
       await this.tx.saveThread(thread, this.now);
+      for (const episode of thread.episodes.values()) episodes.push({ threadId: thread.id, episode });
+      thread.episodes.clear();
       if (thread.noticesSeen.length) await this.tx.noticesSeen(thread.id, thread.noticesSeen.splice(0));
     }
-    const changes = [...this.threads.values()]
+    await this.tx.saveEpisodes(episodes);
+    await this.tx.noticeFacts(threads.flatMap((thread) => thread.noticeIds.splice(0)));
+    const changes = threads
       .filter((t) => t.changed)
       .map((t) => ({ key: t.id, reorder: t.statusBefore === null || t.statusBefore !== t.state.status || this.joinedNow.has(t.id) }));
     for (const key of this.joinedNow) if (!this.threads.has(key)) changes.push({ key, reorder: true });
@@ -389,8 +401,11 @@ export async function closeQuietIncidents(now = Date.now()): Promise<void> {
   if (await transaction((tx) => updateIncidents(tx, [], now))) publishIncidentsChanged(now);
 }
 
-/** Ingests normalized lines from one source: one transaction, then publication. */
-export async function ingestLines(source: SourceRecord, given: NormalizedLine[], now = Date.now()): Promise<BatchOutcome> {
+/**
+ * Ingests normalized lines from one source: one transaction, then publication. `otlp` marks an
+ * OpenTelemetry export, recorded on the source in the same transaction (even when it stores nothing).
+ */
+export async function ingestLines(source: SourceRecord, given: NormalizedLine[], now = Date.now(), options: { otlp?: boolean } = {}): Promise<BatchOutcome> {
   const lines = given.map(clampClockAhead);
   let accepted = 0;
   let duplicates = 0;
@@ -418,6 +433,7 @@ export async function ingestLines(source: SourceRecord, given: NormalizedLine[],
       }
     }
     if (accepted) await tx.touchSource(source.id, now);
+    if (options.otlp) await tx.touchOtlp(source.id, now);
   });
   return { accepted, duplicates, threadIds, newDirectives: batch.newDirectives };
 }

@@ -37,6 +37,8 @@ export interface RunningServer {
   /** kill -9: the process gets no chance to flush or close anything (restart() brings it back). */
   kill(): Promise<void>;
   output(): string;
+  /** The server's peak resident memory so far (its process and theirs it started; Linux /proc), null where unknown. */
+  peakRssBytes(): number | null;
 }
 
 const root = path.resolve(import.meta.dirname, "..", "..");
@@ -146,5 +148,19 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
     },
     kill,
     output: () => log,
+    peakRssBytes: () => (child.pid === undefined ? null : peakRss(child.pid)),
   };
+}
+
+/** VmHWM of a process and its descendants, summed; null when /proc cannot tell. */
+function peakRss(pid: number): number | null {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+    const kib = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN);
+    if (!Number.isFinite(kib)) return null;
+    const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(" ").filter(Boolean).map(Number);
+    return kib * 1024 + children.reduce((sum, child) => sum + (peakRss(child) ?? 0), 0);
+  } catch {
+    return null;
+  }
 }
