@@ -1,3 +1,4 @@
+import { alertRows } from "./alerts";
 import { auditRows } from "./audit";
 import { db, serialized } from "./client";
 import { directiveRows } from "./directives";
@@ -27,7 +28,7 @@ import { threadRows } from "./thread-state";
  *   connection inside BEGIN … COMMIT and a `Tx` whose methods return promises; the pipeline, which
  *   already awaits them, does not change.
  */
-const sqliteTx = { ...eventRows, ...threadRows, ...episodeRows, ...directiveRows, ...sourceRows, ...auditRows, ...quarantineRows, ...limitRows, ...incidentRows, noticesSeen: rollupRows.noticesSeen };
+const sqliteTx = { ...eventRows, ...threadRows, ...episodeRows, ...directiveRows, ...sourceRows, ...auditRows, ...quarantineRows, ...limitRows, ...incidentRows, ...alertRows, noticesSeen: rollupRows.noticesSeen };
 
 type Awaitable<T> = T | Promise<T>;
 
