@@ -38,7 +38,7 @@ const OPEN_STOPS = `SELECT d.id, t.externalId AS thread, s.name AS source, d.cre
 const OLDEST_PENDING = `SELECT min(createdAt) FROM "AlertOutbox" WHERE state = 'pending'`;
 const LIMITS = `SELECT w.sourceId, s.name AS source, w.provider, w.account, w.window, w.usedPercent FROM "LimitWindow" w JOIN "Source" s ON s.id = w.sourceId`;
 const THRESHOLDS = `SELECT DISTINCT threshold FROM "AlertRule" WHERE event = 'limit.above' AND threshold IS NOT NULL`;
-const HAS_RULES = `SELECT EXISTS (SELECT 1 FROM "AlertRule")`;
+const RULE_EVENTS = `SELECT DISTINCT event FROM "AlertRule"`;
 const OUTBOX_COUNTS = `SELECT state, count(*) AS value FROM "AlertOutbox" GROUP BY state`;
 const SILENCE = `UPDATE "Incident" SET silencedUntil = ? WHERE id = ? AND state != 'forming'`;
 
@@ -65,9 +65,6 @@ export const alertRows = {
     const answer = row.status === null ? (row.error ?? "no answer") : `HTTP ${row.status}${row.error ? `: ${row.error}` : ""}`;
     const detail = row.state === "pending" ? `${answer}; next attempt ${new Date(row.nextAttemptAt).toISOString()}` : answer;
     auditRows.insertAudit({ at: row.at, actor: "alerts", action: "alert.deliver", target: `${destination}: ${event} #${row.id}`, result: row.state, detail });
-  },
-  raisedConditions(): RaisedCondition[] {
-    return statement(RAISED).all() as RaisedCondition[];
   },
   raiseCondition(condition: { key: string; event: string; subject: string }, now: number): void {
     statement(RAISE).run(condition.key, condition.event, now, condition.subject);
@@ -116,8 +113,8 @@ export function nextAlertDue(): Promise<number | null> {
   return serialized(() => pluck(NEXT_DUE).get() as number | null);
 }
 
-/** What the alert conditions are judged on, plus whether any rule exists at all (no rule, nothing to judge). */
-export function alertObservations(): Promise<{ observed: Observations; learnt: Map<string, number | null>; thresholds: number[]; hasRules: boolean }> {
+/** What the alert conditions are judged on, with the events some rule asks for. */
+export function alertObservations(): Promise<{ observed: Observations; learnt: Map<string, number | null>; thresholds: number[]; ruleEvents: Set<string>; raised: RaisedCondition[] }> {
   return serialized(() => {
     const sources = statement(SOURCES).all() as { id: string; name: string; lastSeenAt: number | null; lastPolledAt: number | null; learntAt: number | null; usualGapMs: number | null }[];
     return {
@@ -129,7 +126,8 @@ export function alertObservations(): Promise<{ observed: Observations; learnt: M
       },
       learnt: new Map(sources.map((s) => [s.id, s.learntAt])),
       thresholds: pluck(THRESHOLDS).all() as number[],
-      hasRules: pluck(HAS_RULES).get() === 1,
+      ruleEvents: new Set(pluck(RULE_EVENTS).all() as string[]),
+      raised: statement(RAISED).all() as RaisedCondition[],
     };
   });
 }
@@ -179,9 +177,10 @@ export function enqueueTestAlert(destinationId: string, alert: Alert, now: numbe
   return serialized(() => Number(statement(ENQUEUE_TEST).run(key, destinationId, JSON.stringify(body), now, now).lastInsertRowid));
 }
 
-/** An operator silences an incident's alerts until `until` (0 lifts it); false when there is no such incident. */
-export function silenceIncident(id: string, until: number): Promise<boolean> {
-  return serialized(() => statement(SILENCE).run(until || null, id).changes > 0);
+/** An operator silences an incident's alerts for `minutes` from `now` (0 lifts it); null when there is no such incident. */
+export function silenceIncident(id: string, minutes: number, now: number): Promise<{ until: number | null } | null> {
+  const until = minutes ? now + minutes * 60_000 : null;
+  return serialized(() => (statement(SILENCE).run(until, id).changes > 0 ? { until } : null));
 }
 
 /** Alerts in the outbox by state, for the metrics. */
