@@ -39,7 +39,6 @@ const OLDEST_PENDING = `SELECT min(createdAt) FROM "AlertOutbox" WHERE state = '
 const LIMITS = `SELECT w.sourceId, s.name AS source, w.provider, w.account, w.window, w.usedPercent FROM "LimitWindow" w JOIN "Source" s ON s.id = w.sourceId`;
 const THRESHOLDS = `SELECT DISTINCT threshold FROM "AlertRule" WHERE event = 'limit.above' AND threshold IS NOT NULL`;
 const RULE_EVENTS = `SELECT DISTINCT event FROM "AlertRule"`;
-const OUTBOX_COUNTS = `SELECT state, count(*) AS value FROM "AlertOutbox" GROUP BY state`;
 const SILENCE = `UPDATE "Incident" SET silencedUntil = ? WHERE id = ? AND state != 'forming'`;
 
 /** The store statements of a unit of work (see unit-of-work.ts): alerts commit with the facts that raised them. */
@@ -181,11 +180,6 @@ export function enqueueTestAlert(destinationId: string, alert: Alert, now: numbe
 export function silenceIncident(id: string, minutes: number, now: number): Promise<{ until: number | null } | null> {
   const until = minutes ? now + minutes * 60_000 : null;
   return serialized(() => (statement(SILENCE).run(until, id).changes > 0 ? { until } : null));
-}
-
-/** Alerts in the outbox by state, for the metrics. */
-export function alertOutboxCounts(): Promise<{ state: string; value: number }[]> {
-  return serialized(() => statement(OUTBOX_COUNTS).all() as { state: string; value: number }[]);
 }
 
 /** The Alerts page and GET /api/v1/alerts: destinations, rules, the latest alerts and their attempts. */

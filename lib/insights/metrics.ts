@@ -41,6 +41,10 @@ export interface MetricsSnapshot {
   incidentsOpen: LabelRow<"kind" | "provider" | "model">[];
   /** Incidents ever opened (closed ones included). */
   incidentsTotal: number;
+  /** Alerts in the outbox by state (pending, delivered, failed). */
+  alertOutbox: LabelRow<"state">[];
+  /** Age of the oldest alert still pending (seconds); 0 when none is. */
+  alertOldestPendingS: number;
 }
 
 const BUCKETS_S = GAP_BOUNDS_MS.map((ms) => ms / 1000);
@@ -121,6 +125,26 @@ export function createMetricsRegistry(read: () => MetricsSnapshot | Promise<Metr
     },
   });
   counter("radar_incidents_total", "Incidents opened since the radar started keeping them.", [], (s) => [{ value: s.incidentsTotal }]);
+
+  new Gauge<"state">({
+    name: "radar_alert_outbox",
+    help: "Alerts in the outbox by state: pending (waiting to be delivered or retried), delivered, failed.",
+    labelNames: ["state"],
+    registers,
+    collect() {
+      this.reset();
+      const counts = new Map(current().alertOutbox.map((row) => [row.state, row.value]));
+      for (const state of ["pending", "delivered", "failed"]) this.set({ state }, counts.get(state) ?? 0);
+    },
+  });
+  new Gauge({
+    name: "radar_alert_oldest_pending_seconds",
+    help: "How long the oldest alert still pending has waited (0 when none is): a growing value means the outbox is backing up.",
+    registers,
+    collect() {
+      this.set(current().alertOldestPendingS);
+    },
+  });
 
   const histogram = (name: string, help: string, rows: (s: MetricsSnapshot) => HistogramRow[]) =>
     new Histogram<"kind" | "provider">({

@@ -380,6 +380,8 @@ export interface IncidentView {
   /** Who is on it: the operator who acknowledged it, and when. */
   acknowledgedBy: string | null;
   acknowledgedAt: string | null;
+  /** Its alerts are not sent until then; null when not silenced. */
+  silencedUntil: string | null;
 }
 
 /** The `?state=` filter of GET /api/v1/incidents and the incidents page. */
