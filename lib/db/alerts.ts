@@ -25,7 +25,7 @@ const DUE = `SELECT o.id, o.alert, o.attempts, d.id AS destinationId, d.name AS 
   WHERE o.state = 'pending' AND o.nextAttemptAt <= ? ORDER BY o.nextAttemptAt, o.id LIMIT ?`;
 const NEXT_DUE = `SELECT min(nextAttemptAt) FROM "AlertOutbox" WHERE state = 'pending'`;
 const RECORD = `UPDATE "AlertOutbox" SET state = @state, attempts = attempts + 1, lastAttemptAt = @at, lastStatus = @status, lastError = @error,
-  nextAttemptAt = @nextAttemptAt, deliveredAt = @deliveredAt WHERE id = @id`;
+  nextAttemptAt = CASE WHEN @state = 'pending' THEN @nextAttemptAt ELSE nextAttemptAt END, deliveredAt = @deliveredAt WHERE id = @id`;
 const ATTEMPT = `INSERT INTO "AlertDelivery" (outboxId, at, status, error, result, durationMs) VALUES (@id, @at, @status, @error, @state, @durationMs)`;
 const RAISED = `SELECT key, event, subject, raisedAt FROM "AlertCondition"`;
 const RAISE = `INSERT OR IGNORE INTO "AlertCondition" (key, event, raisedAt, subject) VALUES (?, ?, ?, ?)`;
@@ -85,7 +85,7 @@ export interface DeliveryAttempt {
   error: string | null;
   durationMs: number;
   state: "delivered" | "pending" | "failed";
-  /** The stored next attempt (meaningful while pending). */
+  /** The next attempt while pending; a delivered or failed alert keeps the time its last attempt was due. */
   nextAttemptAt: number;
 }
 
