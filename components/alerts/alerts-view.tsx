@@ -13,6 +13,7 @@ import { alertsQuery } from "@/lib/client/queries";
 import type { AlertDestinationView, AlertsOverview } from "@/lib/wire/types";
 import { Timestamp } from "@/components/time/timestamp";
 import { Field, styles } from "@/components/ui/controls";
+import { Table } from "@/components/ui/table";
 
 /** Deliveries happen in the background: the page looks again this often. */
 const REFRESH_MS = 2_000;
@@ -48,44 +49,28 @@ function Destinations({ destinations }: { destinations: AlertDestinationView[] }
   const [removed, remove, removing] = useActionState(removeAlertDestination, null);
   return (
     <div className="space-y-2">
-      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
-        <table className="min-w-full text-sm" data-testid="alert-destinations">
-          <thead className={styles.thead}>
-            <tr>
-              <th scope="col" className={styles.th}>Name</th>
-              <th scope="col" className={styles.th}>URL</th>
-              <th scope="col" className={styles.th}>Body</th>
-              <th scope="col" className={styles.th}>Added</th>
-              <th scope="col" className={styles.th}><span className="sr-only">Actions</span></th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
-            {destinations.length === 0 && (
-              <tr><td colSpan={5} className={styles.td + " text-slate-600"}>No destinations yet: add a webhook below.</td></tr>
-            )}
-            {destinations.map((d) => (
-              <tr key={d.id} data-testid="alert-destination-row" data-name={d.name}>
-                <td className={styles.td + " font-medium"}>{d.name}</td>
-                <td className={styles.td + " break-all font-mono text-xs"}>{d.url}</td>
-                <td className={styles.td}>{ALERT_FORMAT_LABELS[d.format]}</td>
-                <td className={styles.td}><Timestamp iso={d.createdAt} /> by {d.createdBy}</td>
-                <td className={styles.td + " text-right"}>
-                  <div className="flex justify-end gap-2">
-                    <form action={test}>
-                      <input type="hidden" name="destinationId" value={d.id} />
-                      <button type="submit" disabled={testing} className={styles.rowButton} data-testid="alert-send-test">Send test</button>
-                    </form>
-                    <form action={remove}>
-                      <input type="hidden" name="destinationId" value={d.id} />
-                      <button type="submit" disabled={removing} className={styles.rowDangerButton} aria-label={`Delete ${d.name}`}>Delete</button>
-                    </form>
-                  </div>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table testId="alert-destinations" columns={["Name", "URL", "Body", "Added", ""]} empty={destinations.length === 0 ? "No destinations yet: add a webhook below." : null}>
+      {destinations.map((d) => (
+        <tr key={d.id} data-testid="alert-destination-row" data-name={d.name}>
+          <td className={styles.td + " font-medium"}>{d.name}</td>
+          <td className={styles.td + " break-all font-mono text-xs"}>{d.url}</td>
+          <td className={styles.td}>{ALERT_FORMAT_LABELS[d.format]}</td>
+          <td className={styles.td}><Timestamp iso={d.createdAt} /> by {d.createdBy}</td>
+          <td className={styles.td + " text-right"}>
+            <div className="flex justify-end gap-2">
+              <form action={test}>
+                <input type="hidden" name="destinationId" value={d.id} />
+                <button type="submit" disabled={testing} className={styles.rowButton} data-testid="alert-send-test">Send test</button>
+              </form>
+              <form action={remove}>
+                <input type="hidden" name="destinationId" value={d.id} />
+                <button type="submit" disabled={removing} className={styles.rowDangerButton} aria-label={`Delete ${d.name}`}>Delete</button>
+              </form>
+            </div>
+          </td>
+        </tr>
+      ))}
+      </Table>
       {tested?.ok && <p role="status" data-testid="alert-test-queued" className="text-sm text-slate-700">Test alert queued for {tested.destination}.</p>}
       <Outcome state={tested ?? removed} />
     </div>
@@ -128,36 +113,21 @@ function Rules({ overview }: { overview: AlertsOverview }) {
   return (
     <section aria-labelledby="rules-heading" className="space-y-4">
       <h2 id="rules-heading" className="text-xl font-semibold tracking-tight">Rules</h2>
-      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
-        <table className="min-w-full text-sm" data-testid="alert-rules">
-          <thead className={styles.thead}>
-            <tr>
-              <th scope="col" className={styles.th}>When</th>
-              <th scope="col" className={styles.th}>Send to</th>
-              <th scope="col" className={styles.th}>Added</th>
-              <th scope="col" className={styles.th}><span className="sr-only">Actions</span></th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
-            {overview.rules.length === 0 && (
-              <tr><td colSpan={4} className={styles.td + " text-slate-600"}>No rules: nothing raises an alert yet.</td></tr>
-            )}
-            {overview.rules.map((rule) => (
-              <tr key={rule.id} data-testid="alert-rule-row">
-                <td className={styles.td}>{eventLabel(rule.event)}{rule.threshold !== null && ` (${rule.threshold} %)`}</td>
-                <td className={styles.td}>{names.get(rule.destinationId) ?? rule.destinationId}</td>
-                <td className={styles.td}><Timestamp iso={rule.createdAt} /> by {rule.createdBy}</td>
-                <td className={styles.td + " text-right"}>
-                  <form action={remove}>
-                    <input type="hidden" name="ruleId" value={rule.id} />
-                    <button type="submit" disabled={removing} className={styles.rowDangerButton}>Delete</button>
-                  </form>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table testId="alert-rules" columns={["When", "Send to", "Added", ""]} empty={overview.rules.length === 0 ? "No rules: nothing raises an alert yet." : null}>
+      {overview.rules.map((rule) => (
+        <tr key={rule.id} data-testid="alert-rule-row">
+          <td className={styles.td}>{eventLabel(rule.event)}{rule.threshold !== null && ` (${rule.threshold} %)`}</td>
+          <td className={styles.td}>{names.get(rule.destinationId) ?? rule.destinationId}</td>
+          <td className={styles.td}><Timestamp iso={rule.createdAt} /> by {rule.createdBy}</td>
+          <td className={styles.td + " text-right"}>
+            <form action={remove}>
+              <input type="hidden" name="ruleId" value={rule.id} />
+              <button type="submit" disabled={removing} className={styles.rowDangerButton}>Delete</button>
+            </form>
+          </td>
+        </tr>
+      ))}
+      </Table>
       {overview.destinations.length > 0 && (
         <form action={add} aria-label="Add a rule" className="flex flex-wrap items-end gap-3 rounded-lg border border-dashed border-slate-300 bg-white p-4">
           <Field label="When">
@@ -197,48 +167,32 @@ function Deliveries({ overview }: { overview: AlertsOverview }) {
   return (
     <section aria-labelledby="deliveries-heading" className="space-y-4">
       <h2 id="deliveries-heading" className="text-xl font-semibold tracking-tight">Deliveries</h2>
-      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
-        <table className="min-w-full text-sm" data-testid="alert-deliveries">
-          <thead className={styles.thead}>
-            <tr>
-              <th scope="col" className={styles.th}>Alert</th>
-              <th scope="col" className={styles.th}>To</th>
-              <th scope="col" className={styles.th}>State</th>
-              <th scope="col" className={styles.th}>Attempts</th>
-              <th scope="col" className={styles.th}>Raised</th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
-            {overview.outbox.length === 0 && (
-              <tr><td colSpan={5} className={styles.td + " text-slate-600"}>No alerts yet.</td></tr>
-            )}
-            {overview.outbox.map((o) => (
-              <tr key={o.id} data-testid="alert-delivery-row" data-state={o.state} data-event={o.event} data-destination={o.destination}>
-                <td className={styles.td}>
-                  <span className="font-medium">{eventLabel(o.event)}</span>
-                  <span className="block text-xs text-slate-600">{o.text}</span>
-                </td>
-                <td className={styles.td}>{o.destination}</td>
-                <td className={`${styles.td} ${STATE_STYLE[o.state]}`} data-testid="alert-delivery-state">
-                  {o.state}
-                  {o.state === "pending" && o.attempts > 0 && <span className="block text-xs">next attempt <Timestamp iso={o.nextAttemptAt} /></span>}
-                  {o.state === "delivered" && o.deliveredAt && <span className="block text-xs"><Timestamp iso={o.deliveredAt} /></span>}
-                </td>
-                <td className={styles.td + " text-xs"}>
-                  {o.history.length === 0
-                    ? "—"
-                    : o.history.map((a, i) => (
-                        <span key={i} className="block">
-                          <Timestamp iso={a.at} withDate={false} />: {a.status === null ? a.error : `HTTP ${a.status}`} ({a.durationMs} ms)
-                        </span>
-                      ))}
-                </td>
-                <td className={styles.td}><Timestamp iso={o.createdAt} /></td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table testId="alert-deliveries" columns={["Alert", "To", "State", "Attempts", "Raised"]} empty={overview.outbox.length === 0 ? "No alerts yet." : null}>
+      {overview.outbox.map((o) => (
+        <tr key={o.id} data-testid="alert-delivery-row" data-state={o.state} data-event={o.event} data-destination={o.destination}>
+          <td className={styles.td}>
+            <span className="font-medium">{eventLabel(o.event)}</span>
+            <span className="block text-xs text-slate-600">{o.text}</span>
+          </td>
+          <td className={styles.td}>{o.destination}</td>
+          <td className={`${styles.td} ${STATE_STYLE[o.state]}`} data-testid="alert-delivery-state">
+            {o.state}
+            {o.state === "pending" && o.attempts > 0 && <span className="block text-xs">next attempt <Timestamp iso={o.nextAttemptAt} /></span>}
+            {o.state === "delivered" && o.deliveredAt && <span className="block text-xs"><Timestamp iso={o.deliveredAt} /></span>}
+          </td>
+          <td className={styles.td + " text-xs"}>
+            {o.history.length === 0
+              ? "—"
+              : o.history.map((a, i) => (
+                  <span key={i} className="block">
+                    <Timestamp iso={a.at} withDate={false} />: {a.status === null ? a.error : `HTTP ${a.status}`} ({a.durationMs} ms)
+                  </span>
+                ))}
+          </td>
+          <td className={styles.td}><Timestamp iso={o.createdAt} /></td>
+        </tr>
+      ))}
+      </Table>
     </section>
   );
 }
