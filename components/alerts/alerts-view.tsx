@@ -50,26 +50,26 @@ function Destinations({ destinations }: { destinations: AlertDestinationView[] }
   return (
     <div className="space-y-2">
       <Table testId="alert-destinations" columns={["Name", "URL", "Body", "Added", ""]} empty={destinations.length === 0 ? "No destinations yet: add a webhook below." : null}>
-      {destinations.map((d) => (
-        <tr key={d.id} data-testid="alert-destination-row" data-name={d.name}>
-          <td className={styles.td + " font-medium"}>{d.name}</td>
-          <td className={styles.td + " break-all font-mono text-xs"}>{d.url}</td>
-          <td className={styles.td}>{ALERT_FORMAT_LABELS[d.format]}</td>
-          <td className={styles.td}><Timestamp iso={d.createdAt} /> by {d.createdBy}</td>
-          <td className={styles.td + " text-right"}>
-            <div className="flex justify-end gap-2">
-              <form action={test}>
-                <input type="hidden" name="destinationId" value={d.id} />
-                <button type="submit" disabled={testing} className={styles.rowButton} data-testid="alert-send-test">Send test</button>
-              </form>
-              <form action={remove}>
-                <input type="hidden" name="destinationId" value={d.id} />
-                <button type="submit" disabled={removing} className={styles.rowDangerButton} aria-label={`Delete ${d.name}`}>Delete</button>
-              </form>
-            </div>
-          </td>
-        </tr>
-      ))}
+        {destinations.map((d) => (
+          <tr key={d.id} data-testid="alert-destination-row" data-name={d.name}>
+            <td className={styles.td + " font-medium"}>{d.name}</td>
+            <td className={styles.td + " break-all font-mono text-xs"}>{d.url}</td>
+            <td className={styles.td}>{ALERT_FORMAT_LABELS[d.format]}</td>
+            <td className={styles.td}><Timestamp iso={d.createdAt} /> by {d.createdBy}</td>
+            <td className={styles.td + " text-right"}>
+              <div className="flex justify-end gap-2">
+                <form action={test}>
+                  <input type="hidden" name="destinationId" value={d.id} />
+                  <button type="submit" disabled={testing} className={styles.rowButton} data-testid="alert-send-test">Send test</button>
+                </form>
+                <form action={remove}>
+                  <input type="hidden" name="destinationId" value={d.id} />
+                  <button type="submit" disabled={removing} className={styles.rowDangerButton} aria-label={`Delete ${d.name}`}>Delete</button>
+                </form>
+              </div>
+            </td>
+          </tr>
+        ))}
       </Table>
       {tested?.ok && <p role="status" data-testid="alert-test-queued" className="text-sm text-slate-700">Test alert queued for {tested.destination}.</p>}
       <Outcome state={tested ?? removed} />
@@ -114,19 +114,19 @@ function Rules({ overview }: { overview: AlertsOverview }) {
     <section aria-labelledby="rules-heading" className="space-y-4">
       <h2 id="rules-heading" className="text-xl font-semibold tracking-tight">Rules</h2>
       <Table testId="alert-rules" columns={["When", "Send to", "Added", ""]} empty={overview.rules.length === 0 ? "No rules: nothing raises an alert yet." : null}>
-      {overview.rules.map((rule) => (
-        <tr key={rule.id} data-testid="alert-rule-row">
-          <td className={styles.td}>{eventLabel(rule.event)}{rule.threshold !== null && ` (${rule.threshold} %)`}</td>
-          <td className={styles.td}>{names.get(rule.destinationId) ?? rule.destinationId}</td>
-          <td className={styles.td}><Timestamp iso={rule.createdAt} /> by {rule.createdBy}</td>
-          <td className={styles.td + " text-right"}>
-            <form action={remove}>
-              <input type="hidden" name="ruleId" value={rule.id} />
-              <button type="submit" disabled={removing} className={styles.rowDangerButton}>Delete</button>
-            </form>
-          </td>
-        </tr>
-      ))}
+        {overview.rules.map((rule) => (
+          <tr key={rule.id} data-testid="alert-rule-row">
+            <td className={styles.td}>{eventLabel(rule.event)}{rule.threshold !== null && ` (${rule.threshold} %)`}</td>
+            <td className={styles.td}>{names.get(rule.destinationId) ?? rule.destinationId}</td>
+            <td className={styles.td}><Timestamp iso={rule.createdAt} /> by {rule.createdBy}</td>
+            <td className={styles.td + " text-right"}>
+              <form action={remove}>
+                <input type="hidden" name="ruleId" value={rule.id} />
+                <button type="submit" disabled={removing} className={styles.rowDangerButton}>Delete</button>
+              </form>
+            </td>
+          </tr>
+        ))}
       </Table>
       {overview.destinations.length > 0 && (
         <form action={add} aria-label="Add a rule" className="flex flex-wrap items-end gap-3 rounded-lg border border-dashed border-slate-300 bg-white p-4">
@@ -168,30 +168,30 @@ function Deliveries({ overview }: { overview: AlertsOverview }) {
     <section aria-labelledby="deliveries-heading" className="space-y-4">
       <h2 id="deliveries-heading" className="text-xl font-semibold tracking-tight">Deliveries</h2>
       <Table testId="alert-deliveries" columns={["Alert", "To", "State", "Attempts", "Raised"]} empty={overview.outbox.length === 0 ? "No alerts yet." : null}>
-      {overview.outbox.map((o) => (
-        <tr key={o.id} data-testid="alert-delivery-row" data-state={o.state} data-event={o.event} data-destination={o.destination}>
-          <td className={styles.td}>
-            <span className="font-medium">{eventLabel(o.event)}</span>
-            <span className="block text-xs text-slate-600">{o.text}</span>
-          </td>
-          <td className={styles.td}>{o.destination}</td>
-          <td className={`${styles.td} ${STATE_STYLE[o.state]}`} data-testid="alert-delivery-state">
-            {o.state}
-            {o.state === "pending" && o.attempts > 0 && <span className="block text-xs">next attempt <Timestamp iso={o.nextAttemptAt} /></span>}
-            {o.state === "delivered" && o.deliveredAt && <span className="block text-xs"><Timestamp iso={o.deliveredAt} /></span>}
-          </td>
-          <td className={styles.td + " text-xs"}>
-            {o.history.length === 0
-              ? "—"
-              : o.history.map((a, i) => (
-                  <span key={i} className="block">
-                    <Timestamp iso={a.at} withDate={false} />: {a.status === null ? a.error : `HTTP ${a.status}`} ({a.durationMs} ms)
-                  </span>
-                ))}
-          </td>
-          <td className={styles.td}><Timestamp iso={o.createdAt} /></td>
-        </tr>
-      ))}
+        {overview.outbox.map((o) => (
+          <tr key={o.id} data-testid="alert-delivery-row" data-state={o.state} data-event={o.event} data-destination={o.destination}>
+            <td className={styles.td}>
+              <span className="font-medium">{eventLabel(o.event)}</span>
+              <span className="block text-xs text-slate-600">{o.text}</span>
+            </td>
+            <td className={styles.td}>{o.destination}</td>
+            <td className={`${styles.td} ${STATE_STYLE[o.state]}`} data-testid="alert-delivery-state">
+              {o.state}
+              {o.state === "pending" && o.attempts > 0 && <span className="block text-xs">next attempt <Timestamp iso={o.nextAttemptAt} /></span>}
+              {o.state === "delivered" && o.deliveredAt && <span className="block text-xs"><Timestamp iso={o.deliveredAt} /></span>}
+            </td>
+            <td className={styles.td + " text-xs"}>
+              {o.history.length === 0
+                ? "—"
+                : o.history.map((a, i) => (
+                    <span key={i} className="block">
+                      <Timestamp iso={a.at} withDate={false} />: {a.status === null ? a.error : `HTTP ${a.status}`} ({a.durationMs} ms)
+                    </span>
+                  ))}
+            </td>
+            <td className={styles.td}><Timestamp iso={o.createdAt} /></td>
+          </tr>
+        ))}
       </Table>
     </section>
   );
