@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useActionState } from "react";
 import { ALERT_FORMAT_LABELS, ALERT_FORMATS } from "@/lib/alerts/body";
+import type { AlertState } from "@/lib/alerts/delivery";
 import { ALERT_EVENT_LABELS, ALERT_EVENTS, THRESHOLD_EVENTS, type AlertEvent } from "@/lib/alerts/rules";
 import { addAlertDestination } from "@/lib/actions/create-alert-destination";
 import { addAlertRule } from "@/lib/actions/create-alert-rule";
@@ -161,7 +162,7 @@ function Rules({ overview }: { overview: AlertsOverview }) {
   );
 }
 
-const STATE_STYLE = { delivered: "text-emerald-800", pending: "text-amber-800", failed: "text-red-800" } as const;
+const STATE_STYLE: Record<AlertState, string> = { delivered: "text-emerald-800", pending: "text-amber-800", failed: "text-red-800" };
 
 function Deliveries({ overview }: { overview: AlertsOverview }) {
   return (

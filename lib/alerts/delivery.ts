@@ -4,6 +4,10 @@
  * the alert is `failed`. Pure: the clock is passed in.
  */
 
+/** Where an alert in the outbox stands: waiting (to be sent or retried), delivered, or given up on. */
+export const ALERT_STATES = ["pending", "delivered", "failed"] as const;
+export type AlertState = (typeof ALERT_STATES)[number];
+
 export interface DeliveryPolicy {
   maxAttempts: number;
   /** The wait after the first failed attempt; each further failure doubles it, up to `maxBackoffMs`. */

@@ -1,5 +1,6 @@
 import type { Alert, Observations, RaisedCondition } from "@/lib/alerts/rules";
 import type { AlertFormat } from "@/lib/alerts/body";
+import type { AlertState } from "@/lib/alerts/delivery";
 import type { AlertAttemptView, AlertsOverview } from "@/lib/wire/types";
 import { auditRows } from "./audit";
 import { db, serialized } from "./client";
@@ -84,7 +85,7 @@ export interface DeliveryAttempt {
   status: number | null;
   error: string | null;
   durationMs: number;
-  state: "delivered" | "pending" | "failed";
+  state: AlertState;
   /** The next attempt while pending; a delivered or failed alert keeps the time its last attempt was due. */
   nextAttemptAt: number;
 }
@@ -187,7 +188,7 @@ export function alertsOverview(now: number, limit = 100): Promise<AlertsOverview
   return serialized(() => {
     const outbox = statement(
       `SELECT o.*, d.name AS destination FROM "AlertOutbox" o LEFT JOIN "AlertDestination" d ON d.id = o.destinationId ORDER BY o.id DESC LIMIT ?`,
-    ).all(limit) as { id: number; destinationId: string; destination: string | null; event: string; alert: string; state: "pending" | "delivered" | "failed"; attempts: number; createdAt: number; nextAttemptAt: number; lastStatus: number | null; lastError: string | null; deliveredAt: number | null }[];
+    ).all(limit) as { id: number; destinationId: string; destination: string | null; event: string; alert: string; state: AlertState; attempts: number; createdAt: number; nextAttemptAt: number; lastStatus: number | null; lastError: string | null; deliveredAt: number | null }[];
     const attempts = new Map<number, AlertAttemptView[]>();
     const ids = JSON.stringify(outbox.map((o) => o.id));
     for (const a of statement(`SELECT * FROM "AlertDelivery" WHERE outboxId IN (SELECT value FROM json_each(?)) ORDER BY id`).all(ids) as { outboxId: number; at: number; status: number | null; error: string | null; result: AlertAttemptView["result"]; durationMs: number }[]) {

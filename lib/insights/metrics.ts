@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { THREAD_STATUSES } from "@/lib/retry/types";
+import { ALERT_STATES } from "@/lib/alerts/delivery";
 import { GAP_BOUNDS_MS } from "./gaps";
 
 /**
@@ -134,7 +135,7 @@ export function createMetricsRegistry(read: () => MetricsSnapshot | Promise<Metr
     collect() {
       this.reset();
       const counts = new Map(current().alertOutbox.map((row) => [row.state, row.value]));
-      for (const state of ["pending", "delivered", "failed"]) this.set({ state }, counts.get(state) ?? 0);
+      for (const state of ALERT_STATES) this.set({ state }, counts.get(state) ?? 0);
     },
   });
   new Gauge({

@@ -4,6 +4,7 @@
  * layer declares these as its return types; clients import them from here, never from lib/db.
  */
 
+import type { AlertState } from "@/lib/alerts/delivery";
 import type { InsightsData } from "@/lib/insights/types";
 import type { ThreadState } from "@/lib/retry/types";
 import type { ThreadControl } from "@/lib/threads/control";
@@ -431,7 +432,7 @@ export interface AlertAttemptView {
   at: string;
   status: number | null;
   error: string | null;
-  result: "delivered" | "pending" | "failed";
+  result: AlertState;
   durationMs: number;
 }
 
@@ -441,7 +442,7 @@ export interface AlertOutboxView {
   destinationId: string;
   destination: string;
   event: string;
-  state: "pending" | "delivered" | "failed";
+  state: AlertState;
   text: string;
   attempts: number;
   createdAt: string;
