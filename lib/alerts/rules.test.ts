@@ -83,10 +83,12 @@ describe("conditions", () => {
     expect(conditionChanges(raised, [], now).clear[0].threshold).toBe(90);
   });
 
-  it("learns the usual gap slowly", () => {
-    expect(nextUsualGap(null, 10_000)).toBe(10_000);
-    expect(nextUsualGap(10_000, 60_000)).toBe(20_000);
-  });
+  it.each([
+    ["the first gap", null, 10_000, 10_000],
+    ["slowly", 10_000, 60_000, 20_000],
+    ["not from a silence", 10_000, 61_000, 10_000],
+    ["not from a silence, even first", null, 61_000, null],
+  ])("learns the usual gap %s", (_label, usual, gap, expected) => expect(nextUsualGap(usual, gap, settings)).toBe(expected));
 });
 
 describe("bodies", () => {

@@ -140,8 +140,13 @@ export interface Condition {
   threshold?: number;
 }
 
-/** The usual gap between a source's reports, learnt one gap at a time (an exponential average). */
-export function nextUsualGap(usualGapMs: number | null, gapMs: number): number {
+/**
+ * The usual gap between a source's reports, learnt one gap at a time (an exponential average). A
+ * gap that was itself a silence (longer than the allowance) teaches nothing: one night off must
+ * not make the next silence go unnoticed for days.
+ */
+export function nextUsualGap(usualGapMs: number | null, gapMs: number, settings: BlindSettings): number | null {
+  if (gapMs > silenceAllowanceMs(usualGapMs, settings)) return usualGapMs;
   return usualGapMs === null ? gapMs : Math.round(usualGapMs * 0.8 + gapMs * 0.2);
 }
 

@@ -29,15 +29,16 @@ const defaults: AlertWorkerDeps = { now: Date.now, post: postWebhook };
 export async function judgeConditions(now: number): Promise<number> {
   const { observed, learnt, thresholds, ruleEvents, raised } = await alertObservations();
   if (!ruleEvents.size && !raised.length) return 0;
+  const { blind } = alertSettings();
   const learn: { sourceId: string; lastSeenAt: number; usualGapMs: number | null }[] = [];
   for (const source of observed.sources) {
     const before = learnt.get(source.id) ?? null;
     if (source.lastSeenAt === null || source.lastSeenAt === before) continue;
-    if (before !== null && source.lastSeenAt > before) source.usualGapMs = nextUsualGap(source.usualGapMs, source.lastSeenAt - before);
+    if (before !== null && source.lastSeenAt > before) source.usualGapMs = nextUsualGap(source.usualGapMs, source.lastSeenAt - before, blind);
     learn.push({ sourceId: source.id, lastSeenAt: source.lastSeenAt, usualGapMs: source.usualGapMs });
   }
   // Only conditions some rule asks for are tracked: a rule added later raises what holds then.
-  const current = currentConditions(observed, alertSettings().blind, thresholds, now).filter((c) => ruleEvents.has(c.event));
+  const current = currentConditions(observed, blind, thresholds, now).filter((c) => ruleEvents.has(c.event));
   // This worker is the only writer of raised conditions, so what it read still holds.
   const changes = conditionChanges(raised, current, now);
   const alerts = [...changes.raise, ...changes.clear];
