@@ -142,4 +142,15 @@ describe("alerts through the data path", () => {
     await m.worker.judgeConditions(S + 18 * 60_000 + 2000);
     expect((await rowsOf(hook)).map((o) => o.event + " " + o.text.split(":")[0])).toEqual(["source.silent Source fleet silent for 16 min", "source.silent Cleared after 2 min 1 s"]);
   });
+
+  it("retention prunes delivered and failed alerts with their attempts, never pending ones", async () => {
+    const hook = await destinationWith("retained", []);
+    const pending = await m.alerts.enqueueTestAlert(hook, { key: "test:retained", event: "test", state: "fired", subject: "r", text: "t", at: new Date(T).toISOString(), path: null }, T - 1);
+    const before = (await m.alerts.alertsOverview(T)).outbox.filter((o) => o.state !== "pending").length;
+    expect(before).toBeGreaterThan(0);
+    expect(await m.alerts.pruneAlerts(T + 365 * 24 * 3_600_000, 1_000)).toBe(before);
+    const left = (await m.alerts.alertsOverview(T)).outbox;
+    expect(left.every((o) => o.state === "pending")).toBe(true);
+    expect(left.map((o) => o.id)).toContain(pending);
+  });
 });

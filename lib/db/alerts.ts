@@ -219,3 +219,17 @@ export function alertsOverview(now: number, limit = 100): Promise<AlertsOverview
     };
   });
 }
+
+/**
+ * Retention: delivered and failed alerts created before `cutoff` go, with their attempts (at most
+ * `limit` per call); pending ones stay whatever their age. Returns how many alerts went.
+ */
+export function pruneAlerts(cutoff: number, limit: number): Promise<number> {
+  return serialized(() =>
+    db().sql.transaction(() => {
+      const ids = JSON.stringify(pluck(`SELECT id FROM "AlertOutbox" WHERE createdAt < ? AND state != 'pending' ORDER BY createdAt LIMIT ?`).all(cutoff, limit));
+      statement(`DELETE FROM "AlertDelivery" WHERE outboxId IN (SELECT value FROM json_each(?))`).run(ids);
+      return statement(`DELETE FROM "AlertOutbox" WHERE id IN (SELECT value FROM json_each(?))`).run(ids).changes;
+    })(),
+  );
+}
