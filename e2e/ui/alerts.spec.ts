@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test } from "@playwright/test";
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyAlertSignature } from "@/lib/alerts/signature";
-import { uid } from "../support/board-events";
+import { sendEvents, uid } from "../support/board-events";
 
 /**
  * The Alerts page in a real Chromium: an admin adds a webhook destination (its secret shown
@@ -45,4 +45,26 @@ test("the Alerts page adds a destination, sends a test and shows the delivery", 
   } finally {
     await new Promise<void>((resolve) => receiver.close(() => resolve()));
   }
+});
+
+test("an operator silences an incident's alerts from its banner", async ({ page, request }) => {
+  await page.goto("/");
+  const model = uid("silence-model");
+  const t0 = Date.now() - 5_000;
+  await sendEvents(
+    request,
+    [0, 1, 2].flatMap((i) => {
+      const id = uid(`silence-${i}`);
+      return [
+        { threadId: id, type: "turn.started", turnId: "t1", at: t0 + i * 1000, agent: "codex", provider: "openai", model },
+        { threadId: id, type: "retry", turnId: "t1", at: t0 + i * 1000 + 500, attempt: 1, maxAttempts: 5, error: { httpStatus: 429, retryAfter: "240" } },
+      ];
+    }),
+  );
+  const banner = page.getByTestId("incident-banner").filter({ hasText: model });
+  await expect(banner).toBeVisible();
+  await banner.getByTestId("incident-silence").selectOption("60");
+  await expect(banner.getByTestId("incident-silenced")).toContainText("Alerts silenced until");
+  await banner.getByTestId("incident-unsilence").click();
+  await expect(banner.getByTestId("incident-silence")).toBeVisible();
 });
