@@ -30,6 +30,7 @@ describe("incident alerts", () => {
     ["an open incident that grows raises nothing", new Set(["inc-a"]), [incident("inc-a", "open")], []],
     ["a forming group raises nothing", new Set<string>(), [incident("forming:x", "forming")], []],
     ["an incident that closes", new Set(["inc-a"]), [incident("inc-a", "closed")], ["incident.closed:inc-a"]],
+    ["an incident that opens and closes in one step", new Set<string>(), [incident("inc-a", "closed")], ["incident.opened:inc-a", "incident.closed:inc-a"]],
     ["two incidents at once", new Set(["inc-a"]), [incident("inc-a", "closed"), incident("inc-b", "open")], ["incident.closed:inc-a", "incident.opened:inc-b"]],
   ])("%s", (_label, before, changed, keys) => expect(incidentAlerts(before, changed, now).map((a) => a.key)).toEqual(keys));
 

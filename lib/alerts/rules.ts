@@ -65,8 +65,8 @@ function incidentScope(incident: IncidentRecord, sourceNames: ReadonlyMap<string
 }
 
 /**
- * Incidents opened or closed by one detector step: opened when an incident is open now and was
- * not before the step, closed when the step closed it.
+ * Incidents opened or closed by one detector step: opened when an incident is open (or closed)
+ * now and was not open before the step, closed when the step closed it.
  */
 export function incidentAlerts(openBefore: ReadonlySet<string>, changed: readonly IncidentRecord[], now: number, sourceNames: ReadonlyMap<string, string> = new Map()): Alert[] {
   const alerts: Alert[] = [];
@@ -75,9 +75,11 @@ export function incidentAlerts(openBefore: ReadonlySet<string>, changed: readonl
     const kind = kindLabel(incident.kind);
     const threads = `${incident.threads.length} thread${incident.threads.length === 1 ? "" : "s"}`;
     const path = `/incidents/${encodeURIComponent(incident.id)}`;
-    if (incident.state === "open" && !openBefore.has(incident.id)) {
+    // One that opened and closed within the step (notices from the past) gets both alerts.
+    if (incident.state !== "forming" && !openBefore.has(incident.id)) {
       alerts.push({ key: `incident.opened:${incident.id}`, event: "incident.opened", state: "fired", subject: incident.id, text: `Incident opened: ${kind} — ${scope} — ${threads} since ${iso(incident.startedAt)}`, at: iso(now), path });
-    } else if (incident.state === "closed") {
+    }
+    if (incident.state === "closed") {
       const how = incident.closedBy === "recovered" ? "all threads recovered" : "quiet";
       alerts.push({ key: `incident.closed:${incident.id}`, event: "incident.closed", state: "fired", subject: incident.id, text: `Incident closed (${how}): ${kind} — ${scope} — ${threads}`, at: iso(now), path });
     }
