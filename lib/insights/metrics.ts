@@ -42,8 +42,8 @@ export interface MetricsSnapshot {
   incidentsOpen: LabelRow<"kind" | "provider" | "model">[];
   /** Incidents ever opened (closed ones included). */
   incidentsTotal: number;
-  /** Alerts in the outbox by state (pending, delivered, failed). */
-  alertOutbox: LabelRow<"state">[];
+  /** Alerts in the outbox by where they stand (pending, delivered, failed). */
+  alertOutbox: LabelRow<"result">[];
   /** Age of the oldest alert still pending (seconds); 0 when none is. */
   alertOldestPendingS: number;
 }
@@ -127,15 +127,16 @@ export function createMetricsRegistry(read: () => MetricsSnapshot | Promise<Metr
   });
   counter("radar_incidents_total", "Incidents opened since the radar started keeping them.", [], (s) => [{ value: s.incidentsTotal }]);
 
-  new Gauge<"state">({
+  // `result`, as for directives: where each alert stands (the label set stays low-cardinality).
+  new Gauge<"result">({
     name: "radar_alert_outbox",
-    help: "Alerts in the outbox by state: pending (waiting to be delivered or retried), delivered, failed.",
-    labelNames: ["state"],
+    help: "Alerts in the outbox by result: pending (waiting to be delivered or retried), delivered, failed.",
+    labelNames: ["result"],
     registers,
     collect() {
       this.reset();
-      const counts = new Map(current().alertOutbox.map((row) => [row.state, row.value]));
-      for (const state of ALERT_STATES) this.set({ state }, counts.get(state) ?? 0);
+      const counts = new Map(current().alertOutbox.map((row) => [row.result, row.value]));
+      for (const result of ALERT_STATES) this.set({ result }, counts.get(result) ?? 0);
     },
   });
   new Gauge({
