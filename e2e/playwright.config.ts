@@ -59,6 +59,8 @@ export default defineConfig({
       // Long, so that a stopped row stays `stopping` until the spec acknowledges it, however busy
       // the machine (no spec waits for a stop to turn broken).
       RADAR_STOP_GRACE_MS: "120000",
+      // The alerts spec's webhook receiver listens on loopback.
+      RADAR_WEBHOOK_ALLOW: "127.0.0.1",
       NEXT_TELEMETRY_DISABLED: "1",
       HOST: "127.0.0.1",
       PORT: String(port),

@@ -1,5 +1,8 @@
 import { isIP } from "node:net";
 import { z } from "zod";
+import { parseHostPatterns } from "./alerts/address";
+import type { DeliveryPolicy } from "./alerts/delivery";
+import type { BlindSettings } from "./alerts/rules";
 import { DEFAULT_INCIDENT_SETTINGS, type IncidentSettings } from "./retry/incidents";
 import { STOP_GRACE_MS } from "./retry/reducer";
 import { describeZodError } from "./validation";
@@ -120,6 +123,20 @@ export const CONFIG_SCHEMA = z.object({
   RADAR_INCIDENT_WINDOW_MS: millis.optional(),
   /** An open incident without a notice for this long closes. */
   RADAR_INCIDENT_QUIET_MS: millis.optional(),
+  /** Comma-separated host patterns (`hooks.slack.com`, `*.example.com`) alert webhooks may call; unset, any public host. */
+  RADAR_WEBHOOK_ALLOW: z.string().optional(),
+  /** Attempts to deliver one alert before it is marked failed. */
+  RADAR_ALERT_MAX_ATTEMPTS: count.optional(),
+  /** The wait after an alert's first failed delivery; it doubles with each further failure (up to 15 min). */
+  RADAR_ALERT_BACKOFF_MS: millis.optional(),
+  /** How long one delivery may take before it counts as failed. */
+  RADAR_ALERT_TIMEOUT_MS: millis.optional(),
+  /** A source is silent after at least this long without a report (and 3 of its usual gaps). */
+  RADAR_ALERT_SILENCE_MS: millis.optional(),
+  /** A relay that polled for directives and has not for this long stopped polling. */
+  RADAR_ALERT_POLL_GAP_MS: millis.optional(),
+  /** An alert waiting this long to be delivered means the outbox is backing up. */
+  RADAR_ALERT_BACKLOG_MS: millis.optional(),
 });
 
 export type Config = z.output<typeof CONFIG_SCHEMA>;
@@ -162,6 +179,26 @@ export function streamLimits(): { perClient: number; total: number } {
 export function incidentSettings(c: Config = config()): IncidentSettings {
   const d = DEFAULT_INCIDENT_SETTINGS;
   return { minThreads: c.RADAR_INCIDENT_MIN_THREADS ?? d.minThreads, windowMs: c.RADAR_INCIDENT_WINDOW_MS ?? d.windowMs, quietMs: c.RADAR_INCIDENT_QUIET_MS ?? d.quietMs };
+}
+
+/** The alert settings' defaults, used when a variable is unset. */
+export const ALERT_DEFAULTS = { maxAttempts: 8, backoffMs: 5_000, maxBackoffMs: 15 * 60_000, timeoutMs: 10_000, silenceMs: 15 * 60_000, pollGapMs: 2 * 60_000, backlogMs: 5 * 60_000 };
+
+/** Alerts: who may be called, how deliveries are retried, and when the radar counts as blind. */
+export function alertSettings(c: Config = config()): { allow: string[]; policy: DeliveryPolicy; timeoutMs: number; blind: BlindSettings } {
+  const d = ALERT_DEFAULTS;
+  return {
+    allow: parseHostPatterns(c.RADAR_WEBHOOK_ALLOW),
+    policy: { maxAttempts: c.RADAR_ALERT_MAX_ATTEMPTS ?? d.maxAttempts, backoffMs: c.RADAR_ALERT_BACKOFF_MS ?? d.backoffMs, maxBackoffMs: d.maxBackoffMs },
+    timeoutMs: c.RADAR_ALERT_TIMEOUT_MS ?? d.timeoutMs,
+    blind: {
+      silenceFloorMs: c.RADAR_ALERT_SILENCE_MS ?? d.silenceMs,
+      silenceFactor: 3,
+      pollGapMs: c.RADAR_ALERT_POLL_GAP_MS ?? d.pollGapMs,
+      stopGraceMs: c.RADAR_STOP_GRACE_MS,
+      backlogMs: c.RADAR_ALERT_BACKLOG_MS ?? d.backlogMs,
+    },
+  };
 }
 
 let cached: Config | null = null;

@@ -10,6 +10,7 @@ import { usePollInterval } from "@/components/live/live-updates";
 import { StopMany } from "@/components/threads/stop-many";
 import { Timestamp } from "@/components/time/timestamp";
 import { AcknowledgeIncident } from "./acknowledge-incident-button";
+import { SilenceIncident } from "./silence-incident-control";
 
 /** The board's banners: one per open incident, live (an `incidents` notice refetches them). */
 export function IncidentBanners({ initial }: { initial: IncidentList }) {
@@ -63,6 +64,7 @@ function IncidentBanner({ incident }: { incident: IncidentView }) {
       </Link>
       <div className="ml-auto flex items-center gap-3">
         <AcknowledgeIncident incident={incident} />
+        <SilenceIncident incident={incident} />
         <StopMany
           count={incident.stoppable}
           testId="incident-stop-all"

@@ -13,6 +13,7 @@ import { threadHref } from "@/components/threads/links";
 import { Timestamp } from "@/components/time/timestamp";
 import { styles } from "@/components/ui/controls";
 import { AcknowledgeIncident } from "./acknowledge-incident-button";
+import { SilenceIncident } from "./silence-incident-control";
 import { incidentStateLabel, incidentTitle } from "./incident-banners";
 import { IncidentNotes } from "./incident-notes";
 import { incidentExportHrefs, incidentInsightsHref } from "./links";
@@ -45,6 +46,7 @@ export function IncidentPage({ initial }: { initial: IncidentDetail }) {
         </h1>
         <div className="ml-auto flex flex-wrap items-center gap-2 text-sm">
           <AcknowledgeIncident incident={incident} />
+        <SilenceIncident incident={incident} />
           <Link href={incidentInsightsHref(incident, incident.serverTime)} data-testid="incident-insights-link" className={`${styles.chipButton} text-sky-800`}>
             Insights for this window
           </Link>

@@ -10,6 +10,7 @@ const LINKS: { href: string; label: string; needs: Role }[] = [
   { href: "/incidents", label: "Incidents", needs: "viewer" },
   { href: "/sources", label: "Sources", needs: "viewer" },
   { href: "/audit", label: "Audit", needs: "viewer" },
+  { href: "/alerts", label: "Alerts", needs: "admin" },
   { href: "/people", label: "People", needs: "admin" },
 ];
 

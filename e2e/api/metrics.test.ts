@@ -157,6 +157,8 @@ describe("GET /api/metrics", () => {
       radar_threads: "gauge",
       radar_incidents_open: "gauge",
       radar_incidents_total: "counter",
+      radar_alert_outbox: "gauge",
+      radar_alert_oldest_pending_seconds: "gauge",
       radar_retry_advised_delay_seconds: "histogram",
       radar_retry_actual_gap_seconds: "histogram",
     });

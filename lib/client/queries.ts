@@ -13,6 +13,7 @@ import {
   type ThreadBoard,
   type ThreadDetailResponse,
   type ThreadRows,
+  type AlertsOverview,
 } from "@/lib/wire/types";
 
 /**
@@ -44,6 +45,8 @@ export const queryKeys = {
   incidents: ["incidents"] as const,
   incidentList: (state: IncidentStateFilter) => ["incidents", "list", state] as const,
   incident: (id: string) => ["incidents", "detail", id] as const,
+  /** The Alerts page (admin): polled, since deliveries happen in the background. */
+  alerts: ["alerts"] as const,
 };
 
 /** The keys that are stale after the stream was away (its `hello`): anything may have changed. */
@@ -145,4 +148,9 @@ export function incidentsQuery(state: IncidentStateFilter) {
 /** One incident with its threads and timeline. */
 export function incidentQuery(id: string) {
   return queryOptions({ queryKey: queryKeys.incident(id), queryFn: () => fetchJson<IncidentDetail>(`/api/v1/incidents/${encodeURIComponent(id)}`) });
+}
+
+/** Destinations, rules and the latest alerts with their deliveries (admin). */
+export function alertsQuery() {
+  return queryOptions({ queryKey: queryKeys.alerts, queryFn: () => fetchJson<AlertsOverview>("/api/v1/alerts") });
 }

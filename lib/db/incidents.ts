@@ -52,10 +52,11 @@ interface IncidentRow {
   threads: string;
   acknowledgedBy: string | null;
   acknowledgedAt: number | null;
+  silencedUntil?: number | null;
   sourceName?: string | null;
 }
 
-const toRecord = ({ threadCount: _count, sourceName: _name, acknowledgedBy: _by, acknowledgedAt: _at, threads, ...row }: IncidentRow): IncidentRecord => ({
+const toRecord = ({ threadCount: _count, sourceName: _name, acknowledgedBy: _by, acknowledgedAt: _at, silencedUntil: _silenced, threads, ...row }: IncidentRow): IncidentRecord => ({
   ...row,
   threads: JSON.parse(threads) as IncidentThread[],
 });
@@ -105,6 +106,7 @@ function toView(row: IncidentRow, now: number): IncidentView {
     timeLostMs: incidentTimeLostMs(record, now),
     acknowledgedBy: row.acknowledgedBy,
     acknowledgedAt: isoOrNull(row.acknowledgedAt),
+    silencedUntil: row.silencedUntil != null && row.silencedUntil > now ? isoOrNull(row.silencedUntil) : null,
   };
 }
 

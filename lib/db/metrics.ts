@@ -61,5 +61,7 @@ function snapshot(now: number, sql: Sql): MetricsSnapshot {
       `SELECT kind, coalesce(provider, '') AS provider, coalesce(model, '') AS model, count(*) AS value FROM "Incident" WHERE state = 'open' GROUP BY 1, 2, 3`,
     ),
     incidentsTotal: pluck(`SELECT count(*) FROM "Incident" WHERE state != 'forming'`, sql).get() as number,
+    alertOutbox: all<LabelRow<"result">>(`SELECT state AS result, count(*) AS value FROM "AlertOutbox" GROUP BY state`),
+    alertOldestPendingS: Math.max(0, (now - ((pluck(`SELECT min(createdAt) FROM "AlertOutbox" WHERE state = 'pending'`, sql).get() as number | null) ?? now)) / 1000),
   };
 }

@@ -1,3 +1,4 @@
+import { alertRows } from "./alerts";
 import { auditRows } from "./audit";
 import { db, serialized } from "./client";
 import { directiveRows } from "./directives";
@@ -28,7 +29,7 @@ import { threadRows } from "./thread-state";
  *   connection inside BEGIN … COMMIT and a `Tx` whose methods return promises; the pipeline, which
  *   already awaits them, does not change.
  */
-const sqliteTx = { ...eventRows, ...threadRows, ...episodeRows, ...directiveRows, ...sourceRows, ...auditRows, ...quarantineRows, ...limitRows, ...incidentRows, ...threadJoinRows, noticesSeen: rollupRows.noticesSeen, noticeFacts: rollupRows.noticeFacts };
+const sqliteTx = { ...eventRows, ...threadRows, ...episodeRows, ...directiveRows, ...sourceRows, ...auditRows, ...quarantineRows, ...limitRows, ...incidentRows, ...threadJoinRows, ...alertRows, noticesSeen: rollupRows.noticesSeen, noticeFacts: rollupRows.noticeFacts };
 
 type Awaitable<T> = T | Promise<T>;
 

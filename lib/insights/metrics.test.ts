@@ -16,6 +16,8 @@ const snapshot: MetricsSnapshot = {
   actualGap: [{ labels: { kind: "rate_limit", provider: "openai" }, bins: bins({ 1: 1, 4: 1, 14: 1 }), sumMs: 3_602_230, count: 3 }],
   incidentsOpen: [{ kind: "rate_limit", provider: "openai", model: "gpt-5", value: 1 }],
   incidentsTotal: 2,
+  alertOutbox: [{ result: "pending", value: 1 }],
+  alertOldestPendingS: 12,
 };
 
 describe("metrics registry", () => {
@@ -38,6 +40,9 @@ describe("metrics registry", () => {
       "# TYPE radar_threads gauge",
       'radar_threads{status="retrying"} 4',
       'radar_threads{status="stalled"} 0',
+      'radar_alert_outbox{result="pending"} 1',
+      'radar_alert_outbox{result="failed"} 0',
+      "radar_alert_oldest_pending_seconds 12",
       "# TYPE radar_retry_actual_gap_seconds histogram",
       'radar_retry_actual_gap_seconds_bucket{le="0.1",kind="rate_limit",provider="openai"} 0',
       'radar_retry_actual_gap_seconds_bucket{le="0.25",kind="rate_limit",provider="openai"} 1',

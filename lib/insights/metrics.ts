@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { THREAD_STATUSES } from "@/lib/retry/types";
+import { ALERT_STATES } from "@/lib/alerts/delivery";
 import { GAP_BOUNDS_MS } from "./gaps";
 
 /**
@@ -41,6 +42,10 @@ export interface MetricsSnapshot {
   incidentsOpen: LabelRow<"kind" | "provider" | "model">[];
   /** Incidents ever opened (closed ones included). */
   incidentsTotal: number;
+  /** Alerts in the outbox by where they stand (pending, delivered, failed). */
+  alertOutbox: LabelRow<"result">[];
+  /** Age of the oldest alert still pending (seconds); 0 when none is. */
+  alertOldestPendingS: number;
 }
 
 const BUCKETS_S = GAP_BOUNDS_MS.map((ms) => ms / 1000);
@@ -121,6 +126,27 @@ export function createMetricsRegistry(read: () => MetricsSnapshot | Promise<Metr
     },
   });
   counter("radar_incidents_total", "Incidents opened since the radar started keeping them.", [], (s) => [{ value: s.incidentsTotal }]);
+
+  // `result`, as for directives: where each alert stands (the label set stays low-cardinality).
+  new Gauge<"result">({
+    name: "radar_alert_outbox",
+    help: "Alerts in the outbox by result: pending (waiting to be delivered or retried), delivered, failed.",
+    labelNames: ["result"],
+    registers,
+    collect() {
+      this.reset();
+      const counts = new Map(current().alertOutbox.map((row) => [row.result, row.value]));
+      for (const result of ALERT_STATES) this.set({ result }, counts.get(result) ?? 0);
+    },
+  });
+  new Gauge({
+    name: "radar_alert_oldest_pending_seconds",
+    help: "How long the oldest alert still pending has waited (0 when none is): a growing value means the outbox is backing up.",
+    registers,
+    collect() {
+      this.set(current().alertOldestPendingS);
+    },
+  });
 
   const histogram = (name: string, help: string, rows: (s: MetricsSnapshot) => HistogramRow[]) =>
     new Histogram<"kind" | "provider">({

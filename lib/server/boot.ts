@@ -6,10 +6,11 @@ import { ensureDefaultSource } from "./tokens";
 import { startRetention } from "./retention";
 import { startUsageCount } from "./usage";
 import { startWatchdog } from "./watchdog";
+import { startAlertDelivery } from "./alert-delivery";
 
 const globalForBoot = globalThis as unknown as { __radarBooted?: boolean };
 
-/** Server start: database ready, first source and its token, watchdog, usage count and retention running. Once per process. */
+/** Server start: database ready, first source and its token, watchdog, alert delivery, usage count and retention running. Once per process. */
 export async function boot(): Promise<void> {
   if (globalForBoot.__radarBooted) return;
   globalForBoot.__radarBooted = true;
@@ -57,6 +58,7 @@ export async function boot(): Promise<void> {
     process.stdout.write("[radar] Nobody can sign in yet: open the setup link printed on first start, or run `npm run users -- setup-link` for a new one.\n");
   }
   startWatchdog();
+  startAlertDelivery();
   startUsageCount();
   startRetention();
 }

@@ -6,6 +6,7 @@ import type { StoredThread } from "@/lib/db/thread-state";
 import { transaction, type Tx } from "@/lib/db/unit-of-work";
 import { config, incidentSettings } from "@/lib/config";
 import { isStoppable } from "@/lib/threads/statuses";
+import { incidentAlerts, threadAlerts, type ThreadTransition } from "@/lib/alerts/rules";
 import { publishDirectivesPending, publishIncidentsChanged, publishLimitsChanged, publishThreadChanges, type ThreadChange } from "./bus";
 
 /**
@@ -335,6 +336,13 @@ class Batch {
   published(): string[] {
     return [...this.directiveSources];
   }
+
+  /** Threads whose status this unit of work changed (alert rules on stalled, exhausted, broken). */
+  transitions(): ThreadTransition[] {
+    return [...this.threads.values()]
+      .filter((t) => t.changed && t.statusBefore !== t.state.status)
+      .map((t) => ({ key: t.id, externalId: t.externalId, title: t.state.title, statusBefore: t.statusBefore, status: t.state.status, lastSeq: t.state.lastSeq ?? 0 }));
+  }
 }
 
 const TURN_STATUS: Record<string, string> = {
@@ -375,6 +383,9 @@ async function runBatch(
     const changes = await batch.finish();
     const incidentsChanged = batch.incidentInputs.length ? await updateIncidents(tx, batch.incidentInputs, now) : false;
     await settle?.(tx);
+    // Alerts commit with the facts that raised them (the outbox delivers them later).
+    const alerts = threadAlerts(batch.transitions(), now);
+    if (alerts.length) await tx.enqueueAlerts(alerts, now);
     return { changes, batch, incidentsChanged };
   });
   publishThreadChanges(changes, now);
@@ -390,9 +401,14 @@ async function runBatch(
  * incident changed (forming groups are not shown).
  */
 async function updateIncidents(tx: Tx, inputs: IncidentInput[], now: number): Promise<boolean> {
-  const step = advanceIncidents(await tx.activeIncidents(), inputs, now, incidentSettings());
+  const active = await tx.activeIncidents();
+  const step = advanceIncidents(active, inputs, now, incidentSettings());
   for (const id of step.removed) await tx.deleteIncident(id);
   for (const incident of step.changed) await tx.saveIncident(incident);
+  const openBefore = new Set(active.filter((incident) => incident.state === "open").map((incident) => incident.id));
+  const sources = step.changed.flatMap((incident) => (incident.sourceId === null ? [] : [incident.sourceId]));
+  const alerts = incidentAlerts(openBefore, step.changed, now, sources.length ? await tx.sourceNames(sources) : undefined);
+  if (alerts.length) await tx.enqueueAlerts(alerts, now);
   return step.changed.some((incident) => incident.state !== "forming");
 }
 

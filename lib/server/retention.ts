@@ -1,4 +1,5 @@
 import { config } from "@/lib/config";
+import { pruneAlerts } from "@/lib/db/alerts";
 import { pruneLimitSnapshots } from "@/lib/db/limits";
 import { PRUNE_START, pruneEvents, type PruneCursor } from "@/lib/db/retention";
 import { countUsage } from "./usage";
@@ -30,6 +31,8 @@ export async function pruneOnce(now = Date.now(), days = config().RADAR_RETENTIO
   }
   // Usage-window history goes with the events of its time; each window's current row stays.
   while ((await pruneLimitSnapshots(cutoff, batch)) === batch) await new Promise((resolve) => setImmediate(resolve));
+  // So do alerts delivered or given up on, with their attempts (the audit log keeps its rows).
+  while ((await pruneAlerts(cutoff, batch)) === batch) await new Promise((resolve) => setImmediate(resolve));
   return pruned;
 }
 

@@ -4,6 +4,7 @@
  * layer declares these as its return types; clients import them from here, never from lib/db.
  */
 
+import type { AlertState } from "@/lib/alerts/delivery";
 import type { InsightsData } from "@/lib/insights/types";
 import type { ThreadState } from "@/lib/retry/types";
 import type { ThreadControl } from "@/lib/threads/control";
@@ -390,6 +391,8 @@ export interface IncidentView {
   /** Who is on it: the operator who acknowledged it, and when. */
   acknowledgedBy: string | null;
   acknowledgedAt: string | null;
+  /** Its alerts are not sent until then; null when not silenced. */
+  silencedUntil: string | null;
 }
 
 /** The `?state=` filter of GET /api/v1/incidents and the incidents page. */
@@ -411,5 +414,61 @@ export interface IncidentDetail extends IncidentView {
   earlyRetries: number;
   /** Operators' notes, oldest first. */
   notes: { at: string; actor: string; text: string }[];
+  serverTime: string;
+}
+
+/** A webhook alerts go to (its secret is never shown again after it is created). */
+export interface AlertDestinationView {
+  id: string;
+  name: string;
+  url: string;
+  format: "json" | "slack";
+  createdAt: string;
+  createdBy: string;
+}
+
+/** A rule: one alert event sent to one destination. */
+export interface AlertRuleView {
+  id: string;
+  destinationId: string;
+  event: string;
+  threshold: number | null;
+  createdAt: string;
+  createdBy: string;
+}
+
+/** One attempt to deliver an alert. */
+export interface AlertAttemptView {
+  at: string;
+  status: number | null;
+  error: string | null;
+  result: AlertState;
+  durationMs: number;
+}
+
+/** An alert in the outbox, with its attempts. */
+export interface AlertOutboxView {
+  id: number;
+  destinationId: string;
+  destination: string;
+  event: string;
+  state: AlertState;
+  text: string;
+  attempts: number;
+  createdAt: string;
+  nextAttemptAt: string;
+  lastStatus: number | null;
+  lastError: string | null;
+  deliveredAt: string | null;
+  history: AlertAttemptView[];
+}
+
+/** GET /api/v1/alerts: destinations, rules, and the latest alerts with their deliveries. */
+export interface AlertsOverview {
+  destinations: AlertDestinationView[];
+  rules: AlertRuleView[];
+  outbox: AlertOutboxView[];
+  /** Conditions raised and not cleared (a silent source, a relay that stopped polling…). */
+  conditions: { key: string; event: string; subject: string; raisedAt: string }[];
   serverTime: string;
 }
