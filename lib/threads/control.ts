@@ -38,6 +38,39 @@ export function parseCapabilities(announced: string): Capability[] {
   return CAPABILITIES.filter((capability) => words.includes(capability));
 }
 
+/**
+ * What the engine may ask of a thread's source on its own (policy interrupts, capacity recovery,
+ * resume at reset): what the source can carry out, except that a source that never polled and
+ * sends no OpenTelemetry may still get a continue: it waits, harmlessly, for a relay to poll
+ * (an unanswered continue turns nothing broken, unlike an unanswered interrupt).
+ */
+export interface EngineReach {
+  interrupt: boolean;
+  continue: boolean;
+}
+
+export function engineReach(source: SourceReach): EngineReach {
+  const control = threadControl(source);
+  const plain = source.capabilities === null && source.lastPolledAt === null && source.lastOtlpAt === null;
+  return { interrupt: control.interrupt, continue: control.continue || plain };
+}
+
+/**
+ * The operator's controls on an ended or waiting thread: Resume now on an exhausted, failed or
+ * broken thread (or one whose continuation is scheduled: it brings it forward), Retry now on a
+ * thread waiting out a backoff. Each needs what the source can carry out.
+ */
+export const RESUMABLE_STATUSES = ["exhausted", "failed", "broken", "recovery_scheduled"] as const;
+export const RETRYABLE_NOW_STATUSES = ["retrying", "waiting_reset", "stalled"] as const;
+
+export function canResumeNow(status: string, control: ThreadControl): boolean {
+  return control.continue && (RESUMABLE_STATUSES as readonly string[]).includes(status);
+}
+
+export function canRetryNow(status: string, control: ThreadControl): boolean {
+  return control.interrupt && control.continue && (RETRYABLE_NOW_STATUSES as readonly string[]).includes(status);
+}
+
 export function threadControl(source: SourceReach): ThreadControl {
   if (source.capabilities !== null) {
     const can = parseCapabilities(source.capabilities);

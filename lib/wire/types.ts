@@ -190,6 +190,8 @@ export interface SourceOverview {
   name: string;
   policy: string | null;
   capacityRecovery: boolean;
+  /** Resume at reset: a usage-limit failure with a known reset is continued at the reset (opt-in). */
+  resumeAtReset: boolean;
   createdAt: string;
   lastSeenAt: string | null;
   /** Last OpenTelemetry export from this source. */
