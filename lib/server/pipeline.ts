@@ -541,7 +541,16 @@ function isDatabaseFailure(error: unknown): boolean {
 }
 
 async function tickUnit(threadIds: number[], now: number): Promise<number[]> {
-  const { threadIds: changed } = await runBatch(now, async (batch) => {
+  return touchThreads(threadIds, now);
+}
+
+/**
+ * One unit of work over the given threads without an event: `work` changes what is not the
+ * engine's (e.g. archive columns), the threads are caught up with the clock, saved and announced.
+ */
+export async function touchThreads(threadIds: number[], now: number, work?: (tx: Tx) => Promise<void>): Promise<number[]> {
+  const { threadIds: changed } = await runBatch(now, async (batch, tx) => {
+    await work?.(tx);
     for (const id of threadIds) {
       const thread = await batch.threadById(id);
       if (thread) thread.changed = true;
