@@ -39,6 +39,13 @@ export interface ThreadView {
   lastEventAt: string | null;
   /** What the thread's source can carry out (lib/threads/control.ts): the controls offered. */
   control: ThreadControl;
+  /** When a scheduled continuation (capacity recovery, resume at reset) is due. */
+  resumeAt: string | null;
+  /** Hidden from the board: archived since, or snoozed until. */
+  archivedAt: string | null;
+  snoozedUntil: string | null;
+  /** The usage window this thread waits on: its row on /limits is `#limit-<limitKey>`. */
+  limitKey?: string | null;
 }
 
 export interface ThreadPage {
