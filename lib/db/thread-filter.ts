@@ -24,9 +24,13 @@ export interface ThreadFilter {
   archived?: "show" | "only";
 }
 
-/** Hidden from the board: archived, or snoozed until a time still to come. */
+/** Hidden from the board: archived, or snoozed until a time still to come (spelled out both ways: NOT over a NULL comparison drops rows). */
 function hiddenWhere(now: number): Prisma.ThreadWhereInput {
   return { OR: [{ archivedAt: { not: null } }, { snoozedUntil: { gt: new Date(now) } }] };
+}
+
+function shownWhere(now: number): Prisma.ThreadWhereInput {
+  return { archivedAt: null, OR: [{ snoozedUntil: null }, { snoozedUntil: { lte: new Date(now) } }] };
 }
 
 function hiddenSql(t: string): string {
@@ -78,7 +82,7 @@ export function threadWhere(filter: ThreadFilter, now: number): Prisma.ThreadWhe
   if (filter.from !== undefined) and.push({ updatedAt: { gte: new Date(filter.from) } });
   if (filter.to !== undefined) and.push({ updatedAt: { lte: new Date(filter.to) } });
   if (filter.archived === "only") and.push(hiddenWhere(now));
-  else if (filter.archived !== "show") and.push({ NOT: hiddenWhere(now) });
+  else if (filter.archived !== "show") and.push(shownWhere(now));
   return and.length ? { AND: and } : {};
 }
 

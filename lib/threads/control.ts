@@ -12,6 +12,8 @@
  *   needs a relay that announced it.
  */
 
+import { RESUMABLE_STATUSES, RETRYABLE_NOW_STATUSES } from "./statuses";
+
 export const CAPABILITIES = ["interrupt", "continue"] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
@@ -60,15 +62,12 @@ export function engineReach(source: SourceReach): EngineReach {
  * broken thread (or one whose continuation is scheduled: it brings it forward), Retry now on a
  * thread waiting out a backoff. Each needs what the source can carry out.
  */
-export const RESUMABLE_STATUSES = ["exhausted", "failed", "broken", "recovery_scheduled"] as const;
-export const RETRYABLE_NOW_STATUSES = ["retrying", "waiting_reset", "stalled"] as const;
-
 export function canResumeNow(status: string, control: ThreadControl): boolean {
-  return control.continue && (RESUMABLE_STATUSES as readonly string[]).includes(status);
+  return control.continue && RESUMABLE_STATUSES.includes(status);
 }
 
 export function canRetryNow(status: string, control: ThreadControl): boolean {
-  return control.interrupt && control.continue && (RETRYABLE_NOW_STATUSES as readonly string[]).includes(status);
+  return control.interrupt && control.continue && RETRYABLE_NOW_STATUSES.includes(status);
 }
 
 export function threadControl(source: SourceReach): ThreadControl {
