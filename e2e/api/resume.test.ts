@@ -182,10 +182,11 @@ describe("resume at reset", () => {
         expect(scheduled.thread.resumeAt).not.toBeNull();
         // The relay long-polls; the watchdog sends the continue when the window has reset.
         const until = Date.now() + PATIENCE_MS;
-        let delivered: { id: string; kind: string; threadId: string } | undefined;
+        type Delivered = { id: string; kind: string; threadId: string };
+        let delivered: Delivered | undefined;
         while (!delivered && Date.now() < until) {
           const answer = await poll(10);
-          delivered = (answer.body.directives as (typeof delivered & object)[]).find((d) => d.threadId === id);
+          delivered = (answer.body.directives as Delivered[]).find((d) => d.threadId === id);
         }
         expect(delivered).toMatchObject({ kind: "continue" });
         expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(scheduled.thread.resetAt));
