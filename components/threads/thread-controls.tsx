@@ -14,11 +14,11 @@ const SNOOZE_MS = 60 * 60_000;
  * Resume now, Retry now, Archive and Snooze for one thread: each shown only where it applies and
  * the thread's source can carry it out (lib/threads/control.ts).
  */
-export function ThreadControls({ thread }: { thread: Pick<ThreadView, "key" | "id" | "status" | "control" | "archivedAt" | "snoozedUntil"> }) {
+export function ThreadControls({ thread }: { thread: Pick<ThreadView, "key" | "id" | "status" | "control" | "resumeAt" | "archivedAt" | "snoozedUntil"> }) {
   const { key, id } = thread;
   return (
     <div className="flex flex-wrap items-start gap-2" data-testid="thread-controls">
-      {canResumeNow(thread.status, thread.control) && (
+      {canResumeNow(thread.status, thread.control, thread.resumeAt) && (
         <ThreadCommand label="Resume now" busyLabel="Resuming…" testId="resume-now" ariaLabel={`Resume thread ${id} now`} done={["sent"]} tone="primary" run={() => resumeThread({ key })} />
       )}
       {canRetryNow(thread.status, thread.control) && (

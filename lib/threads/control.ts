@@ -62,7 +62,9 @@ export function engineReach(source: SourceReach): EngineReach {
  * broken thread (or one whose continuation is scheduled: it brings it forward), Retry now on a
  * thread waiting out a backoff. Each needs what the source can carry out.
  */
-export function canResumeNow(status: string, control: ThreadControl): boolean {
+export function canResumeNow(status: string, control: ThreadControl, resumeAt?: string | null): boolean {
+  // A continuation already sent (no time left to wait for) cannot be brought forward.
+  if (status === "recovery_scheduled" && resumeAt === null) return false;
   return control.continue && RESUMABLE_STATUSES.includes(status);
 }
 
