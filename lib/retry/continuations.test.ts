@@ -72,6 +72,16 @@ describe("resume at reset (opt-in per source)", () => {
     expect(s).toMatchObject({ status, recovery: { state: "cancelled", cancelledReason: reason }, directives: [] });
   });
 
+  it("a usage-limit retry stopped by its policy (advice above the cap) resumes at the reset too, once the stop is confirmed", () => {
+    const events = running((e) => [e("retry", SEC, { turnId: "u1", attempt: 1, error: { code: "usageLimitExceeded", message: "Try again at 7:00 PM" } })], {
+      ...RESUME,
+      policy: { name: "usage-cap", kinds: ["usage_limit"], maxAttempts: 5, baseDelayMs: SEC, factor: 2, maxDelayMs: MIN, jitterMin: 0, jitterMax: 0, adviceCapMs: 5 * MIN, graceMs: MIN },
+    });
+    const s = withEffects(feedStep(events));
+    expect(s).toMatchObject({ status: "recovery_scheduled", interrupt: { origin: "policy", result: "pending" }, recovery: { policy: "resume-at-reset", state: "scheduled" } });
+    expect(s.directives).toMatchObject([{ kind: "interrupt", origin: "policy" }]);
+  });
+
   it("turning capacity recovery off leaves a resume at reset alone", () => {
     const s = feed(running((e) => [...usageLimited(e), e("settings.changed", 5 * SEC, { settings: { capacityRecovery: false } })], RESUME));
     expect(s).toMatchObject({ status: "recovery_scheduled", recovery: { state: "scheduled" } });

@@ -667,7 +667,7 @@ function terminalFailure(step: Step, e: RadarEvent, cls: Classification, endsTur
       advisedDelayMs: advice.authoritative?.delayMs ?? null,
       policy: s.episode?.policy ?? null,
     };
-    if (cls.kind === "usage_limit") armResumeAtReset(step, e, resetAt, random);
+    if (cls.kind === "usage_limit") armResumeAtReset(step, e.at, `${e.seq}`, resetAt, random);
     return;
   }
   s.status = "failed";
@@ -701,6 +701,9 @@ function exhaust(step: Step, at: number, requestAt: number, reason: string, rese
   if (s.settings.reach?.interrupt === false) return note(step, "nothing can reach this agent: no interrupt asked");
   const key = `${s.threadId}:${s.turnId ?? "-"}:ep${episode.seq}:interrupt`;
   interrupt(step, requestAt, key, "policy", episode.policy === null ? "policy" : `policy ${episode.policy}`, reason, false, true, at);
+  // Stopped on a usage limit whose reset is known: resume at reset picks the turn up then.
+  const reset = s.episode!.resetAt;
+  if (episode.kind === "usage_limit" && reset !== null && reset > at) armResumeAtReset(step, at, `ep${episode.seq}`, reset, undefined);
 }
 
 /** `at` is when it is requested (its grace starts then); `dueAt`, when the rule that asks for it fired. */
@@ -804,13 +807,13 @@ function armRecovery(step: Step, e: RadarEvent, cls: Classification, random: (()
  * once the window has reset, plus a small jitter (at most 10 % of the wait, at most 30 s) so the
  * threads of one account do not all start in the same second.
  */
-function armResumeAtReset(step: Step, e: RadarEvent, resetAt: number, random: (() => number) | undefined) {
+function armResumeAtReset(step: Step, at: number, seed: string, resetAt: number, random: (() => number) | undefined) {
   const s = step.s;
   if (!resumeAtResetOn(s.settings)) return;
   if (s.settings.reach?.continue === false) return note(step, "resume at reset: nothing can continue this agent");
   const r = s.recovery;
   if (r !== null && r.failedTurnId === s.turnId && r.state === "scheduled") return;
-  const jitterMs = Math.floor((random ?? seededRandom(`${s.threadId}:${e.seq}:reset`))() * Math.min(MAX_RESET_JITTER_MS, (resetAt - e.at) / 10));
+  const jitterMs = Math.floor((random ?? seededRandom(`${s.threadId}:${seed}:reset`))() * Math.min(MAX_RESET_JITTER_MS, (resetAt - at) / 10));
   s.recovery = { attempt: 1, max: 1, dueAt: resetAt + jitterMs, state: "scheduled", cancelledReason: null, policy: RESUME_AT_RESET, failedTurnId: s.turnId, turnId: null };
   s.status = "recovery_scheduled";
   note(step, `usage limit: resumes at the reset (${new Date(resetAt + jitterMs).toISOString()})`);
