@@ -225,3 +225,16 @@ describe("resume at reset", () => {
     expect((await threadDetail(server, id)).state.recovery).toMatchObject({ state: "cancelled", cancelledReason: "resume at reset was turned off" });
   });
 });
+
+describe("the board's Reset column", () => {
+  it("a thread waiting on a usage window names that window's row on /limits", async () => {
+    const id = uid("window");
+    const resetAt = new Date(Math.ceil((Date.now() + 60 * 60_000) / 1000) * 1000);
+    await send([{ type: "limit.updated", provider: "anthropic", account: "board-link", window: "five_hour", usedPercent: 100, resetsAt: resetAt.toISOString(), status: "rejected" }]);
+    await usageLimited(id, resetAt.getTime() - Date.now());
+    const windows = (await get(server, "/api/v1/limits")).body.windows as { key: string; account: string | null }[];
+    const row = windows.find((w) => w.account === "board-link")!;
+    const [thread] = (await get(server, `/api/v1/threads?q=${id}`)).body.threads;
+    expect(thread).toMatchObject({ id, limitKey: row.key });
+  });
+});
