@@ -6,6 +6,12 @@ import { queryKeys } from "@/lib/client/queries";
 import { styles } from "@/components/ui/controls";
 import { useCan } from "@/components/layout/signed-in";
 
+const TONES = {
+  primary: styles.primaryButton,
+  secondary: styles.secondaryButton,
+  danger: `${styles.dangerButton} shadow-sm disabled:text-slate-600`,
+};
+
 /** What a thread command answered: refused (`ok: false`), or done with a result that may say why nothing happened. */
 type Answer = { ok: false; error: string } | { ok: true; result: { result: string; detail: string | null } };
 
@@ -22,6 +28,8 @@ export function ThreadCommand({
   done,
   run,
   tone = "secondary",
+  disabled,
+  nothingDone,
 }: {
   label: string;
   busyLabel: string;
@@ -30,7 +38,10 @@ export function ThreadCommand({
   /** The results that mean it worked; any other is shown with its detail. */
   done: string[];
   run: () => Promise<Answer>;
-  tone?: "primary" | "secondary";
+  tone?: "primary" | "secondary" | "danger";
+  disabled?: boolean;
+  /** What to say when it did nothing and the server gave no detail. */
+  nothingDone?: string;
 }) {
   const queryClient = useQueryClient();
   const [pending, startTransition] = useTransition();
@@ -41,18 +52,18 @@ export function ThreadCommand({
       <button
         type="button"
         data-testid={testId}
-        disabled={pending}
+        disabled={disabled || pending}
         aria-label={ariaLabel}
         onClick={() =>
           startTransition(async () => {
             setError(null);
             const answer = await run();
             if (!answer.ok) setError(answer.error);
-            else if (!done.includes(answer.result.result)) setError(answer.result.detail ?? `Nothing done (${answer.result.result}).`);
+            else if (!done.includes(answer.result.result)) setError(answer.result.detail ?? nothingDone ?? `Nothing done (${answer.result.result}).`);
             await queryClient.invalidateQueries({ queryKey: queryKeys.threads });
           })
         }
-        className={`${tone === "primary" ? styles.primaryButton : styles.secondaryButton} whitespace-nowrap text-xs`}
+        className={`${TONES[tone]} whitespace-nowrap text-xs`}
       >
         {pending ? busyLabel : label}
       </button>
