@@ -10,6 +10,7 @@ import { LiveIndicator } from "@/components/live/live-indicator";
 import { usePollInterval } from "@/components/live/live-updates";
 import { useServerClock } from "@/components/time/server-clock";
 import { IncidentBanners } from "@/components/incidents/incident-banners";
+import { ArchivedToggle } from "./archived-toggle";
 import { BoardFilters } from "./board-filters";
 import { EmptyBoard } from "./empty-board";
 import { StatusCounts } from "./status-counts";
@@ -55,6 +56,7 @@ export function Board({
       <IncidentBanners initial={incidents} />
       <StatusCounts counts={board.counts} queryString={queryString} />
       <BoardFilters options={options} />
+      <ArchivedToggle />
       <p className="sr-only" aria-live="polite" data-testid="status-announcer">
         {announcement}
       </p>

@@ -5,7 +5,8 @@ import type { IncidentView, ThreadView } from "@/lib/wire/types";
 import { incidentTitle, useIncidentOfThread } from "@/components/incidents/incident-banners";
 import { isStoppable } from "@/lib/threads/statuses";
 import { attemptLabel, kindLabel } from "@/lib/ui/format";
-import { Countdown, ResetTime } from "@/components/time/countdown";
+import { Countdown } from "@/components/time/countdown";
+import { ResetCell } from "./reset-cell";
 import { Timestamp } from "@/components/time/timestamp";
 import { StatusBadge } from "@/components/threads/status-badge";
 import { StopButton } from "@/components/threads/stop-button";
@@ -89,7 +90,7 @@ function ThreadRow({ thread, incident }: { thread: ThreadView; incident: Inciden
         {retrying && retry?.deadlineAt ? <Timestamp iso={retry.deadlineAt} withDate={false} /> : <span className="text-slate-400">—</span>}
       </td>
       <td className="px-3 py-2 text-xs">
-        <ResetTime at={thread.resetAt} />
+        <ResetCell thread={thread} />
       </td>
       <td className="break-words px-3 py-2" data-testid="thread-kind">
         {kindLabel(retry?.kind ?? thread.lastError?.kind)}

@@ -66,7 +66,7 @@ function SourceCard({ source, presets, quota, endpoint, onToken }: { source: Sou
       <SourceUsage source={source} quota={quota} />
       <OtlpSettings source={source} endpoint={endpoint} />
       {/* Keyed by the saved settings: after a save the controls show what the server stored. */}
-      {isAdmin && <form key={`${source.policy}-${source.capacityRecovery}`} action={update} className="flex flex-wrap items-end gap-4">
+      {isAdmin && <form key={`${source.policy}-${source.capacityRecovery}-${source.resumeAtReset}`} action={update} className="flex flex-wrap items-end gap-4">
         <input type="hidden" name="sourceId" value={source.id} />
         <Field label="Policy preset">
           <select name="policy" defaultValue={source.policy ?? ""} className={styles.control} data-testid="source-policy">
@@ -77,6 +77,10 @@ function SourceCard({ source, presets, quota, endpoint, onToken }: { source: Sou
         <label className="flex items-center gap-2 text-sm">
           <input type="checkbox" name="capacityRecovery" defaultChecked={source.capacityRecovery} data-testid="source-capacity-recovery" />
           Capacity recovery (up to 3 promptless continuations after a terminal capacity failure)
+        </label>
+        <label className="flex items-center gap-2 text-sm">
+          <input type="checkbox" name="resumeAtReset" defaultChecked={source.resumeAtReset} data-testid="source-resume-at-reset" />
+          Resume at reset (continue a turn stopped by a usage limit once its window resets)
         </label>
         <button type="submit" disabled={pending} className={styles.primaryButton}>Save</button>
       </form>}

@@ -19,6 +19,7 @@ import { threadHref } from "./links";
 import { RecoveryNotice } from "./recovery-notice";
 import { StatusBadge } from "./status-badge";
 import { StopButton } from "./stop-button";
+import { ThreadControls } from "./thread-controls";
 import { Timeline } from "./timeline";
 import { styles } from "@/components/ui/controls";
 
@@ -101,6 +102,12 @@ export function ThreadPage({ threadKey, initial }: { threadKey: number; initial:
         )}
         {recovery && <RecoveryNotice recovery={recovery} threadKey={thread.key} threadId={thread.id} />}
         <Paths detail={detail} />
+        <ThreadControls thread={thread} />
+        {(thread.archivedAt || thread.snoozedUntil) && (
+          <p className="text-sm text-slate-600" data-testid="thread-hidden">
+            {thread.archivedAt ? "Archived: hidden from the board." : <>Snoozed until <Timestamp iso={thread.snoozedUntil} withDate={false} />: hidden from the board.</>}
+          </p>
+        )}
       </header>
 
       <Lineage detail={detail} />

@@ -1,6 +1,6 @@
 "use client";
 
-import { countdownText, relativeTime } from "@/lib/ui/format";
+import { countdownText, relativeTime, untilText } from "@/lib/ui/format";
 import { useServerNow } from "./server-clock";
 import { Timestamp } from "./timestamp";
 
@@ -24,6 +24,17 @@ export function Countdown({ to, estimated = false, testId = "countdown" }: { to:
       className={`font-mono tabular-nums ${overdue ? "text-red-700" : "text-slate-900"}`}
     >
       <time dateTime={to}>{text}</time>
+    </span>
+  );
+}
+
+/** "Resumes at 17:59:12 (in 2 h 03 min)": a scheduled continuation, ticking. */
+export function ResumesAt({ at }: { at: string }) {
+  const now = useServerNow(1000);
+  return (
+    <span data-testid="resumes-at" data-target={at}>
+      Resumes at <Timestamp iso={at} withDate={false} />
+      {now !== null && <span> ({untilText(Date.parse(at), now)})</span>}
     </span>
   );
 }

@@ -212,6 +212,10 @@ describe("server actions refuse an anonymous caller", () => {
   const inputs: Record<string, () => ActionInput> = {
     "lib/actions/sign-out.ts#signOut": () => ({ object: { everywhere: true } }),
     "lib/actions/stop-thread.ts#stopThread": () => ({ object: { key: facts.threadKey, reason: "anonymous" } }),
+    "lib/actions/resume-thread.ts#resumeThread": () => ({ object: { key: facts.threadKey, reason: "anonymous" } }),
+    "lib/actions/retry-thread-now.ts#retryThreadNow": () => ({ object: { key: facts.threadKey, reason: "anonymous" } }),
+    "lib/actions/archive-thread.ts#archiveThread": () => ({ object: { key: facts.threadKey, archive: true } }),
+    "lib/actions/snooze-thread.ts#snoozeThread": () => ({ object: { key: facts.threadKey, until: "2030-01-01T00:00:00Z" } }),
     "lib/actions/stop-matching.ts#stopMatching": () => ({ object: { query: "", expected: 1 } }),
     "lib/actions/stop-incident.ts#stopIncident": () => ({ object: { incidentId: "inc-unknown", expected: 1 } }),
     "lib/actions/acknowledge-incident.ts#acknowledgeIncident": () => ({ object: { incidentId: "inc-unknown" } }),

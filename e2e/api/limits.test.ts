@@ -69,7 +69,8 @@ describe("GET /api/v1/limits", () => {
     const rows = (await limits()).filter((w) => w.provider === "anthropic");
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ usedPercent: 100, status: "rejected", threadId: session });
-    expect(rows[0].blockedThreads).toEqual([expect.objectContaining({ id: session, status: "failed" })]);
+    // The refusal is a usage limit with its reset read from the text: the ended turn waits for it.
+    expect(rows[0].blockedThreads).toEqual([expect.objectContaining({ id: session, status: "waiting_reset" })]);
     expect(rows[0].history.map((h) => h.usedPercent)).toEqual([92, 100]);
   });
 

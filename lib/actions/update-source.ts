@@ -8,7 +8,7 @@ import { fail, formAction } from "./safe-action";
 
 const onOff = (on: boolean) => (on ? "on" : "off");
 
-/** A source's policy preset and capacity-recovery opt-in (off by default). */
+/** A source's policy preset and its capacity-recovery and resume-at-reset opt-ins (both off by default). */
 export const updateSource = formAction(
   {
     name: "update-source",
@@ -18,18 +18,21 @@ export const updateSource = formAction(
       policy: z.union([z.enum(PRESET_NAMES as [string, ...string[]]), z.literal("")]),
       /** A checkbox: present ("on") when ticked. */
       capacityRecovery: z.literal("on").optional().transform((value) => value === "on"),
+      resumeAtReset: z.literal("on").optional().transform((value) => value === "on"),
     }),
     resolve: async ({ sourceId }) => (await getSource(sourceId)) ?? fail("No such source."),
     revalidate: "/sources",
   },
-  async ({ policy, capacityRecovery }, { resolved: before }) => {
-    await updateSourceSettings(before.id, { policy: policy || null, capacityRecovery });
+  async ({ policy, capacityRecovery, resumeAtReset }, { resolved: before }) => {
+    await updateSourceSettings(before.id, { policy: policy || null, capacityRecovery, resumeAtReset });
     await applySourceSettings((await getSource(before.id))!);
     return { ok: true };
   },
-  ({ policy, capacityRecovery }, _result, before) => ({
+  ({ policy, capacityRecovery, resumeAtReset }, _result, before) => ({
     target: before.name,
     result: "ok",
-    detail: `policy ${before.policy ?? "default"} → ${policy || "default"}; capacity recovery ${onOff(before.capacityRecovery)} → ${onOff(capacityRecovery)}`,
+    detail:
+      `policy ${before.policy ?? "default"} → ${policy || "default"}; capacity recovery ${onOff(before.capacityRecovery)} → ${onOff(capacityRecovery)}` +
+      `; resume at reset ${onOff(before.resumeAtReset)} → ${onOff(resumeAtReset)}`,
   }),
 );

@@ -56,6 +56,8 @@ const BLOCKED = `SELECT t.id, t.externalId, t.title, t.status FROM "LimitWindow"
   ORDER BY t.updatedAt DESC LIMIT 50`;
 const BLOCKING = `SELECT w.sourceId, w.account, w.provider, w.window, w.usedPercent, w.status, w.resetAt
   FROM "Thread" t JOIN "LimitWindow" w ON ${BLOCKS} WHERE t.id = @threadKey ORDER BY w.provider, w.window`;
+const BLOCKING_MANY = `SELECT t.id AS threadKey, w.sourceId, w.account, w.provider, w.window
+  FROM "Thread" t JOIN "LimitWindow" w ON ${BLOCKS} WHERE t.id IN (SELECT value FROM json_each(@keys)) ORDER BY w.resetAt DESC`;
 const PRUNE = `DELETE FROM "LimitSnapshot" WHERE id IN (SELECT id FROM "LimitSnapshot" WHERE observedAt < ? ORDER BY observedAt LIMIT ?)`;
 
 interface WindowRow {
@@ -154,6 +156,17 @@ export function windowsBlocking(threadKey: number, now = Date.now()): Promise<Bl
       resetAt: isoOrNull(w.resetAt)!,
     })),
   );
+}
+
+/** For each of the given threads waiting on a usage window, that window's key (the board links its row; the latest reset wins). */
+export function blockingWindowKeys(threadKeys: number[], now = Date.now()): Promise<Map<number, string>> {
+  if (threadKeys.length === 0) return Promise.resolve(new Map());
+  return serialized(() => {
+    const rows = statement(BLOCKING_MANY).all({ keys: JSON.stringify(threadKeys), now, held: HELD }) as (Parameters<typeof windowOf>[0] & { threadKey: number })[];
+    const keys = new Map<number, string>();
+    for (const row of rows) if (!keys.has(row.threadKey)) keys.set(row.threadKey, limitWindowKey(row.sourceId, row.account, row.provider, row.window));
+    return keys;
+  });
 }
 
 /** Deletes up to `limit` snapshots observed before `cutoff`; the current rows stay. Returns how many. */

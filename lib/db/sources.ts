@@ -1,5 +1,5 @@
 import type { SourceOverview } from "@/lib/wire/types";
-import { threadControl, type ThreadControl } from "@/lib/threads/control";
+import { engineReach, threadControl, type EngineReach, type SourceReach, type ThreadControl } from "@/lib/threads/control";
 import { db, serialized } from "./client";
 import { pluck, statement, type Sql } from "./statement";
 
@@ -13,6 +13,7 @@ export interface SourceRecord {
   name: string;
   policy: string | null;
   capacityRecovery: boolean;
+  resumeAtReset: boolean;
 }
 
 /** A token as stored: its hash, the first characters shown to tell tokens apart, a label. */
@@ -27,19 +28,22 @@ interface SourceRow {
   name: string;
   policy: string | null;
   capacityRecovery: number;
+  resumeAtReset: number;
 }
 
-const SOURCE_COLUMNS = `id, name, policy, capacityRecovery`;
+const SOURCE_COLUMNS = `id, name, policy, capacityRecovery, resumeAtReset`;
 const INSERT_SOURCE = `INSERT INTO "Source" (id, name, createdAt, capacityRecovery) VALUES (?, ?, ?, 0)`;
 const INSERT_TOKEN = `INSERT INTO "IngestToken" (id, sourceId, tokenHash, prefix, label, createdAt) VALUES (?, ?, ?, ?, ?, ?)`;
 const REVOKE_TOKEN = `UPDATE "IngestToken" SET revokedAt = ? WHERE id = ? AND revokedAt IS NULL`;
 const FIRST_SOURCE = `SELECT ${SOURCE_COLUMNS} FROM "Source" ORDER BY createdAt LIMIT 1`;
 const TOKEN_BY_HASH = `SELECT revokedAt FROM "IngestToken" WHERE tokenHash = ?`;
-const SOURCE_BY_TOKEN_HASH = `SELECT s.id, s.name, s.policy, s.capacityRecovery FROM "IngestToken" t JOIN "Source" s ON s.id = t.sourceId
+const SOURCE_BY_TOKEN_HASH = `SELECT s.id, s.name, s.policy, s.capacityRecovery, s.resumeAtReset FROM "IngestToken" t JOIN "Source" s ON s.id = t.sourceId
   WHERE t.tokenHash = ? AND t.revokedAt IS NULL`;
 const SOURCE_BY_ID = `SELECT ${SOURCE_COLUMNS} FROM "Source" WHERE id = ?`;
 const SET_POLICY = `UPDATE "Source" SET policy = ? WHERE id = ?`;
 const SET_CAPACITY_RECOVERY = `UPDATE "Source" SET capacityRecovery = ? WHERE id = ?`;
+const SET_RESUME_AT_RESET = `UPDATE "Source" SET resumeAtReset = ? WHERE id = ?`;
+const REACH = `SELECT capabilities, lastPolledAt, lastOtlpAt FROM "Source" WHERE id = ?`;
 const USAGE = `SELECT events, bytes FROM "SourceUsage" WHERE sourceId = ?`;
 const COUNTED_THROUGH = `SELECT countedThrough FROM "UsageTally" WHERE id = 1`;
 const LAST_EVENT_ID = `SELECT coalesce(max(id), 0) FROM "Event"`;
@@ -55,7 +59,7 @@ const POLLED = `UPDATE "Source" SET lastPolledAt = max(coalesce(lastPolledAt, 0)
 const POLLED_ANNOUNCING = `UPDATE "Source" SET lastPolledAt = max(coalesce(lastPolledAt, 0), ?), capabilities = ? WHERE id = ?`;
 const TOUCH_OTLP = `UPDATE "Source" SET lastOtlpAt = max(coalesce(lastOtlpAt, 0), ?) WHERE id = ?`;
 
-const toSource = (row: SourceRow): SourceRecord => ({ ...row, capacityRecovery: row.capacityRecovery === 1 });
+const toSource = (row: SourceRow): SourceRecord => ({ ...row, capacityRecovery: row.capacityRecovery === 1, resumeAtReset: row.resumeAtReset === 1 });
 
 function insertToken(sourceId: string, token: StoredToken, now: number, sql: Sql = db().sql): string {
   const id = crypto.randomUUID();
@@ -65,7 +69,7 @@ function insertToken(sourceId: string, token: StoredToken, now: number, sql: Sql
 
 /** A new source with its first token, in one transaction. */
 export function createSource(name: string, token: StoredToken, now = Date.now()): Promise<SourceRecord> {
-  return serialized(() => ({ id: insertSourceInto(db().sql, name, token, now), name, policy: null, capacityRecovery: false }));
+  return serialized(() => ({ id: insertSourceInto(db().sql, name, token, now), name, policy: null, capacityRecovery: false, resumeAtReset: false }));
 }
 
 /** Inserts a source and its first token through a given connection (also a test harness seeding a server's database file); returns its id. */
@@ -118,10 +122,11 @@ export function getSource(id: string): Promise<SourceRecord | null> {
   });
 }
 
-export function updateSourceSettings(id: string, settings: { policy?: string | null; capacityRecovery?: boolean }): Promise<void> {
+export function updateSourceSettings(id: string, settings: { policy?: string | null; capacityRecovery?: boolean; resumeAtReset?: boolean }): Promise<void> {
   return serialized(() => {
     if (settings.policy !== undefined) statement(SET_POLICY).run(settings.policy, id);
     if (settings.capacityRecovery !== undefined) statement(SET_CAPACITY_RECOVERY).run(settings.capacityRecovery ? 1 : 0, id);
+    if (settings.resumeAtReset !== undefined) statement(SET_RESUME_AT_RESET).run(settings.resumeAtReset ? 1 : 0, id);
   });
 }
 
@@ -176,6 +181,12 @@ export const sourceRows = {
     statement(TOUCH).run(at, sourceId);
   },
 
+  /** What the source can carry out on the engine's own initiative (lib/threads/control.ts). */
+  sourceReach(sourceId: string): EngineReach {
+    const row = statement(REACH).get(sourceId) as SourceReach | undefined;
+    return engineReach(row ?? { capabilities: null, lastPolledAt: null, lastOtlpAt: null });
+  },
+
   /** Records that a source's OpenTelemetry export arrived (in the unit of work that stores its records). */
   touchOtlp(sourceId: string, at: number): void {
     statement(TOUCH_OTLP).run(at, sourceId);
@@ -214,6 +225,7 @@ export async function listSourceOverviews(): Promise<SourceOverview[]> {
     name: source.name,
     policy: source.policy,
     capacityRecovery: source.capacityRecovery,
+    resumeAtReset: source.resumeAtReset,
     createdAt: source.createdAt.toISOString(),
     lastSeenAt: source.lastSeenAt?.toISOString() ?? null,
     lastOtlpAt: source.lastOtlpAt?.toISOString() ?? null,

@@ -20,6 +20,21 @@ export interface ThreadFilter {
   /** updatedAt range, epoch ms. */
   from?: number;
   to?: number;
+  /** Archived or snoozed threads: hidden by default (lib/threads/filter.ts). */
+  archived?: "show" | "only";
+}
+
+/** Hidden from the board: archived, or snoozed until a time still to come (spelled out both ways: NOT over a NULL comparison drops rows). */
+function hiddenWhere(now: number): Prisma.ThreadWhereInput {
+  return { OR: [{ archivedAt: { not: null } }, { snoozedUntil: { gt: new Date(now) } }] };
+}
+
+function shownWhere(now: number): Prisma.ThreadWhereInput {
+  return { archivedAt: null, OR: [{ snoozedUntil: null }, { snoozedUntil: { lte: new Date(now) } }] };
+}
+
+function hiddenSql(t: string): string {
+  return `(${t}.archivedAt IS NOT NULL OR coalesce(${t}.snoozedUntil > ?, 0))`;
 }
 
 export interface Clause {
@@ -77,6 +92,8 @@ export function threadWhere(filter: ThreadFilter, now: number): Prisma.ThreadWhe
   }
   if (filter.from !== undefined) and.push({ updatedAt: { gte: new Date(filter.from) } });
   if (filter.to !== undefined) and.push({ updatedAt: { lte: new Date(filter.to) } });
+  if (filter.archived === "only") and.push(hiddenWhere(now));
+  else if (filter.archived !== "show") and.push(shownWhere(now));
   return { AND: and };
 }
 
@@ -129,6 +146,10 @@ export function threadFilterSql(filter: Omit<ThreadFilter, "from" | "to">, now: 
     const pattern = `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     parts.push(`(${TEXT_COLUMNS.map((c) => `${t}.${c} LIKE ? ESCAPE '\\'`).join(" OR ")})`);
     params.push(...TEXT_COLUMNS.map(() => pattern));
+  }
+  if (filter.archived !== "show") {
+    parts.push(filter.archived === "only" ? hiddenSql(t) : `NOT ${hiddenSql(t)}`);
+    params.push(now);
   }
   return { sql: parts.join(" AND "), params };
 }

@@ -5,7 +5,7 @@ import { ATTENTION_STATUSES, STOPPABLE_STATUSES, WAITING_STATUSES as WAITING } f
 import { EVENT_PAGE_SIZE, type FilterOptions, type ThreadBoard, type ThreadDetail, type ThreadPage, type ThreadView } from "@/lib/wire/types";
 import { db } from "./client";
 import { threadEventPage } from "./events";
-import { windowsBlocking } from "./limits";
+import { blockingWindowKeys, windowsBlocking } from "./limits";
 import { parseState } from "./thread-state";
 import { isStalledRow, stalledWhere, threadWhere, type ThreadFilter } from "./thread-filter";
 
@@ -57,6 +57,10 @@ function toThreadView(row: ThreadRow, now: number): ThreadView {
     lastEventAt: iso(row.lastEventAt),
     control: threadControl(row.source),
     alsoReportedBy: [],
+    // A scheduled continuation is the only thing a thread in that status wakes for.
+    resumeAt: row.status === "recovery_scheduled" ? iso(row.wakeAt) : null,
+    archivedAt: iso(row.archivedAt),
+    snoozedUntil: row.snoozedUntil && row.snoozedUntil.getTime() > now ? row.snoozedUntil.toISOString() : null,
   };
 }
 
@@ -77,6 +81,12 @@ async function withOtherPaths(views: ThreadView[]): Promise<ThreadView[]> {
   }));
 }
 
+/** Adds the usage window each thread waits on (one query for all of them). */
+async function withLimitKeys(views: ThreadView[], now: number): Promise<ThreadView[]> {
+  const keys = await blockingWindowKeys(views.filter((view) => view.resetAt !== null).map((view) => view.key), now);
+  return views.map((view) => ({ ...view, limitKey: keys.get(view.key) ?? null }));
+}
+
 /** Newest first; `attentionFirst` puts the statuses an operator must act on before the rest. */
 async function listThreads(
   filter: ThreadFilter,
@@ -92,7 +102,7 @@ async function listThreads(
       prisma.thread.findMany({ where, include: threadInclude, orderBy: [{ updatedAt: "desc" }, { id: "desc" }], skip: (page - 1) * pageSize, take: pageSize }),
       prisma.thread.count({ where }),
     ]);
-    return { threads: rows.map((row) => toThreadView(row, now)), total, page, pageSize };
+    return { threads: await withLimitKeys(rows.map((row) => toThreadView(row, now)), now), total, page, pageSize };
   }
   // Attention rows first, then the others; each part newest first.
   const attention: Prisma.ThreadWhereInput = { status: { in: [...ATTENTION_STATUSES] } };
@@ -118,7 +128,7 @@ async function listThreads(
           take: pageSize - first.length,
         })
       : [];
-  return { threads: [...first, ...rest].map((row) => toThreadView(row, now)), total, page, pageSize };
+  return { threads: await withLimitKeys([...first, ...rest].map((row) => toThreadView(row, now)), now), total, page, pageSize };
 }
 
 /** Counts per status for the board header (stalled derived as in listThreads). */
@@ -148,7 +158,7 @@ async function statusCounts(filter: Omit<ThreadFilter, "status">, now = Date.now
 export async function threadRows(keys: number[], now = Date.now()): Promise<ThreadView[]> {
   if (keys.length === 0) return [];
   const rows = await db().prisma.thread.findMany({ where: { id: { in: keys } }, include: threadInclude });
-  return withOtherPaths(rows.map((row) => toThreadView(row, now)));
+  return withLimitKeys(await withOtherPaths(rows.map((row) => toThreadView(row, now))), now);
 }
 
 export async function filterOptions(): Promise<FilterOptions> {

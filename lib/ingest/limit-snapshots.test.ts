@@ -8,6 +8,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { normalizeBatch } from "./batch";
 import { parseCapture } from "./capture";
+import { replay } from "@/lib/retry";
 import { headerLimitSnapshots, type LimitSnapshot } from "./limit-snapshots";
 import type { BatchResult } from "./types";
 
@@ -84,6 +85,14 @@ describe("limit snapshots from the real captures", () => {
     const failed = result.lines.find((line) => line.event?.type === "turn.failed");
     expect(failed?.event?.error?.message).toBe("You've hit your session limit · resets 12:28pm (UTC)");
     expect(result.lines.find((line) => line.limits)?.limits?.[0].threadId).toBe(failed?.event?.threadId);
+  });
+
+  it("the Claude rejection is a usage limit that waits for the window's reset, its text kept", () => {
+    const events = capture("claude-ratelimit-rejected").lines.flatMap((line, seq) => (line.event ? [{ ...line.event, seq }] : []));
+    const state = replay(events, Date.parse("2026-11-30T08:30:00Z"));
+    expect(state.status).toBe("waiting_reset");
+    expect(state.lastError).toMatchObject({ kind: "usage_limit", httpStatus: 429, message: "You've hit your session limit · resets 12:28pm (UTC)" });
+    expect(iso(state.retry?.resetAt ?? null)).toBe("2026-11-30T12:28:00.000Z");
   });
 
   it("each snapshot is observed when its line was sent", () => {

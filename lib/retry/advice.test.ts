@@ -71,6 +71,18 @@ describe("parseAdvice: 'try again at' usage-limit text is read as UTC on the not
     expect(parseAdvice({ message }, noticeAt).hints).toEqual([{ source: "usage-limit-text", delayMs: resetAt - noticeAt, resetAt }]);
   });
 
+  it.each<[string, string, number, number]>([
+    ["Claude's 'resets 12:28pm (UTC)'", "You've hit your session limit · resets 12:28pm (UTC)", at(8, 28), at(12, 28)],
+    ["'reset at 5pm', an hour alone", "Your limit will reset at 5pm", at(8, 0), at(17, 0)],
+    ["'resets 18:45' in 24-hour time", "weekly limit reached · resets 18:45", at(17, 0), at(18, 45)],
+  ])("%s", (_name, message, noticeAt, resetAt) => {
+    expect(parseAdvice({ message }, noticeAt).hints).toEqual([{ source: "usage-limit-text", delayMs: resetAt - noticeAt, resetAt }]);
+  });
+
+  it("'resets 5 times' names no time of day", () => {
+    expect(parseAdvice({ message: "the counter resets 5 times a day" }, T0).hints).toEqual([]);
+  });
+
   it("a time that is no time of day is ignored with a reason", () => {
     expect(parseAdvice({ message: "try again at 13:99" }, T0).ignored).toEqual([
       { source: "usage-limit-text", value: "try again at 13:99", reason: "not a time of day" },

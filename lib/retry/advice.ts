@@ -30,6 +30,8 @@ const MAX_HEADERS_READ = 200;
 const TRY_AGAIN_IN = new RegExp(`try again in\\s+((?:${DURATION_PART}\\s*)+)`, "gi");
 const TRY_AGAIN = /try again/i;
 const TRY_AGAIN_AT = /try again at\s+(\d{1,2}):(\d{2})(?:\s*([ap])\.?m\.?\b)?/gi;
+/** Claude's "resets 12:28pm (UTC)", "limit will reset at 5pm": an hour alone needs am/pm. */
+const RESETS_AT = /\bresets?\s+(?:at\s+)?(\d{1,2})(?::(\d{2}))?(?:\s*([ap])\.?m\.?\b)?/gi;
 const ANTHROPIC_RESET = /^anthropic-ratelimit-.+-reset$/;
 
 /**
@@ -97,16 +99,20 @@ function addHeaderHints(advice: Advice, headers: Record<string, string>, noticeA
 }
 
 function addTextHints(advice: Advice, text: string, noticeAt: number) {
-  if (!TRY_AGAIN.test(text)) return;
-  for (const match of text.matchAll(TRY_AGAIN_IN)) {
-    const delayMs = parseDuration(match[1]);
-    if (delayMs !== null) addDelay(advice, "message", match[0].trim(), delayMs);
+  if (TRY_AGAIN.test(text)) {
+    for (const match of text.matchAll(TRY_AGAIN_IN)) {
+      const delayMs = parseDuration(match[1]);
+      if (delayMs !== null) addDelay(advice, "message", match[0].trim(), delayMs);
+    }
+    for (const match of text.matchAll(TRY_AGAIN_AT)) addClockTime(advice, match, noticeAt);
   }
-  for (const match of text.matchAll(TRY_AGAIN_AT)) addClockTime(advice, match, noticeAt);
+  if (/\breset/i.test(text)) {
+    for (const match of text.matchAll(RESETS_AT)) if (match[2] !== undefined || match[3] !== undefined) addClockTime(advice, match, noticeAt);
+  }
 }
 
 /**
- * "Try again at 5:59 PM" names a wall-clock time in the zone of the machine that printed it,
+ * "Try again at 5:59 PM" (or "resets 12:28pm (UTC)") names a wall-clock time in the zone of the machine that printed it,
  * which the server cannot know. We read it as UTC on the notice's UTC date: the only zone we
  * can justify, and it is what a server-side agent usually runs in. A time already passed on
  * that date means the same time tomorrow.
@@ -114,7 +120,7 @@ function addTextHints(advice: Advice, text: string, noticeAt: number) {
 function addClockTime(advice: Advice, match: RegExpMatchArray, noticeAt: number) {
   const value = match[0].trim();
   let hours = Number(match[1]);
-  const minutes = Number(match[2]);
+  const minutes = Number(match[2] ?? 0);
   const meridiem = match[3]?.toLowerCase();
   if (minutes > 59 || (meridiem ? hours < 1 || hours > 12 : hours > 23)) {
     advice.ignored.push({ source: "usage-limit-text", value, reason: "not a time of day" });

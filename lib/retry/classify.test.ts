@@ -31,6 +31,9 @@ describe("classify: an explicit HTTP status is the strongest evidence", () => {
     ["a 429 whose code is insufficient_quota is a usage limit", { httpStatus: 429, code: "insufficient_quota" }, "usage_limit", "code"],
     ["a 429 whose text says usage limit is a usage limit", { httpStatus: 429, message: "You've hit your usage limit. Try again at 5:59 PM." }, "usage_limit", "text"],
     ["a 429 whose text says quota exceeded is a usage limit", { httpStatus: 429, message: "quota exceeded for this month" }, "usage_limit", "text"],
+    ["Claude's OAuth 429 'session limit' is a usage limit", { httpStatus: 429, message: "You've hit your session limit · resets 12:28pm (UTC)" }, "usage_limit", "text"],
+    ["a 429 naming the weekly limit is a usage limit", { httpStatus: 429, message: "You've hit your weekly limit · resets Dec 4, 11pm" }, "usage_limit", "text"],
+    ["a 429 naming the 5-hour limit is a usage limit", { httpStatus: 429, message: "5-hour limit reached ∙ resets 3pm" }, "usage_limit", "text"],
     ["a 429 with a capacity code stays a rate limit", { httpStatus: 429, code: "serverOverloaded" }, "rate_limit", "status"],
   ])("%s", (_name, error, kind, evidence) => {
     expect(classify(error)).toMatchObject({ kind, evidence });

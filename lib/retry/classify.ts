@@ -58,7 +58,9 @@ const CODE_KINDS = new Map<string, TroubleKind>(Object.entries({
  */
 const WEAK_KINDS: ReadonlySet<TroubleKind> = new Set(["transport"]);
 
-const USAGE_TEXT = /usage limit|quota exceeded|exceeded your (?:current )?quota|insufficient[ _]quota/i;
+// Claude signed in with OAuth names its windows: "You've hit your session limit · resets 12:28pm (UTC)",
+// "weekly limit", "5-hour limit reached".
+const USAGE_TEXT = /usage limit|session limit|weekly limit|\b\d+-hour limit|quota exceeded|exceeded your (?:current )?quota|insufficient[ _]quota/i;
 const RATE_TEXT = /\b429\b|too many requests|rate[\s_-]?limit|reset in/i;
 const CAPACITY_TEXT = /at capacity|overloaded|\b503\b|\b529\b/i;
 

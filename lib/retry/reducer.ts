@@ -22,6 +22,7 @@ import type {
   ThreadStatus,
   TroubleKind,
 } from "./types";
+import { RESUME_AT_RESET, RESUME_NOW } from "./types";
 
 /** A stop the source never acknowledges leaves the thread `stopping` at most this long. */
 export const STOP_GRACE_MS = 60_000;
@@ -278,6 +279,8 @@ const HANDLERS: Record<RadarEventType, Handler> = {
     if (recoveryPending(step.s)) cancelRecovery(step, "the thread was archived or snoozed", "failed");
     else note(step, "archived");
   },
+  "resume.requested": onResumeRequested,
+  "retry.requested": onRetryRequested,
   "limit.updated": (step) => note(step, "usage window snapshot: kept, changes nothing"),
   unknown: (step) => note(step, "unknown event kind: kept, changes nothing"),
 };
@@ -313,7 +316,7 @@ function onTurnStarted(step: Step, e: RadarEvent) {
   if (r?.state === "fired" && r.turnId === null) {
     // The turn our `continue` asked for: the recovery's own turn, not a new user turn.
     s.recovery = { ...r, turnId: e.turnId ?? null };
-    note(step, `capacity recovery: continuation ${r.attempt} started`);
+    note(step, `${continuationLabel(r)}: continuation ${r.attempt} started`);
   } else if (r?.state === "scheduled") cancelRecovery(step, "a new user turn started", null);
   s.turnId = e.turnId ?? null;
   s.turnOpen = true;
@@ -518,7 +521,7 @@ function onDirectiveAcked(step: Step, e: RadarEvent) {
     return;
   }
   const r = s.recovery;
-  if (r?.state === "fired" && r.turnId === null && (e.directiveId === continueKey(s, r) || (e.turnId ?? null) === r.failedTurnId)) {
+  if (r?.state === "fired" && r.turnId === null && (e.directiveId === continueKey(s, r) || (e.directiveId == null && (e.turnId ?? null) === r.failedTurnId))) {
     if (e.ackResult === "failed") cancelRecovery(step, `the source could not start the continuation${e.reason ? `: ${e.reason}` : ""}`, "failed");
     else note(step, "the source accepted the continuation");
     return;
@@ -529,8 +532,76 @@ function onDirectiveAcked(step: Step, e: RadarEvent) {
 function onSettingsChanged(step: Step, e: RadarEvent) {
   const s = step.s;
   if (e.settings) s.settings = { ...s.settings, ...e.settings };
-  if (recoveryPending(s) && !recoveryPolicy(s.settings)) cancelRecovery(step, "capacity recovery was turned off", "failed");
-  else note(step, "settings changed: they apply from the next notice or stop");
+  const r = s.recovery;
+  if (recoveryPending(s) && r!.policy === RESUME_AT_RESET && !resumeAtResetOn(s.settings)) cancelRecovery(step, "resume at reset was turned off", "failed");
+  else if (recoveryPending(s) && r!.policy !== RESUME_AT_RESET && r!.policy !== RESUME_NOW && !recoveryPolicy(s.settings)) {
+    cancelRecovery(step, "capacity recovery was turned off", "failed");
+  } else note(step, "settings changed: they apply from the next notice or stop");
+}
+
+/**
+ * Resume now: a `continue` for a turn that ended (exhausted, failed, broken, or waiting for a
+ * scheduled continuation, which it replaces). Whether the source can carry it out is the
+ * server's to check before asking (lib/threads/control.ts).
+ */
+function onResumeRequested(step: Step, e: RadarEvent) {
+  const s = step.s;
+  if (s.turnOpen) {
+    note(step, "the turn is still running: nothing to resume");
+    return;
+  }
+  if (recoveryPending(s) && s.recovery!.state === "fired") {
+    note(step, "a continuation is already on its way");
+    return;
+  }
+  if (s.recovery?.state === "scheduled") cancelRecovery(step, "resumed by operator", null);
+  resumeNow(step, e, e.at);
+}
+
+function resumeNow(step: Step, e: RadarEvent, at: number) {
+  const s = step.s;
+  const r: RecoveryRecord = {
+    attempt: 1,
+    max: 1,
+    dueAt: at,
+    state: "fired",
+    cancelledReason: null,
+    policy: RESUME_NOW,
+    failedTurnId: s.turnId,
+    turnId: null,
+    key: `${s.threadId}:${s.turnId ?? "-"}:resume${e.seq}:continue`,
+  };
+  s.recovery = r;
+  s.status = "recovery_scheduled";
+  s.retry = null;
+  const reason = e.reason ?? "Resume now";
+  direct(step, { key: r.key!, kind: "continue", turnId: r.failedTurnId, reason, origin: "operator", cascade: false, at, dueAt: at });
+  note(step, `resumed by ${e.actor ?? "operator"}: a continue was sent`);
+}
+
+/**
+ * Retry now: the source is waiting out a backoff (or a window reset) we would rather not wait
+ * for. Its turn is interrupted; once the source confirms, the turn is continued (a relay cannot
+ * start a turn while one runs, so the continue waits for the confirmation).
+ */
+function onRetryRequested(step: Step, e: RadarEvent) {
+  const s = step.s;
+  if (!s.turnOpen || !(s.status === "retrying" || s.status === "waiting_reset")) {
+    note(step, `thread is ${s.status}: no backoff to cut short`);
+    return;
+  }
+  if (s.interrupt?.result === "pending") {
+    note(step, "an interrupt is already pending");
+    return;
+  }
+  const reason = e.reason ?? "Retry now";
+  if (episodeOpen(s)) endEpisode(step, e.at, "interrupted", "retryNow", reason);
+  const key = `${s.threadId}:${s.turnId ?? "-"}:retry${e.seq}`;
+  s.interrupt = { key, turnId: s.turnId, origin: "operator", actor: e.actor ?? null, reason, requestedAt: e.at, graceEndsAt: e.at + stopGraceMs(s.settings), result: "pending", thenIdle: false, thenContinue: true };
+  direct(step, { key, kind: "interrupt", turnId: s.turnId, reason, origin: "operator", cascade: false, at: e.at, dueAt: e.at });
+  s.status = "stopping";
+  s.turnOpen = false;
+  s.retry = null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -596,6 +667,7 @@ function terminalFailure(step: Step, e: RadarEvent, cls: Classification, endsTur
       advisedDelayMs: advice.authoritative?.delayMs ?? null,
       policy: s.episode?.policy ?? null,
     };
+    if (cls.kind === "usage_limit") armResumeAtReset(step, e.at, `${e.seq}`, resetAt, random);
     return;
   }
   s.status = "failed";
@@ -625,8 +697,13 @@ function exhaust(step: Step, at: number, requestAt: number, reason: string, rese
   s.turnOpen = false;
   s.lastError = { kind: episode.kind, httpStatus: s.lastError?.httpStatus ?? null, code, message: reason };
   note(step, `exhausted: ${reason}`);
+  // No directive nobody can receive: it would only turn the thread broken for want of an answer.
+  if (s.settings.reach?.interrupt === false) return note(step, "nothing can reach this agent: no interrupt asked");
   const key = `${s.threadId}:${s.turnId ?? "-"}:ep${episode.seq}:interrupt`;
   interrupt(step, requestAt, key, "policy", episode.policy === null ? "policy" : `policy ${episode.policy}`, reason, false, true, at);
+  // Stopped on a usage limit whose reset is known: resume at reset picks the turn up then.
+  const reset = s.episode!.resetAt;
+  if (episode.kind === "usage_limit" && reset !== null && reset > at) armResumeAtReset(step, at, `ep${episode.seq}`, reset, undefined);
 }
 
 /** `at` is when it is requested (its grace starts then); `dueAt`, when the rule that asks for it fired. */
@@ -657,6 +734,7 @@ function confirmInterrupt(step: Step, e: RadarEvent, how: "ack" | "turn-end"): b
   if (i.origin === "operator") s.status = i.thenIdle ? "idle" : "stopped";
   if (how === "turn-end") markLate(step, "the turn ended after the interrupt; taken as its confirmation");
   else note(step, "interrupt acknowledged");
+  if (i.thenContinue) resumeNow(step, { ...e, reason: i.reason, actor: i.actor }, e.at);
   return true;
 }
 
@@ -695,9 +773,13 @@ function armRecovery(step: Step, e: RadarEvent, cls: Classification, random: (()
   if (cls.code !== "serverOverloaded") return false;
   const policy = recoveryPolicy(s.settings);
   if (!policy) return false;
+  if (s.settings.reach?.continue === false) {
+    note(step, "capacity recovery: nothing can continue this agent");
+    return false;
+  }
   const r = s.recovery;
   if (r !== null && r.failedTurnId === s.turnId) return r.state === "scheduled";
-  const chained = r !== null && r.turnId !== null && r.turnId === s.turnId;
+  const chained = r !== null && r.turnId !== null && r.turnId === s.turnId && r.policy === policy.name;
   const k = chained ? r.attempt + 1 : 1;
   if (policy.maxAttempts !== null && k > policy.maxAttempts) {
     s.recovery = { ...r!, state: "exhausted" };
@@ -720,6 +802,29 @@ function armRecovery(step: Step, e: RadarEvent, cls: Classification, random: (()
   return true;
 }
 
+/**
+ * Resume at reset (opt-in): a turn that failed on a usage limit whose reset is known is continued
+ * once the window has reset, plus a small jitter (at most 10 % of the wait, at most 30 s) so the
+ * threads of one account do not all start in the same second.
+ */
+function armResumeAtReset(step: Step, at: number, seed: string, resetAt: number, random: (() => number) | undefined) {
+  const s = step.s;
+  if (!resumeAtResetOn(s.settings)) return;
+  if (s.settings.reach?.continue === false) return note(step, "resume at reset: nothing can continue this agent");
+  const r = s.recovery;
+  if (r !== null && r.failedTurnId === s.turnId && r.state === "scheduled") return;
+  const jitterMs = Math.floor((random ?? seededRandom(`${s.threadId}:${seed}:reset`))() * Math.min(MAX_RESET_JITTER_MS, (resetAt - at) / 10));
+  s.recovery = { attempt: 1, max: 1, dueAt: resetAt + jitterMs, state: "scheduled", cancelledReason: null, policy: RESUME_AT_RESET, failedTurnId: s.turnId, turnId: null };
+  s.status = "recovery_scheduled";
+  note(step, `usage limit: resumes at the reset (${new Date(resetAt + jitterMs).toISOString()})`);
+}
+
+const MAX_RESET_JITTER_MS = 30_000;
+
+function resumeAtResetOn(settings: ThreadSettings): boolean {
+  return settings.resumeAtReset === true;
+}
+
 function fireRecovery(step: Step, at: number, requestAt: number) {
   const s = step.s;
   const r = s.recovery!;
@@ -728,7 +833,7 @@ function fireRecovery(step: Step, at: number, requestAt: number) {
     key: continueKey(s, r),
     kind: "continue",
     turnId: r.failedTurnId,
-    reason: `model at capacity: promptless continuation ${r.attempt}/${r.max ?? "∞"}`,
+    reason: r.policy === RESUME_AT_RESET ? "usage window reset: promptless continuation" : `model at capacity: promptless continuation ${r.attempt}/${r.max ?? "∞"}`,
     origin: "recovery",
     cascade: false,
     at: requestAt,
@@ -746,7 +851,12 @@ function cancelRecovery(step: Step, reason: string, status: ThreadStatus | null)
   const s = step.s;
   s.recovery = { ...s.recovery!, state: "cancelled", cancelledReason: reason };
   if (status) s.status = status;
-  note(step, `capacity recovery cancelled: ${reason}`);
+  note(step, `${continuationLabel(s.recovery)} cancelled: ${reason}`);
+}
+
+/** How a continuation is named in the timeline's notes. */
+function continuationLabel(r: RecoveryRecord): string {
+  return r.policy === RESUME_AT_RESET ? "resume at reset" : r.policy === RESUME_NOW ? "resume" : "capacity recovery";
 }
 
 /** On when opted in (capacityRecovery), or when the thread's named policy is a continuation policy. */
@@ -758,6 +868,8 @@ function recoveryPolicy(settings: ThreadSettings): PolicyDefinition | null {
 }
 
 function continueKey(s: ThreadState, r: RecoveryRecord): string {
+  if (r.key) return r.key;
+  if (r.policy === RESUME_AT_RESET) return `${s.threadId}:${r.failedTurnId ?? "-"}:reset:continue`;
   return `${s.threadId}:${r.failedTurnId ?? "-"}:recovery${r.attempt}:continue`;
 }
 

@@ -64,7 +64,10 @@ export type CanonicalEventType = (typeof EVENT_TYPES)[number];
  * - `stop.requested`: an operator pressed Stop retrying, or a parent's bound cascaded a stop.
  * - `directive.acked`: a source acknowledged (or failed) a directive through the ack endpoint.
  * - `settings.changed`: the source's policy / capacity-recovery opt-in changed.
- * - `thread.archived`: archive or snooze (cancels a pending capacity recovery).
+ * - `thread.archived`: archive or snooze (cancels a pending capacity recovery or resume at reset).
+ * - `resume.requested`: an operator pressed Resume now on an ended thread (a `continue`).
+ * - `retry.requested`: an operator pressed Retry now on a thread waiting out a backoff (an
+ *   interrupt, then a `continue` once the source confirmed it).
  * - `unknown`: a native message kind we do not understand; stored and shown, changes nothing.
  */
 export type InternalEventType =
@@ -72,6 +75,8 @@ export type InternalEventType =
   | "directive.acked"
   | "settings.changed"
   | "thread.archived"
+  | "resume.requested"
+  | "retry.requested"
   | "unknown";
 
 export type RadarEventType = CanonicalEventType | InternalEventType;
@@ -164,6 +169,13 @@ export interface RadarEvent {
 export interface ThreadSettings {
   policy?: PolicyRef | null;
   capacityRecovery?: boolean;
+  /** Opt-in: a usage-limit failure with a known reset schedules a `continue` at the reset. */
+  resumeAtReset?: boolean;
+  /**
+   * What the thread's source can carry out on the engine's own initiative (its policy interrupts,
+   * its continuations); absent means both. Set by the server from the source's announcement.
+   */
+  reach?: { interrupt: boolean; continue: boolean };
   /** How long a stop may stay unacknowledged before the thread is `broken` (default STOP_GRACE_MS). */
   stopGraceMs?: number;
   /** Replaces every policy's deadline grace (the "+ 60 s"), e.g. for short end-to-end tests. */
@@ -258,7 +270,11 @@ export interface EpisodeRecord {
   attempts: AttemptRecord[];
 }
 
-/** Opt-in promptless continuation after a terminal capacity failure (the capacity-recovery policy). */
+/**
+ * A promptless continuation of an ended turn: capacity recovery after a terminal capacity failure,
+ * resume at reset after a usage limit (both opt-in), or an operator's Resume now / Retry now.
+ * `policy` tells which (the continuation policy's name, RESUME_AT_RESET or RESUME_NOW).
+ */
 export interface RecoveryRecord {
   /** Continuation k of `max`. */
   attempt: number;
@@ -271,7 +287,12 @@ export interface RecoveryRecord {
   failedTurnId: string | null;
   /** The continuation's own turn, once it started. */
   turnId: string | null;
+  /** The continue directive's key when it is not derived from the attempt (an operator's request). */
+  key?: string;
 }
+
+export const RESUME_AT_RESET = "resume-at-reset";
+export const RESUME_NOW = "resume-now";
 
 /** The last interrupt asked of the source (operator stop or policy bound) and its fate. */
 export interface InterruptRecord {
@@ -285,6 +306,8 @@ export interface InterruptRecord {
   result: "pending" | "acknowledged" | "unconfirmed" | "superseded";
   /** A stop of a broken or abandoned thread returns it to idle when acknowledged. */
   thenIdle: boolean;
+  /** Retry now: once the source confirms the interrupt, the turn is continued. */
+  thenContinue?: boolean;
 }
 
 /** What the server must send to a source. `key` is deterministic so a replay never duplicates. */

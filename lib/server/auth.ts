@@ -21,6 +21,10 @@ export type Access = "public" | "ingest" | Role;
 export type OperatorAction =
   | "stop"
   | "stop-all"
+  | "resume"
+  | "retry-now"
+  | "archive"
+  | "snooze"
   | "incident.stop-all"
   | "incident.acknowledge"
   | "incident.annotate"

@@ -1,5 +1,6 @@
 import { advanceIncidents, classify, initialThreadState, reduce, tick, tickOnTime } from "@/lib/retry";
-import type { IncidentInput, IncidentNotice, AppliedStep, DirectiveIntent, EpisodeRecord, RadarEvent, StepResult, ThreadState } from "@/lib/retry";
+import type { IncidentInput, IncidentNotice, AppliedStep, DirectiveIntent, EpisodeRecord, RadarEvent, StepResult, ThreadSettings, ThreadState } from "@/lib/retry";
+import type { EngineReach } from "@/lib/threads/control";
 import { SERVER_FORMAT, type NormalizedEvent, type NormalizedLine } from "@/lib/ingest/types";
 import type { SourceRecord } from "@/lib/db/sources";
 import type { StoredThread } from "@/lib/db/thread-state";
@@ -66,6 +67,7 @@ export interface BatchOutcome {
 class Batch {
   private readonly threads = new Map<number, WorkingThread>();
   private readonly bySourceKey = new Map<string, WorkingThread>();
+  private readonly reaches = new Map<string, EngineReach>();
   newDirectives = 0;
   private readonly directiveSources = new Set<string>();
   /** A usage window got a snapshot in this unit of work. */
@@ -92,15 +94,32 @@ class Batch {
     const cached = this.bySourceKey.get(key);
     if (cached) return cached;
     const found = await this.tx.findThread(source.id, externalId);
-    if (found) return this.remember(source.id, found, found.state.status);
-    return this.remember(source.id, await this.tx.createThread(source.id, externalId, newThreadState(externalId, source), this.now), null);
+    if (found) return this.withReach(this.remember(source.id, found, found.state.status));
+    return this.withReach(this.remember(source.id, await this.tx.createThread(source.id, externalId, newThreadState(externalId, source), this.now), null));
   }
 
   async threadById(id: number): Promise<WorkingThread | null> {
     const cached = this.threads.get(id);
     if (cached) return cached;
     const stored = await this.tx.threadById(id);
-    return stored ? this.remember(stored.sourceId, stored, stored.state.status) : null;
+    return stored ? this.withReach(this.remember(stored.sourceId, stored, stored.state.status)) : null;
+  }
+
+  /**
+   * Tells the engine what the thread's source can carry out today (its relay may have announced
+   * since), so it asks nothing nobody can receive. Absent when it can do both, as for every
+   * thread before sources announced anything.
+   */
+  private async withReach(thread: WorkingThread): Promise<WorkingThread> {
+    thread.state = { ...thread.state, settings: await this.settingsWithReach(thread.sourceId, thread.state.settings) };
+    return thread;
+  }
+
+  private async settingsWithReach(sourceId: string, settings: ThreadSettings): Promise<ThreadSettings> {
+    let reach = this.reaches.get(sourceId);
+    if (!reach) this.reaches.set(sourceId, (reach = await this.tx.sourceReach(sourceId)));
+    const rest = withoutReach(settings);
+    return reach.interrupt && reach.continue ? rest : { ...rest, reach };
   }
 
   /**
@@ -325,7 +344,7 @@ class Batch {
   private async replay(thread: WorkingThread) {
     await this.tx.deleteEpisodes(thread.id);
     thread.episodes.clear();
-    thread.state = { ...initialThreadState(thread.externalId), settings: thread.initialSettings };
+    thread.state = { ...initialThreadState(thread.externalId), settings: await this.settingsWithReach(thread.sourceId, thread.initialSettings) };
     thread.needsReplay = false;
     for (const event of await this.tx.threadEvents(thread.id)) {
       await this.tx.markLate(event.seq, false);
@@ -345,6 +364,10 @@ class Batch {
   }
 }
 
+function withoutReach({ reach: _reach, ...settings }: ThreadSettings): ThreadSettings {
+  return settings;
+}
+
 const TURN_STATUS: Record<string, string> = {
   "turn.started": "running",
   "turn.completed": "completed",
@@ -360,6 +383,7 @@ function newThreadState(externalId: string, source: SourceRecord): ThreadState {
       ...base.settings,
       policy: source.policy ?? base.settings?.policy ?? null,
       capacityRecovery: source.capacityRecovery,
+      resumeAtReset: source.resumeAtReset,
       // Deployment overrides of the engine's graces.
       stopGraceMs: config().RADAR_STOP_GRACE_MS,
       graceMs: config().RADAR_POLICY_GRACE_MS,
@@ -574,7 +598,16 @@ function isDatabaseFailure(error: unknown): boolean {
 }
 
 async function tickUnit(threadIds: number[], now: number): Promise<number[]> {
-  const { threadIds: changed } = await runBatch(now, async (batch) => {
+  return touchThreads(threadIds, now);
+}
+
+/**
+ * One unit of work over the given threads without an event: `work` changes what is not the
+ * engine's (e.g. archive columns), the threads are caught up with the clock, saved and announced.
+ */
+export async function touchThreads(threadIds: number[], now: number, work?: (tx: Tx) => Promise<void>): Promise<number[]> {
+  const { threadIds: changed } = await runBatch(now, async (batch, tx) => {
+    await work?.(tx);
     for (const id of threadIds) {
       const thread = await batch.threadById(id);
       if (thread) thread.changed = true;
@@ -609,7 +642,8 @@ export async function applySourceSettings(source: SourceRecord, now = Date.now()
           type: "settings.changed",
           at: now,
           threadId: thread.externalId,
-          settings: { ...thread.state.settings, policy: source.policy, capacityRecovery: source.capacityRecovery },
+          // What the source can reach is not a setting it chose: each unit of work sets it afresh.
+          settings: { ...withoutReach(thread.state.settings), policy: source.policy, capacityRecovery: source.capacityRecovery, resumeAtReset: source.resumeAtReset },
         });
       }
     });

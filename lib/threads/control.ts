@@ -12,6 +12,8 @@
  *   needs a relay that announced it.
  */
 
+import { RESUMABLE_STATUSES, RETRYABLE_NOW_STATUSES } from "./statuses";
+
 export const CAPABILITIES = ["interrupt", "continue"] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
@@ -36,6 +38,38 @@ export const BY_OPENTELEMETRY = "Reported by OpenTelemetry; attach the relay to 
 export function parseCapabilities(announced: string): Capability[] {
   const words = announced.split(",").map((word) => word.trim().toLowerCase());
   return CAPABILITIES.filter((capability) => words.includes(capability));
+}
+
+/**
+ * What the engine may ask of a thread's source on its own (policy interrupts, capacity recovery,
+ * resume at reset): what the source can carry out, except that a source that never polled and
+ * sends no OpenTelemetry may still get a continue: it waits, harmlessly, for a relay to poll
+ * (an unanswered continue turns nothing broken, unlike an unanswered interrupt).
+ */
+export interface EngineReach {
+  interrupt: boolean;
+  continue: boolean;
+}
+
+export function engineReach(source: SourceReach): EngineReach {
+  const control = threadControl(source);
+  const plain = source.capabilities === null && source.lastPolledAt === null && source.lastOtlpAt === null;
+  return { interrupt: control.interrupt, continue: control.continue || plain };
+}
+
+/**
+ * The operator's controls on an ended or waiting thread: Resume now on an exhausted, failed or
+ * broken thread (or one whose continuation is scheduled: it brings it forward), Retry now on a
+ * thread waiting out a backoff. Each needs what the source can carry out.
+ */
+export function canResumeNow(status: string, control: ThreadControl, resumeAt?: string | null): boolean {
+  // A continuation already sent (no time left to wait for) cannot be brought forward.
+  if (status === "recovery_scheduled" && resumeAt === null) return false;
+  return control.continue && RESUMABLE_STATUSES.includes(status);
+}
+
+export function canRetryNow(status: string, control: ThreadControl): boolean {
+  return control.interrupt && control.continue && RETRYABLE_NOW_STATUSES.includes(status);
 }
 
 export function threadControl(source: SourceReach): ThreadControl {

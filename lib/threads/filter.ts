@@ -10,6 +10,9 @@ import { describeZodError } from "@/lib/validation";
 /** The kinds a filter accepts are the engine's own list; the board and insights import it from here. */
 export { TROUBLE_KINDS };
 
+export const ARCHIVED_VIEWS = ["show", "only"] as const;
+export type ArchivedView = (typeof ARCHIVED_VIEWS)[number];
+
 const list = <T extends string>(item: z.ZodType<T, string>) =>
   z
     .array(z.string())
@@ -39,6 +42,8 @@ const schema = z.object({
   to: z.array(instant).transform((v) => v[0]).optional(),
   page: z.array(z.coerce.number().int().min(1)).transform((v) => v[0]).optional(),
   pageSize: z.array(z.coerce.number().int().min(1).max(500)).transform((v) => v[0]).optional(),
+  /** Archived and snoozed threads are hidden unless asked for: `show` lists them too, `only` lists just them. */
+  archived: z.array(z.enum(ARCHIVED_VIEWS)).transform((v) => v[0]).optional(),
 });
 
 export type ThreadQuery = z.output<typeof schema>;
@@ -77,6 +82,7 @@ export function threadQueryString(query: Partial<ThreadQuery>): string {
   if (query.to !== undefined) params.set("to", new Date(query.to).toISOString());
   if (query.page && query.page > 1) params.set("page", String(query.page));
   if (query.pageSize) params.set("pageSize", String(query.pageSize));
+  if (query.archived) params.set("archived", query.archived);
   const text = params.toString();
   return text ? `?${text}` : "";
 }

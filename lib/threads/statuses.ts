@@ -14,22 +14,26 @@ interface StatusGroups {
   active: boolean;
   /** Stored statuses that show as `stalled` once their deadline has passed (the engine's viewStatus). */
   waiting: boolean;
+  /** Resume now applies: the turn ended (or its continuation is scheduled and can be brought forward). */
+  resumable: boolean;
+  /** Retry now applies: the source is waiting out a backoff or a window reset. */
+  retryableNow: boolean;
 }
 
 const GROUPS: Record<ThreadStatus, StatusGroups> = {
-  running: { attention: false, active: true, waiting: false },
-  retrying: { attention: true, active: true, waiting: true },
-  waiting_reset: { attention: true, active: true, waiting: true },
-  stalled: { attention: true, active: true, waiting: false },
-  recovered: { attention: false, active: true, waiting: false },
-  exhausted: { attention: true, active: false, waiting: false },
-  failed: { attention: false, active: false, waiting: false },
-  recovery_scheduled: { attention: true, active: true, waiting: false },
-  stopping: { attention: true, active: false, waiting: false },
-  stopped: { attention: false, active: false, waiting: false },
-  broken: { attention: true, active: false, waiting: false },
-  completed: { attention: false, active: false, waiting: false },
-  idle: { attention: false, active: false, waiting: false },
+  running: { attention: false, active: true, waiting: false, resumable: false, retryableNow: false },
+  retrying: { attention: true, active: true, waiting: true, resumable: false, retryableNow: true },
+  waiting_reset: { attention: true, active: true, waiting: true, resumable: false, retryableNow: true },
+  stalled: { attention: true, active: true, waiting: false, resumable: false, retryableNow: true },
+  recovered: { attention: false, active: true, waiting: false, resumable: false, retryableNow: false },
+  exhausted: { attention: true, active: false, waiting: false, resumable: true, retryableNow: false },
+  failed: { attention: false, active: false, waiting: false, resumable: true, retryableNow: false },
+  recovery_scheduled: { attention: true, active: true, waiting: false, resumable: true, retryableNow: false },
+  stopping: { attention: true, active: false, waiting: false, resumable: false, retryableNow: false },
+  stopped: { attention: false, active: false, waiting: false, resumable: false, retryableNow: false },
+  broken: { attention: true, active: false, waiting: false, resumable: true, retryableNow: false },
+  completed: { attention: false, active: false, waiting: false, resumable: false, retryableNow: false },
+  idle: { attention: false, active: false, waiting: false, resumable: false, retryableNow: false },
 };
 
 const statusesWhere = (group: keyof StatusGroups): ThreadStatus[] => THREAD_STATUSES.filter((status) => GROUPS[status][group]);
@@ -44,3 +48,9 @@ export function isStoppable(status: string): boolean {
 }
 
 export const WAITING_STATUSES: string[] = statusesWhere("waiting");
+
+/** Statuses Resume now applies to (lib/threads/control.ts adds what the source can carry out). */
+export const RESUMABLE_STATUSES: string[] = statusesWhere("resumable");
+
+/** Statuses Retry now applies to. */
+export const RETRYABLE_NOW_STATUSES: string[] = statusesWhere("retryableNow");

@@ -12,6 +12,15 @@ export function countdownText(targetMs: number, nowMs: number, estimated: boolea
   return estimated ? `~${clockDuration(delta)}` : `in ${clockDuration(delta)}`;
 }
 
+/** "in 2 h 03 min", "in 5 min", "in 45 s": how long until a scheduled moment, to the minute. */
+export function untilText(targetMs: number, nowMs: number): string {
+  const delta = Math.max(0, targetMs - nowMs);
+  if (delta < 60_000) return `in ${Math.ceil(delta / 1000)} s`;
+  const minutes = Math.ceil(delta / 60_000);
+  if (minutes < 60) return `in ${minutes} min`;
+  return `in ${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, "0")} min`;
+}
+
 /** "in 12 min", "3 h ago", "in 45 s" — coarse relative time for reset times. */
 export function relativeTime(targetMs: number, nowMs: number): string {
   const delta = targetMs - nowMs;

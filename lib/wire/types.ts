@@ -45,6 +45,13 @@ export interface ThreadView {
    * the other paths that report it. Empty on a thread page's parent and children.
    */
   alsoReportedBy: { key: number; source: string; sourceId: string }[];
+  /** When a scheduled continuation (capacity recovery, resume at reset) is due. */
+  resumeAt: string | null;
+  /** Hidden from the board: archived since, or snoozed until. */
+  archivedAt: string | null;
+  snoozedUntil: string | null;
+  /** The usage window this thread waits on: its row on /limits is `#limit-<limitKey>`. */
+  limitKey?: string | null;
 }
 
 export interface ThreadPage {
@@ -201,6 +208,8 @@ export interface SourceOverview {
   name: string;
   policy: string | null;
   capacityRecovery: boolean;
+  /** Resume at reset: a usage-limit failure with a known reset is continued at the reset (opt-in). */
+  resumeAtReset: boolean;
   createdAt: string;
   lastSeenAt: string | null;
   /** Last OpenTelemetry export from this source. */
