@@ -1,0 +1,193 @@
+import { pathToFileURL } from "node:url";
+import { chromium, type Page } from "@playwright/test";
+import { startServer, type RunningServer } from "./lib/server";
+
+/**
+ * Event → visible on the board in Chromium: the time from posting an event to the moment the
+ * board the browser shows reflects it, with an idle server and while background clients post
+ * batches. Each probe either brings a new retrying thread onto the board (membership and order
+ * change: the page refetches) or moves a shown thread to its next attempt (one row refetches).
+ * Background threads end every batch `running`, so they never push the probes' retrying rows
+ * off the first page; the new ones among them still make every publication a reorder.
+ * Needs a build, and a Chromium (RADAR_CHROMIUM, else /usr/bin/chromium).
+ */
+const PROBES = 30;
+/** A probe not seen by then counts as this long: only a bound for a board that never catches up. */
+const GIVE_UP_MS = 30_000;
+const SEEDED_THREADS = 200;
+const LOAD_CLIENTS = 4;
+const LOAD_BATCH = 50;
+/** Threads per background batch: runs of 10 events each. */
+const LOAD_RUN = 10;
+/** Between probes, so that each lands on a board at rest from the previous one. */
+const PROBE_SPACING_MS = 150;
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+async function post(server: RunningServer, events: unknown[]): Promise<void> {
+  const response = await fetch(`${server.url}/api/v1/events`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
+    body: JSON.stringify(events),
+  });
+  if (!response.ok) throw new Error(`ingest failed: ${response.status} ${await response.text()}`);
+}
+
+const retry = (threadId: string, attempt: number, at: number) => ({
+  threadId,
+  turnId: "turn-1",
+  type: "retry",
+  at,
+  agent: "codex",
+  provider: "openai",
+  model: "gpt-5.5",
+  attempt,
+  maxAttempts: 9,
+  error: { httpStatus: 429, code: "rate_limit_exceeded", message: "Please try again in 30s." },
+});
+
+/** A background batch: LOAD_BATCH / LOAD_RUN threads, each started, retried and running again. */
+function loadBatch(client: number, n: number, at: number) {
+  const types = ["turn.started", "retry", "attempt", "progress", "retry", "attempt", "progress", "progress", "progress", "progress"] as const;
+  return Array.from({ length: LOAD_BATCH }, (_, i) => {
+    const thread = `load-${client}-${n * (LOAD_BATCH / LOAD_RUN) + Math.floor(i / LOAD_RUN)}`;
+    const type = types[i % LOAD_RUN];
+    const base = { threadId: thread, turnId: "turn-1", type, at: at + i, agent: "claude-code", provider: "anthropic", model: "claude-sonnet" };
+    if (type === "retry") return { ...base, attempt: 1, maxAttempts: 5, error: { httpStatus: 529, code: "overloaded_error", message: "Overloaded" } };
+    if (type === "attempt") return { ...base, attempt: 1 };
+    return base;
+  });
+}
+
+/** In the page: resolves with the browser's Date.now() once `selector` matches an element whose text includes `text`. */
+async function installWatcher(page: Page): Promise<void> {
+  // A string, not a function: tsx's helpers (__name) do not exist in the page.
+  await page.evaluate(`window.__radarSeen = (selector, text) => new Promise((resolve) => {
+    const seen = () => Array.from(document.querySelectorAll(selector)).some((element) => (element.textContent || "").includes(text));
+    if (seen()) return resolve(Date.now());
+    const observer = new MutationObserver(() => {
+      if (!seen()) return;
+      observer.disconnect();
+      resolve(Date.now());
+    });
+    observer.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+  })`);
+}
+
+async function probe(page: Page, server: RunningServer, i: number, shown: string[]): Promise<{ kind: "new row" | "changed row"; ms: number }> {
+  // Even probes add a thread; odd ones move the previous probe's thread to its next attempt.
+  const isNew = i % 2 === 0 || shown.length === 0;
+  const threadId = isNew ? `probe-${i}` : shown[shown.length - 1];
+  const attempt = isNew ? 1 : 2;
+  const selector = `[data-testid="thread-row"][data-thread-id="${threadId}"] [data-testid="retry-attempt"]`;
+  const seen = page.evaluate(`window.__radarSeen(${JSON.stringify(selector)}, ${JSON.stringify(`Retrying ${attempt}/9`)})`) as Promise<number>;
+  const sent = Date.now();
+  await post(server, [retry(threadId, attempt, sent)]);
+  const ms = Math.min(GIVE_UP_MS, (await Promise.race([seen, new Promise<number>((resolve) => setTimeout(() => resolve(Infinity), GIVE_UP_MS))])) - sent);
+  if (isNew) shown.push(threadId);
+  return { kind: isNew ? "new row" : "changed row", ms };
+}
+
+interface Latency {
+  probes: number;
+  p50Ms: number;
+  p95Ms: number;
+}
+
+const summary = (values: number[]): Latency => {
+  const sorted = values.toSorted((a, b) => a - b);
+  return { probes: sorted.length, p50Ms: Math.round(percentile(sorted, 50)), p95Ms: Math.round(percentile(sorted, 95)) };
+};
+
+export interface BoardBench {
+  idle: Latency;
+  loaded: Latency & { batchesPerSecond: number; newRow: Latency; changedRow: Latency };
+  /** What the board's browser fetched under load: requests and bytes per second. */
+  browser: { requestsPerSecond: number; kilobytesPerSecond: number };
+}
+
+async function measure(page: Page, server: RunningServer, from: number): Promise<{ kind: string; ms: number }[]> {
+  const shown: string[] = [];
+  const results: { kind: string; ms: number }[] = [];
+  for (let i = from; i < from + PROBES; i++) {
+    results.push(await probe(page, server, i, shown));
+    if (process.env.RADAR_BENCH_VERBOSE) process.stderr.write(`${results.at(-1)!.kind} ${results.at(-1)!.ms} ms\n`);
+    await new Promise((resolve) => setTimeout(resolve, PROBE_SPACING_MS));
+  }
+  return results;
+}
+
+export async function benchBoard(): Promise<BoardBench> {
+  const server = await startServer();
+  const browser = await chromium.launch({
+    executablePath: process.env.RADAR_CHROMIUM ?? "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+  });
+  try {
+    // A fleet already on the board: the page the browser reads is a real one.
+    const start = Date.now() - 60_000;
+    for (let i = 0; i < SEEDED_THREADS; i += 50) {
+      await post(server, Array.from({ length: 50 }, (_, j) => ({ threadId: `seed-${i + j}`, type: "turn.started", at: start + i + j, agent: "codex" })));
+    }
+    const context = await browser.newContext({ extraHTTPHeaders: { authorization: `Bearer ${server.apiKey}` }, viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    let requests = 0;
+    let bytes = 0;
+    page.on("requestfinished", (request) => {
+      if (!new URL(request.url()).pathname.startsWith("/api/v1/threads")) return;
+      requests++;
+      void request.sizes().then((sizes) => (bytes += sizes.responseBodySize + sizes.responseHeadersSize)).catch(() => {});
+    });
+    await page.goto(`${server.url}/`);
+    await page.locator('[data-testid="live-indicator"][data-status="live"]').waitFor();
+    await installWatcher(page);
+
+    const idle = await measure(page, server, 0);
+
+    let loading = true;
+    let batches = 0;
+    const load = Array.from({ length: LOAD_CLIENTS }, async (_, client) => {
+      for (let n = 0; loading; n++) {
+        await post(server, loadBatch(client, n, Date.now()));
+        batches++;
+      }
+    });
+    const loadStarted = performance.now();
+    requests = 0;
+    bytes = 0;
+    const loaded = await measure(page, server, PROBES);
+    const seconds = (performance.now() - loadStarted) / 1000;
+    const fetched = { requests, bytes };
+    loading = false;
+    await Promise.all(load);
+    return {
+      idle: summary(idle.map((r) => r.ms)),
+      loaded: {
+        ...summary(loaded.map((r) => r.ms)),
+        batchesPerSecond: Math.round(batches / seconds),
+        newRow: summary(loaded.filter((r) => r.kind === "new row").map((r) => r.ms)),
+        changedRow: summary(loaded.filter((r) => r.kind === "changed row").map((r) => r.ms)),
+      },
+      browser: { requestsPerSecond: +(fetched.requests / seconds).toFixed(1), kilobytesPerSecond: Math.round(fetched.bytes / 1024 / seconds) },
+    };
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+}
+
+export function formatBoardBench(result: BoardBench): string {
+  const { idle, loaded, browser } = result;
+  return [
+    `board, event → visible in Chromium, idle: p50 ${idle.p50Ms} ms, p95 ${idle.p95Ms} ms (${idle.probes} probes)`,
+    `board, event → visible while ${LOAD_CLIENTS} clients post batches of ${LOAD_BATCH} (${loaded.batchesPerSecond} batches/s): ` +
+      `p50 ${loaded.p50Ms} ms, p95 ${loaded.p95Ms} ms (target p95 < 300 ms); new row p50/p95 ${loaded.newRow.p50Ms}/${loaded.newRow.p95Ms} ms, ` +
+      `changed row ${loaded.changedRow.p50Ms}/${loaded.changedRow.p95Ms} ms`,
+    `board, what the browser fetched under load: ${browser.requestsPerSecond} thread requests/s, ${browser.kilobytesPerSecond} KiB/s`,
+  ].join("\n");
+}
+
+// `npx tsx scripts/bench-board.ts`: this part alone.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  benchBoard().then((result) => console.log(formatBoardBench(result)));
+}
