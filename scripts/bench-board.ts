@@ -11,9 +11,9 @@ import { startServer, type RunningServer } from "./lib/server";
  * off the first page; the new ones among them still make every publication a reorder.
  * Needs a build, and a Chromium (RADAR_CHROMIUM, else /usr/bin/chromium).
  */
-const PROBES = 30;
+const PROBES = 20;
 /** A probe not seen by then counts as this long: only a bound for a board that never catches up. */
-const GIVE_UP_MS = 30_000;
+const GIVE_UP_MS = 10_000;
 const SEEDED_THREADS = 200;
 const LOAD_CLIENTS = 4;
 const LOAD_BATCH = 50;
