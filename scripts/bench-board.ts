@@ -1,9 +1,6 @@
 import fs from "node:fs";
 import { pathToFileURL } from "node:url";
 import { chromium, type Page } from "@playwright/test";
-import Database from "better-sqlite3";
-import { newApiKey } from "../lib/auth/api-keys";
-import { insertApiKeyInto } from "../lib/db/api-keys";
 import { buildBenchDatabase } from "./bench-insights";
 import { startServer, type RunningServer } from "./lib/server";
 
@@ -223,10 +220,6 @@ export interface BoardApiBench {
 
 export async function benchBoardApi(): Promise<BoardApiBench> {
   const built = buildBenchDatabase(Date.now());
-  const key = newApiKey("bench", "viewer", null);
-  const file = new Database(built.file);
-  insertApiKeyInto(file, key.row, Date.now());
-  file.close();
   const server = await startServer({ DATABASE_URL: `file:${built.file}` });
   try {
     const views: BoardApiBench["views"] = [];
@@ -234,7 +227,7 @@ export async function benchBoardApi(): Promise<BoardApiBench> {
       const times: number[] = [];
       for (let i = 0; i <= API_RUNS; i++) {
         const started = performance.now();
-        const response = await fetch(`${server.url}/api/v1/threads?${view}`, { headers: { authorization: `Bearer ${key.key}` } });
+        const response = await fetch(`${server.url}/api/v1/threads?${view}`, { headers: { authorization: `Bearer ${server.apiKey}` } });
         if (!response.ok) throw new Error(`GET /api/v1/threads?${view}: ${response.status} ${await response.text()}`);
         await response.arrayBuffer();
         // The first request of each view warms statement caches: not counted.
