@@ -122,8 +122,12 @@ function refresh(queryClient: QueryClient, queryKey: readonly unknown[]): void {
     return;
   }
   state.running.add(id);
-  void queryClient
-    .invalidateQueries({ queryKey }, { cancelRefetch: false })
+  // A refetch started elsewhere (a mount, a reconnect) may predate this notice: it is awaited,
+  // not joined, and then the query is read again.
+  const startedElsewhere = queryClient.isFetching({ queryKey }) > 0;
+  const refetch = () => queryClient.invalidateQueries({ queryKey }, { cancelRefetch: false });
+  void refetch()
+    .then(() => (startedElsewhere ? refetch() : undefined))
     .catch(() => {})
     .finally(() => {
       state.running.delete(id);
