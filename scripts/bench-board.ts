@@ -24,6 +24,9 @@ const LOAD_RUN = 10;
 /** Between probes, so that each lands on a board at rest from the previous one. */
 const PROBE_SPACING_MS = 150;
 
+/** The person the bench signs in as (the server creates them at start). */
+const PERSON = { email: "bench@radar.test", password: "bench-person-password" };
+
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function post(server: RunningServer, events: unknown[]): Promise<void> {
@@ -128,7 +131,7 @@ async function measure(page: Page, server: RunningServer, from: number): Promise
 }
 
 export async function benchBoard(): Promise<BoardBench> {
-  const server = await startServer();
+  const server = await startServer({ RADAR_ADMIN_EMAIL: PERSON.email, RADAR_ADMIN_PASSWORD: PERSON.password });
   const browser = await chromium.launch({
     executablePath: process.env.RADAR_CHROMIUM ?? "/usr/bin/chromium",
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
@@ -139,8 +142,14 @@ export async function benchBoard(): Promise<BoardBench> {
     for (let i = 0; i < SEEDED_THREADS; i += 50) {
       await post(server, Array.from({ length: 50 }, (_, j) => ({ threadId: `seed-${i + j}`, type: "turn.started", at: start + i + j, agent: "codex" })));
     }
-    const context = await browser.newContext({ extraHTTPHeaders: { authorization: `Bearer ${server.apiKey}` }, viewport: { width: 1440, height: 900 } });
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     const page = await context.newPage();
+    // Signed in as a person, as the board is used (a session, not an API key).
+    await page.goto(`${server.url}/sign-in`);
+    await page.getByTestId("sign-in-email").fill(PERSON.email);
+    await page.getByTestId("sign-in-password").fill(PERSON.password);
+    await page.getByTestId("sign-in-submit").click();
+    await page.getByTestId("signed-in-role").waitFor();
     let requests = 0;
     let bytes = 0;
     page.on("requestfinished", (request) => {
