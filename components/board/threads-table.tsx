@@ -1,6 +1,7 @@
 "use client";
 
 import Link from "next/link";
+import { memo } from "react";
 import type { IncidentView, ThreadView } from "@/lib/wire/types";
 import { incidentTitle, useIncidentOfThread } from "@/components/incidents/incident-banners";
 import { isStoppable } from "@/lib/threads/statuses";
@@ -12,7 +13,6 @@ import { StatusBadge } from "@/components/threads/status-badge";
 import { StopButton } from "@/components/threads/stop-button";
 import { threadHref } from "@/components/threads/links";
 import { styles } from "@/components/ui/controls";
-
 
 export function ThreadsTable({ threads }: { threads: ThreadView[] }) {
   const incidentOf = useIncidentOfThread();
@@ -60,7 +60,8 @@ export function ThreadsTable({ threads }: { threads: ThreadView[] }) {
   );
 }
 
-function ThreadRow({ thread, incident }: { thread: ThreadView; incident: IncidentView | null }) {
+/** A row re-renders only when its thread or incident changed: a row refetch replaces just those. */
+const ThreadRow = memo(function ThreadRow({ thread, incident }: { thread: ThreadView; incident: IncidentView | null }) {
   const retry = thread.retry;
   const retrying = thread.status === "retrying" || thread.status === "stalled";
   return (
@@ -117,7 +118,7 @@ function ThreadRow({ thread, incident }: { thread: ThreadView; incident: Inciden
       </td>
     </tr>
   );
-}
+});
 
 function LastError({ error }: { error: ThreadView["lastError"] }) {
   if (!error?.message && !error?.code) return <span className="text-slate-400">—</span>;

@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import { useRouter } from "next/navigation";
 import { useTransition } from "react";
 import { usePollInterval } from "@/components/live/live-updates";
@@ -11,15 +12,18 @@ import { insightsQueryString, type InsightsQuery } from "@/lib/insights/range";
 import { EXPORT_FORMATS, EXPORT_KINDS } from "@/lib/insights/stream";
 import { insightsQuery } from "@/lib/client/queries";
 import { humanDuration } from "@/lib/ui/format";
-import { EarlyAgentsChart } from "./early-agents-chart";
-import { GapChart } from "./gap-chart";
 import type { FilterOptions, InsightsResponse } from "@/lib/wire/types";
 import { InsightsControls } from "./insights-controls";
-import { NoticesChart } from "./notices-chart";
-import { OutcomesChart } from "./outcomes-chart";
-import { TimeLostChart } from "./time-lost-chart";
 import { TopThreads } from "./top-threads";
 import { styles } from "@/components/ui/controls";
+
+// The charts bring recharts, the heaviest code of any page: each loads in its own chunk after the
+// page's first load (still rendered on the server, so the tables are there from the start).
+const NoticesChart = dynamic(() => import("./notices-chart").then((m) => m.NoticesChart));
+const OutcomesChart = dynamic(() => import("./outcomes-chart").then((m) => m.OutcomesChart));
+const TimeLostChart = dynamic(() => import("./time-lost-chart").then((m) => m.TimeLostChart));
+const GapChart = dynamic(() => import("./gap-chart").then((m) => m.GapChart));
+const EarlyAgentsChart = dynamic(() => import("./early-agents-chart").then((m) => m.EarlyAgentsChart));
 
 /** A relative range ("last hour") moves with the clock: refresh it this often even when nothing changes. */
 const REFRESH_MS = 60_000;

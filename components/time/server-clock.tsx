@@ -12,11 +12,18 @@ const ServerClockContext = createContext<{ offsetMs: number; observe: (serverTim
   observe: () => {},
 });
 
+/** Countdowns show whole seconds: a clock offset that moved less than this changes nothing worth a render. */
+const OFFSET_JITTER_MS = 500;
+
 export function ServerClockProvider({ children, initialServerTime }: { children: ReactNode; initialServerTime?: string }) {
   const [offsetMs, setOffsetMs] = useState(0);
   const observe = useCallback((serverTimeIso: string) => {
     const server = Date.parse(serverTimeIso);
-    if (Number.isFinite(server)) setOffsetMs(server - Date.now());
+    if (!Number.isFinite(server)) return;
+    // Each reading is off by one response's latency; a new offset re-renders every clock reader
+    // (the whole board), so readings within that jitter of the last one are not news.
+    const offset = server - Date.now();
+    setOffsetMs((previous) => (Math.abs(offset - previous) < OFFSET_JITTER_MS ? previous : offset));
   }, []);
   useEffect(() => {
     if (initialServerTime) observe(initialServerTime);

@@ -58,30 +58,84 @@ export const LIVE_KEYS = [queryKeys.threads, queryKeys.insights, queryKeys.limit
  * shows and their order, so boards refetch their page; otherwise only the changed rows that a
  * board shows are refetched, in one request, and replaced in place (their order by recency is
  * brought up to date with the next page refetch). Open thread pages of changed threads refetch;
- * insights, which aggregate every thread, refetch too.
+ * insights, which aggregate every thread, refetch too. Every refetch goes through `refresh`, so
+ * a busy fleet costs a browser at most one request in flight per query and one more queued.
  */
 export async function applyThreadChanges(queryClient: QueryClient, changes: StreamThreads["threads"]): Promise<void> {
-  void queryClient.invalidateQueries({ queryKey: queryKeys.insights });
-  for (const { key } of changes) void queryClient.invalidateQueries({ queryKey: queryKeys.thread(key) });
+  refresh(queryClient, queryKeys.insights);
+  for (const { key } of changes) refresh(queryClient, queryKeys.thread(key));
   if (changes.some((change) => change.reorder)) {
-    void queryClient.invalidateQueries({ queryKey: queryKeys.boards });
-    void queryClient.invalidateQueries({ queryKey: queryKeys.limits });
-    void queryClient.invalidateQueries({ queryKey: queryKeys.incidents });
+    refresh(queryClient, queryKeys.boards);
+    refresh(queryClient, queryKeys.limits);
+    refresh(queryClient, queryKeys.incidents);
     return;
   }
   const boards = queryClient.getQueriesData<ThreadBoard>({ queryKey: queryKeys.boards });
   const shown = new Set(boards.flatMap(([, board]) => board?.threads.map((thread) => thread.key) ?? []));
-  const keys = changes.map((change) => change.key).filter((key) => shown.has(key));
-  if (keys.length === 0) return;
-  if (keys.length > MAX_THREAD_ROWS) {
-    void queryClient.invalidateQueries({ queryKey: queryKeys.boards });
+  const rows = liveState(queryClient).rows;
+  for (const { key } of changes) if (shown.has(key)) rows.pending.add(key);
+  if (rows.running || rows.pending.size === 0) return;
+  rows.running = true;
+  try {
+    // Keys that change while a row request is out wait for it, then go together in the next.
+    while (rows.pending.size > 0) {
+      const keys = [...rows.pending];
+      rows.pending.clear();
+      if (keys.length > MAX_THREAD_ROWS) {
+        refresh(queryClient, queryKeys.boards);
+        continue;
+      }
+      const fetched = await fetchJson<ThreadRows>(`/api/v1/threads?keys=${keys.join(",")}`);
+      const fresh = new Map(fetched.threads.map((thread) => [thread.key, thread]));
+      queryClient.setQueriesData<ThreadBoard>({ queryKey: queryKeys.boards }, (board) =>
+        board && { ...board, serverTime: fetched.serverTime, threads: board.threads.map((thread) => fresh.get(thread.key) ?? thread) },
+      );
+    }
+  } finally {
+    rows.running = false;
+    rows.pending.clear();
+  }
+}
+
+/** Per query client: the live refetches in flight and queued, and the board rows waiting for theirs. */
+interface LiveRefetches {
+  running: Set<string>;
+  queued: Set<string>;
+  rows: { running: boolean; pending: Set<number> };
+}
+const liveRefetches = new WeakMap<QueryClient, LiveRefetches>();
+
+function liveState(queryClient: QueryClient): LiveRefetches {
+  let state = liveRefetches.get(queryClient);
+  if (!state) liveRefetches.set(queryClient, (state = { running: new Set(), queued: new Set(), rows: { running: false, pending: new Set() } }));
+  return state;
+}
+
+/**
+ * Marks a live key stale and refetches what is shown of it, never cancelling a refetch under
+ * way: notices arrive every few hundred milliseconds on a busy fleet, and if each cancelled the
+ * previous refetch a board slower than that to read would never show anything. A notice that
+ * arrives during a refetch queues one more, since what is being read may predate it.
+ */
+function refresh(queryClient: QueryClient, queryKey: readonly unknown[]): void {
+  const state = liveState(queryClient);
+  const id = JSON.stringify(queryKey);
+  if (state.running.has(id)) {
+    state.queued.add(id);
     return;
   }
-  const rows = await fetchJson<ThreadRows>(`/api/v1/threads?keys=${keys.join(",")}`);
-  const fresh = new Map(rows.threads.map((thread) => [thread.key, thread]));
-  queryClient.setQueriesData<ThreadBoard>({ queryKey: queryKeys.boards }, (board) =>
-    board && { ...board, serverTime: rows.serverTime, threads: board.threads.map((thread) => fresh.get(thread.key) ?? thread) },
-  );
+  state.running.add(id);
+  // A refetch started elsewhere (a mount, a reconnect) may predate this notice: it is awaited,
+  // not joined, and then the query is read again.
+  const startedElsewhere = queryClient.isFetching({ queryKey }) > 0;
+  const refetch = () => queryClient.invalidateQueries({ queryKey }, { cancelRefetch: false });
+  void refetch()
+    .then(() => (startedElsewhere ? refetch() : undefined))
+    .catch(() => {})
+    .finally(() => {
+      state.running.delete(id);
+      if (state.queued.delete(id)) refresh(queryClient, queryKey);
+    });
 }
 
 /** GET a JSON resource; a refusal throws with the problem+json `detail`, so the UI can say what went wrong. */

@@ -33,6 +33,10 @@ const TIMELINE = `SELECT (at / 60000) * 60000 AS minute, threadId AS thread, cou
   GROUP BY minute, threadId ORDER BY minute, threadId`;
 const EARLY = `SELECT count(*) FROM "Attempt" a JOIN "Episode" e ON e.id = a.episodeId
   WHERE e.threadId IN (SELECT value FROM json_each(@keys)) AND a.earlyByMs > 0 AND a.noticeAt >= @from AND a.noticeAt <= @to`;
+/** Stoppable threads of many incidents at once (the board's banners): one query, not one per incident. */
+const STOPPABLE_BY_INCIDENT = `SELECT i.id AS id, count(DISTINCT t.id) AS stoppable FROM "Incident" i, json_each(i.threads) j
+  JOIN "Thread" t ON t.id = json_extract(j.value, '$.thread')
+  WHERE i.id IN (SELECT value FROM json_each(@ids)) AND t.status IN (SELECT value FROM json_each(@statuses)) GROUP BY i.id`;
 const OPEN_THREADS = `SELECT json_extract(j.value, '$.thread') AS key, i.id FROM "Incident" i, json_each(i.threads) j WHERE i.state = 'open'`;
 
 interface IncidentRow {
@@ -84,7 +88,8 @@ export function nextIncidentQuietEnd(quietMs: number): Promise<number | null> {
 
 const keysOf = (record: IncidentRecord) => JSON.stringify(record.threads.map((t) => t.thread));
 
-function toView(row: IncidentRow, now: number): IncidentView {
+/** `stoppable`: what Stop all in this incident would stop now (open incidents only). */
+function toView(row: IncidentRow, now: number, stoppable: number): IncidentView {
   const record = toRecord(row);
   return {
     id: row.id,
@@ -100,7 +105,7 @@ function toView(row: IncidentRow, now: number): IncidentView {
     closedBy: row.closedBy,
     threadCount: row.threadCount,
     threadKeys: record.threads.map((t) => t.thread),
-    stoppable: row.state === "open" ? (pluck(STOPPABLE).get({ keys: keysOf(record), statuses: JSON.stringify(STOPPABLE_STATUSES) }) as number) : 0,
+    stoppable: row.state === "open" ? stoppable : 0,
     notices: row.notices,
     resetAt: isoOrNull(row.resetAt),
     timeLostMs: incidentTimeLostMs(record, now),
@@ -113,10 +118,16 @@ function toView(row: IncidentRow, now: number): IncidentView {
 /** Open incidents first, then past ones, newest first. */
 export function listIncidents(state: IncidentStateFilter = "all", now = Date.now(), limit = 200): Promise<IncidentList> {
   const states = state === "all" ? ["open", "closed"] : [state];
-  return serialized(() => ({
-    incidents: (statement(LIST).all({ states: JSON.stringify(states), limit }) as IncidentRow[]).map((row) => toView(row, now)),
-    serverTime: new Date(now).toISOString(),
-  }));
+  return serialized(() => {
+    const rows = statement(LIST).all({ states: JSON.stringify(states), limit }) as IncidentRow[];
+    const open = rows.filter((row) => row.state === "open").map((row) => row.id);
+    const stoppable = new Map(
+      open.length === 0
+        ? []
+        : (statement(STOPPABLE_BY_INCIDENT).all({ ids: JSON.stringify(open), statuses: JSON.stringify(STOPPABLE_STATUSES) }) as { id: string; stoppable: number }[]).map((r) => [r.id, r.stoppable]),
+    );
+    return { incidents: rows.map((row) => toView(row, now, stoppable.get(row.id) ?? 0)), serverTime: new Date(now).toISOString() };
+  });
 }
 
 /** One incident with its threads, timeline and early retries; null when unknown. */
@@ -128,8 +139,9 @@ export function incidentDetail(id: string, now = Date.now()): Promise<IncidentDe
     const keys = keysOf(record);
     const span = { keys, from: record.startedAt, to: record.endedAt ?? now };
     const threads = new Map((statement(THREADS).all(keys) as Omit<IncidentThreadView, "firstNoticeAt" | "lastNoticeAt" | "notices" | "recoveredAt">[]).map((t) => [t.key, t]));
+    const stoppable = row.state === "open" ? (pluck(STOPPABLE).get({ keys, statuses: JSON.stringify(STOPPABLE_STATUSES) }) as number) : 0;
     return {
-      ...toView(row, now),
+      ...toView(row, now, stoppable),
       threads: record.threads.flatMap((t) => {
         const thread = threads.get(t.thread);
         if (!thread) return [];

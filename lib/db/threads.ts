@@ -1,13 +1,13 @@
 import type { Prisma } from "./generated/client";
 import type { ThreadState } from "@/lib/retry/types";
 import { threadControl } from "@/lib/threads/control";
-import { ATTENTION_STATUSES, STOPPABLE_STATUSES, WAITING_STATUSES as WAITING } from "@/lib/threads/statuses";
+import { ATTENTION_STATUSES, STOPPABLE_STATUSES } from "@/lib/threads/statuses";
 import { EVENT_PAGE_SIZE, type FilterOptions, type ThreadBoard, type ThreadDetail, type ThreadPage, type ThreadView } from "@/lib/wire/types";
 import { db } from "./client";
 import { threadEventPage } from "./events";
 import { blockingWindowKeys, windowsBlocking } from "./limits";
 import { parseState } from "./thread-state";
-import { isStalledRow, stalledWhere, threadWhere, type ThreadFilter } from "./thread-filter";
+import { isStalledRow, threadFilterSql, threadWhere, viewStatusSql, type ThreadFilter } from "./thread-filter";
 
 /**
  * The read side for threads: the board, the threads API and the thread page read through here.
@@ -87,73 +87,81 @@ async function withLimitKeys(views: ThreadView[], now: number): Promise<ThreadVi
   return views.map((view) => ({ ...view, limitKey: keys.get(view.key) ?? null }));
 }
 
-/** Newest first; `attentionFirst` puts the statuses an operator must act on before the rest. */
+/**
+ * One page, newest first; `attentionFirst` puts the statuses an operator must act on before the
+ * rest. The totals come from the status counts (viewStatusCounts), which already hold them.
+ */
 async function listThreads(
   filter: ThreadFilter,
+  totals: { total: number; attention: number },
   options: { page?: number; pageSize?: number; attentionFirst?: boolean; now?: number } = {},
 ): Promise<ThreadPage> {
   const now = options.now ?? Date.now();
   const page = Math.max(1, options.page ?? 1);
   const pageSize = Math.min(500, Math.max(1, options.pageSize ?? 50));
+  const { total } = totals;
+  const skip = (page - 1) * pageSize;
   const where = threadWhere(filter, now);
   const { prisma } = db();
+  const newestFirst = [{ updatedAt: "desc" }, { id: "desc" }] satisfies Prisma.ThreadOrderByWithRelationInput[];
   if (!options.attentionFirst) {
-    const [rows, total] = await Promise.all([
-      prisma.thread.findMany({ where, include: threadInclude, orderBy: [{ updatedAt: "desc" }, { id: "desc" }], skip: (page - 1) * pageSize, take: pageSize }),
-      prisma.thread.count({ where }),
-    ]);
+    const rows = skip < total ? await prisma.thread.findMany({ where, include: threadInclude, orderBy: newestFirst, skip, take: pageSize }) : [];
     return { threads: await withLimitKeys(rows.map((row) => toThreadView(row, now)), now), total, page, pageSize };
   }
   // Attention rows first, then the others; each part newest first.
   const attention: Prisma.ThreadWhereInput = { status: { in: [...ATTENTION_STATUSES] } };
-  const [attentionTotal, total] = await Promise.all([
-    prisma.thread.count({ where: { AND: [where, attention] } }),
-    prisma.thread.count({ where }),
-  ]);
-  const skip = (page - 1) * pageSize;
-  const first = await prisma.thread.findMany({
-    where: { AND: [where, attention] },
-    include: threadInclude,
-    orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
-    skip,
-    take: pageSize,
-  });
+  const first =
+    skip < totals.attention ? await prisma.thread.findMany({ where: { AND: [where, attention] }, include: threadInclude, orderBy: newestFirst, skip, take: pageSize }) : [];
   const rest =
-    first.length < pageSize
+    first.length < pageSize && skip + first.length < total
       ? await prisma.thread.findMany({
           where: { AND: [where, { NOT: attention }] },
           include: threadInclude,
-          orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
-          skip: Math.max(0, skip - attentionTotal),
+          orderBy: newestFirst,
+          skip: Math.max(0, skip - totals.attention),
           take: pageSize - first.length,
         })
       : [];
   return { threads: await withLimitKeys([...first, ...rest].map((row) => toThreadView(row, now)), now), total, page, pageSize };
 }
 
-/** Counts per status for the board header (stalled derived as in listThreads). */
-async function statusCounts(filter: Omit<ThreadFilter, "status">, now = Date.now()): Promise<Record<string, number>> {
-  const where = threadWhere(filter, now);
-  const { prisma } = db();
-  const [groups, stalled] = await Promise.all([
-    prisma.thread.groupBy({ by: ["status"], where, _count: { _all: true } }),
-    prisma.thread.count({ where: { AND: [where, stalledWhere(now)] } }),
-  ]);
-  const counts: Record<string, number> = {};
-  for (const group of groups) counts[group.status] = group._count._all;
-  if (stalled) {
-    counts.stalled = stalled;
-    for (const status of WAITING) {
-      if (!counts[status]) continue;
-      const overdue = await prisma.thread.count({ where: { AND: [where, stalledWhere(now), { status }] } });
-      counts[status] -= overdue;
-      if (counts[status] === 0) delete counts[status];
-    }
+/**
+ * Threads per status as readers show it (stalled derived), in one grouped query: the board
+ * header's counts, and from them the page's totals and what Stop all matching would stop.
+ * Read on Prisma's connection, which no unit of work holds, so ingestion never queues it.
+ */
+async function viewStatusCounts(filter: Omit<ThreadFilter, "status">, now: number): Promise<Record<string, number>> {
+  const clause = threadFilterSql(filter, now);
+  const where = [clause.sql];
+  const params: unknown[] = [now, ...clause.params];
+  if (filter.from !== undefined) {
+    where.push("t.updatedAt >= ?");
+    params.push(filter.from);
   }
+  if (filter.to !== undefined) {
+    where.push("t.updatedAt <= ?");
+    params.push(filter.to);
+  }
+  const rows = await db().prisma.$queryRawUnsafe<{ status: string; n: number | bigint }[]>(
+    `SELECT ${viewStatusSql("t")} AS status, count(*) AS n FROM "Thread" t WHERE ${where.join(" AND ")} GROUP BY 1`,
+    ...params,
+  );
+  const counts: Record<string, number> = {};
+  for (const row of rows) counts[row.status] = Number(row.n);
   return counts;
 }
 
-/** Distinct values for the filter menus. */
+/** How many threads of `counts` have one of `statuses` (all of them when `statuses` is empty or absent). */
+function countOf(counts: Record<string, number>, statuses: string[] | undefined, within?: string[]): number {
+  let sum = 0;
+  for (const [status, n] of Object.entries(counts)) {
+    if (statuses?.length && !statuses.includes(status)) continue;
+    if (within && !within.includes(status)) continue;
+    sum += n;
+  }
+  return sum;
+}
+
 /** The current rows of the given threads (the live board's row refetch); unknown keys are left out. */
 export async function threadRows(keys: number[], now = Date.now()): Promise<ThreadView[]> {
   if (keys.length === 0) return [];
@@ -161,6 +169,7 @@ export async function threadRows(keys: number[], now = Date.now()): Promise<Thre
   return withLimitKeys(await withOtherPaths(rows.map((row) => toThreadView(row, now))), now);
 }
 
+/** Distinct values for the filter menus. */
 export async function filterOptions(): Promise<FilterOptions> {
   const { prisma } = db();
   const [providers, models, sources] = await Promise.all([
@@ -196,11 +205,6 @@ export async function stoppableThreadKeys(filter: ThreadFilter, now = Date.now()
   if (!where) return [];
   const rows = await db().prisma.thread.findMany({ where, select: { id: true } });
   return rows.map((row) => row.id);
-}
-
-async function countStoppable(filter: ThreadFilter, now = Date.now()): Promise<number> {
-  const where = stoppableWhere(filter, now);
-  return where ? db().prisma.thread.count({ where }) : 0;
 }
 
 export async function threadExists(key: number): Promise<boolean> {
@@ -293,11 +297,9 @@ export async function threadBoard(
   options: { page?: number; pageSize?: number; attentionFirst?: boolean } = {},
   now = Date.now(),
 ): Promise<ThreadBoard> {
-  const { status: _status, ...withoutStatus } = filter;
-  const [page, counts, stoppable] = await Promise.all([
-    listThreads(filter, { ...options, now }),
-    statusCounts(withoutStatus, now),
-    countStoppable(filter, now),
-  ]);
-  return { ...page, threads: await withOtherPaths(page.threads), counts, stoppable, serverTime: new Date(now).toISOString() };
+  const { status, ...withoutStatus } = filter;
+  const counts = await viewStatusCounts(withoutStatus, now);
+  const totals = { total: countOf(counts, status), attention: countOf(counts, status, ATTENTION_STATUSES) };
+  const page = await listThreads(filter, totals, { ...options, now });
+  return { ...page, threads: await withOtherPaths(page.threads), counts, stoppable: countOf(counts, status, STOPPABLE_STATUSES), serverTime: new Date(now).toISOString() };
 }

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { threadBoard, threadRows } from "@/lib/db/threads";
 import { problem } from "@/lib/server/http";
 import { route } from "@/lib/server/route";
@@ -6,19 +7,26 @@ import { MAX_THREAD_ROWS, type ThreadRows } from "@/lib/wire/types";
 
 export const dynamic = "force-dynamic";
 
+const KEYS_HINT = `give at most ${MAX_THREAD_ROWS} thread keys (positive integers) separated by commas, e.g. ?keys=12,15`;
+
+/** `?keys=`: the live-update protocol's row refetch, bounded in length before it is split. */
+const rowsQuery = z.object({
+  keys: z
+    .string()
+    .max(MAX_THREAD_ROWS * 17, KEYS_HINT)
+    .transform((keys) => keys.split(",").map((key) => Number(key.trim())))
+    .pipe(z.array(z.number().int().positive().max(Number.MAX_SAFE_INTEGER), KEYS_HINT).max(MAX_THREAD_ROWS, KEYS_HINT))
+    .optional(),
+});
+
 /**
  * Threads, newest first (`order=attention`: those needing an operator first), filtered like the
  * board: ?status=&kind=&provider=&model=&source=&q=&from=&to=&page=&pageSize=
  * Or `?keys=1,2,3`: the current rows of those threads, by key (the live-update protocol).
  */
-export const GET = route({ access: "viewer" }, async ({ search, now }) => {
-  const keys = search.get("keys");
-  if (keys !== null) {
-    const list = keys.split(",").map((key) => Number(key.trim()));
-    if (list.length > MAX_THREAD_ROWS || list.some((key) => !Number.isSafeInteger(key) || key <= 0)) {
-      return problem(400, "Bad keys", `keys: give at most ${MAX_THREAD_ROWS} thread keys (positive integers) separated by commas, e.g. ?keys=12,15.`);
-    }
-    return Response.json({ threads: await threadRows(list, now), serverTime: new Date(now).toISOString() } satisfies ThreadRows);
+export const GET = route({ access: "viewer", query: { schema: rowsQuery, title: "Bad keys", detail: `keys: ${KEYS_HINT}.` } }, async ({ query, search, now }) => {
+  if (query.keys) {
+    return Response.json({ threads: await threadRows(query.keys, now), serverTime: new Date(now).toISOString() } satisfies ThreadRows);
   }
   const parsed = parseThreadQuery(search);
   if (!parsed.ok) return problem(400, "Bad filter", parsed.error);
