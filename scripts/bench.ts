@@ -4,6 +4,7 @@ import { prepare } from "./lib/prepare.mjs";
 import { benchIngest, formatIngestBench } from "./bench-ingest";
 import { benchInsights, formatInsightsBench } from "./bench-insights";
 import { benchReducer } from "./bench-reducer";
+import { benchReads, formatReadsBench } from "./bench-reads";
 
 prepare();
 
@@ -14,4 +15,5 @@ console.log(
 );
 console.log(formatIngestBench(await benchIngest()));
 console.log(formatInsightsBench(await benchInsights()));
+console.log(formatReadsBench(await benchReads()));
 console.log(`peak RSS of the bench process: ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
