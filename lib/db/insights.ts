@@ -23,11 +23,11 @@ import { THREAD_SELECT, type ThreadProjection } from "./thread-projection";
  * outside it. Progress deltas are not facts of these charts (and ingestion folds them anyway).
  *
  * When the filter names only what rollups are keyed by (fact kind, provider, model, source),
- * notices, outcomes, gap bins and waits per thread (time lost, early retries, the top threads,
- * from the per-thread `threadWait` fact) are read from the rollups (lib/db/rollups.ts): the hour
- * table for the whole hours of a range bucketed by hours, the minute table for the other whole
- * minutes, the raw facts for the partial minutes at either end. Every other filter reads the raw
- * facts. A wait the range's horizon cuts is corrected from its raw attempt.
+ * notices, outcomes, gap bins and waits (time lost and early retries per label set, the top
+ * threads from the per-thread `threadWait` fact or by bounds) are read from the rollups
+ * (lib/db/rollups.ts): the hour table for the whole hours of a range bucketed by hours, the minute
+ * table for the other whole minutes, the raw facts for the partial minutes at either end. Every
+ * other filter reads the raw facts. A wait the range's horizon cuts is corrected from its raw attempt.
  */
 
 const TOP_THREADS = 10;
