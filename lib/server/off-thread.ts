@@ -28,8 +28,9 @@ function channel(): Channel | null {
     process.stderr.write(`[radar] ${READ_WORKER_BUNDLE} is missing (npm start builds it): heavy reads run on the ingest thread\n`);
     return (globalForReads.__radarReads = null);
   }
-  // The server's connection opens (and migrates) the file first; the worker only reads it.
-  const worker = new Worker(bundle, { workerData: { file: db().path } });
+  // The server's connection opens (and migrates) the file first; the worker only reads it. The
+  // comment keeps Next's bundler from bundling the file, which its prepare step built.
+  const worker = new Worker(/* turbopackIgnore: true */ bundle, { workerData: { file: db().path } });
   const opened: Channel = { worker, waiting: new Map(), next: 1 };
   worker.on("message", (answer: FromWorker) => {
     const waiter = opened.waiting.get(answer.id);
