@@ -1,6 +1,5 @@
 import fs from "node:fs";
 import path from "node:path";
-import { Worker } from "node:worker_threads";
 import { db, serialized } from "@/lib/db/client";
 import { EXPORTS, READS, type ExportName, type FromWorker, type ReadName, type ToWorker } from "@/lib/db/reads";
 import { READ_WORKER_BUNDLE } from "./read-worker-bundle.mjs";
@@ -11,6 +10,11 @@ import { READ_WORKER_BUNDLE } from "./read-worker-bundle.mjs";
  * one: here they cost a message each way. Without a built worker (a server not started through
  * the prepare step) they run on this thread, queued with everything else, as a last resort.
  */
+// Next's bundler bundles the entry of every `new Worker` of node:worker_threads it can see (and
+// ignores no comment there); this one is built by the prepare step, so Worker is taken out of its sight.
+const { Worker } = process.getBuiltinModule("node:worker_threads");
+type Worker = InstanceType<typeof Worker>;
+
 interface Channel {
   worker: Worker;
   /** Who waits for the answer to each request id (an export's stream: its current pull). */
@@ -28,9 +32,8 @@ function channel(): Channel | null {
     process.stderr.write(`[radar] ${READ_WORKER_BUNDLE} is missing (npm start builds it): heavy reads run on the ingest thread\n`);
     return (globalForReads.__radarReads = null);
   }
-  // The server's connection opens (and migrates) the file first; the worker only reads it. The
-  // comment keeps Next's bundler from bundling the file, which its prepare step built.
-  const worker = new Worker(/* turbopackIgnore: true */ bundle, { workerData: { file: db().path } });
+  // The server's connection opens (and migrates) the file first; the worker only reads it.
+  const worker = new Worker(bundle, { workerData: { file: db().path } });
   const opened: Channel = { worker, waiting: new Map(), next: 1 };
   worker.on("message", (answer: FromWorker) => {
     const waiter = opened.waiting.get(answer.id);
