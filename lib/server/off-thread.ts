@@ -27,7 +27,8 @@ const globalForReads = globalThis as unknown as { __radarReads?: Channel | null 
 
 function channel(): Channel | null {
   if (globalForReads.__radarReads !== undefined) return globalForReads.__radarReads;
-  const bundle = path.join(process.cwd(), READ_WORKER_BUNDLE);
+  // Not a file for Next's build to trace: the prepare step writes it after that build.
+  const bundle = path.join(/* turbopackIgnore: true */ process.cwd(), READ_WORKER_BUNDLE);
   if (!fs.existsSync(bundle)) {
     process.stderr.write(`[radar] ${READ_WORKER_BUNDLE} is missing (npm start builds it): heavy reads run on the ingest thread\n`);
     return (globalForReads.__radarReads = null);
