@@ -20,6 +20,8 @@ interface Channel {
   /** Who waits for the answer to each request id (an export's stream: its current pull). */
   waiting: Map<number, (answer: FromWorker) => void>;
   next: number;
+  /** Why the worker stopped, once it did: an export it was serving gets this as its error. */
+  stopped?: string;
 }
 
 // Kept on globalThis, as the database is: one worker per process, whatever Next instantiates twice.
@@ -45,6 +47,7 @@ function channel(): Channel | null {
   const fail = (error: unknown) => {
     if (globalForReads.__radarReads === opened) globalForReads.__radarReads = undefined;
     const message = error instanceof Error ? error.message : `the read worker stopped (${String(error)})`;
+    opened.stopped ??= message;
     for (const [id, waiter] of opened.waiting) waiter({ id, error: message });
     opened.waiting.clear();
   };
@@ -56,6 +59,7 @@ function channel(): Channel | null {
 
 function ask(reads: Channel, request: ToWorker): Promise<FromWorker> {
   return new Promise((resolve) => {
+    if (reads.stopped) return resolve({ id: request.id, error: reads.stopped });
     reads.waiting.set(request.id, resolve);
     reads.worker.postMessage(request);
   });
