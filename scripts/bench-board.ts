@@ -229,7 +229,7 @@ export interface BoardApiBench {
 
 export async function benchBoardApi(): Promise<BoardApiBench> {
   const built = buildBenchDatabase(Date.now());
-  const server = await startServer({ DATABASE_URL: `file:${built.file}` });
+  const server = await startServer({}, { databaseFile: built.file });
   try {
     const views: BoardApiBench["views"] = [];
     for (const view of API_VIEWS) {

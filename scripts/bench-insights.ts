@@ -137,6 +137,21 @@ export function buildBenchDatabase(now: number): Built {
   return { file, dir, events, notices, episodes, attempts, seconds: (performance.now() - started) / 1000, rebuildSeconds, now };
 }
 
+let shared: Built | null = null;
+
+/**
+ * The benchmark database for every bench part of one process, built on first use (it takes
+ * minutes) and removed when the process exits. A part that writes to it works on a copy.
+ */
+export function benchDatabase(): Built {
+  if (!shared) {
+    const built = buildBenchDatabase(Date.now());
+    process.on("exit", () => fs.rmSync(built.dir, { recursive: true, force: true }));
+    shared = built;
+  }
+  return shared;
+}
+
 /** Wraps a connection so every statement's run time is recorded with a short label. */
 function timed(sql: Database.Database, log: { label: string; ms: number }[]): Database.Database {
   const label = (text: string) =>
@@ -185,8 +200,8 @@ export interface InsightsBench {
 }
 
 export async function benchInsights(): Promise<InsightsBench> {
-  const now = Date.now();
-  const built = buildBenchDatabase(now);
+  const built = benchDatabase();
+  const { now } = built;
   const sql = new Database(built.file, { readonly: true });
   try {
     const views: InsightsBench["views"] = [];
@@ -228,7 +243,6 @@ export async function benchInsights(): Promise<InsightsBench> {
     };
   } finally {
     sql.close();
-    fs.rmSync(built.dir, { recursive: true, force: true });
   }
 }
 

@@ -5,6 +5,7 @@ import { benchIngest, formatIngestBench } from "./bench-ingest";
 import { benchInsights, formatInsightsBench } from "./bench-insights";
 import { benchReducer } from "./bench-reducer";
 import { benchBoard, benchBoardApi, formatBoardApiBench, formatBoardBench } from "./bench-board";
+import { benchReads, formatReadsBench } from "./bench-reads";
 
 prepare();
 
@@ -17,4 +18,5 @@ console.log(formatIngestBench(await benchIngest()));
 console.log(formatInsightsBench(await benchInsights()));
 console.log(formatBoardBench(await benchBoard()));
 console.log(formatBoardApiBench(await benchBoardApi()));
+console.log(formatReadsBench(await benchReads()));
 console.log(`peak RSS of the bench process: ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);

@@ -2,9 +2,9 @@ import { pageAccess } from "@/lib/server/page-access";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { InsightsView } from "@/components/insights/insights-view";
-import { insights } from "@/lib/db/insights";
 import { filterOptions } from "@/lib/db/threads";
 import { parseInsightsQuery } from "@/lib/insights/range";
+import { read } from "@/lib/server/off-thread";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Insights" };
@@ -29,7 +29,7 @@ export default async function InsightsPage({ searchParams }: { searchParams: Pro
       </p>
     );
   }
-  const data = { ...(await insights(parsed.query, now)), serverTime: new Date(now).toISOString() };
+  const data = { ...(await read("insights", parsed.query, now)), serverTime: new Date(now).toISOString() };
   const options = await filterOptions();
   return <InsightsView initial={data} query={parsed.query} options={options} />;
 }

@@ -35,6 +35,23 @@ export function openDatabase(file = resolveDatabasePath()): DatabaseHandles {
   return { path: file, sql, prisma };
 }
 
+/**
+ * A read-only connection to the same file for a thread that only reads (the read worker,
+ * read-worker.ts), made that thread's db() so every reader in lib/db runs there unchanged. It
+ * never migrates (the server's connection did) and has no Prisma client.
+ */
+export function openReadOnly(file: string): DatabaseHandles {
+  const sql = new Database(file, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+  globalForDb.__radarDb = {
+    path: file,
+    sql,
+    get prisma(): never {
+      throw new Error("the read worker has no Prisma client: its reads use the raw connection");
+    },
+  };
+  return globalForDb.__radarDb;
+}
+
 /** The process-wide database, opened (and migrated) on first use. */
 export function db(): DatabaseHandles {
   globalForDb.__radarDb ??= openDatabase();

@@ -4,7 +4,7 @@ import { auditWhere, type AuditFilter } from "./audit";
 import { db, serialized } from "./client";
 import { factFilterSql, RETRIED_AT_SQL, waitMsSql } from "./fact-sql";
 import { statement, type Sql } from "./statement";
-import { threadFilterSql } from "./thread-filter";
+import { recordFilterSql } from "./thread-filter";
 import { THREAD_SELECT } from "./thread-projection";
 
 /**
@@ -82,7 +82,7 @@ interface PagedQuery {
 function pagedQuery(kind: ExportKind, query: ExportQuery, now: number): PagedQuery {
   const { range, filter } = query;
   if (kind === "threads") {
-    const where = threadFilterSql(filter, now);
+    const where = recordFilterSql(filter, now);
     const active = range ? `EXISTS (SELECT 1 FROM "Event" e WHERE e.threadId = t.id AND e.at >= ? AND e.at < ?) AND` : "";
     return {
       text: `${THREAD_SELECT} WHERE (t.id, t.id) > (?, ?) AND ${active} ${where.sql} ORDER BY t.id LIMIT ?`,

@@ -1,6 +1,6 @@
 import { GAP_BOUNDS_MS } from "@/lib/insights/gaps";
 import type { FactFilter } from "@/lib/insights/range";
-import { inList, threadFilterSql, type Clause } from "./thread-filter";
+import { inList, recordFilterSql, type Clause } from "./thread-filter";
 
 /**
  * SQL for the facts the insights, metrics and exports count — retry notices (events), episodes
@@ -17,7 +17,7 @@ export function factFilterSql(filter: FactFilter, kindColumn: string, now: numbe
   const { kind, ...threadFilter } = filter;
   return {
     kind: kind?.length ? { sql: inList(`coalesce(${kindColumn}, 'other')`), params: [JSON.stringify(kind)] } : { sql: "1", params: [] },
-    thread: threadFilterSql(threadFilter, now),
+    thread: recordFilterSql(threadFilter, now),
   };
 }
 

@@ -23,11 +23,11 @@ import { THREAD_SELECT, type ThreadProjection } from "./thread-projection";
  * outside it. Progress deltas are not facts of these charts (and ingestion folds them anyway).
  *
  * When the filter names only what rollups are keyed by (fact kind, provider, model, source),
- * notices, outcomes, gap bins and waits per thread (time lost, early retries, the top threads,
- * from the per-thread `threadWait` fact) are read from the rollups (lib/db/rollups.ts): the hour
- * table for the whole hours of a range bucketed by hours, the minute table for the other whole
- * minutes, the raw facts for the partial minutes at either end. Every other filter reads the raw
- * facts. A wait the range's horizon cuts is corrected from its raw attempt.
+ * notices, outcomes, gap bins and waits (time lost and early retries per label set, the top
+ * threads from the per-thread `threadWait` fact or by bounds) are read from the rollups
+ * (lib/db/rollups.ts): the hour table for the whole hours of a range bucketed by hours, the minute
+ * table for the other whole minutes, the raw facts for the partial minutes at either end. Every
+ * other filter reads the raw facts. A wait the range's horizon cuts is corrected from its raw attempt.
  */
 
 const TOP_THREADS = 10;
@@ -214,95 +214,204 @@ const gapBinRows = (scope: Scope) =>
     })),
   );
 
-interface PerThreadRow {
-  part: "lost" | "agent" | "top";
-  a: string | number;
-  b: string | null;
-  n: number;
-  v: number;
-  w: number | null;
+/** A sum of waits: per label set (time lost, early retries) or per thread (the top threads). */
+interface WaitRow {
+  threadId: number | null;
+  provider: string;
+  model: string;
+  agent: string;
+  attempts: number;
+  waitMs: number;
+  judged: number;
+  early: number;
+  earlyByMs: number;
 }
 
-/** Per-thread wait sums from one source: the columns perThreadWaitRows adds up per thread. */
+/** SQL whose rows are WaitRow columns: per thread (raw facts, corrections, `threadWait`) or per label set (`attempt`). */
 type WaitSource = { sql: string; params: unknown[] };
 
 /** Attempts and their evident retry time, for the raw readers of waits. */
 const ATTEMPT_FACTS = `SELECT ep.threadId, ep.endedAt, a.noticeAt, a.advisedDelayMs, a.earlyByMs, ${RETRIED_AT_SQL} AS retriedAt
   FROM "Attempt" a JOIN "Episode" ep ON ep.id = a.episodeId`;
 
+/**
+ * Attempts whose wait a horizon (?, four times) may cut: those of episodes open or ended after
+ * it, those started after it, and those followed in their episode by a notice after it. Found
+ * through indexes; few unless the range ends in the past.
+ */
+const CUT_BY_HORIZON = `SELECT b.id FROM "Episode" o JOIN "Attempt" b ON b.episodeId = o.id WHERE o.endedAt IS NULL OR o.endedAt > ?
+  UNION SELECT id FROM "Attempt" WHERE startedAt > ?
+  UNION SELECT b.id FROM "Attempt" later JOIN "Attempt" b ON b.episodeId = later.episodeId AND b.n < later.n WHERE later.noticeAt > ?`;
+
+/** Per-thread `sums` over attempt `facts` (rows of ATTEMPT_FACTS), with the thread's labels, under the thread filter. */
+function perThreadSource(scope: Scope, sums: { sql: string; params: unknown[] }, facts: { sql: string; params: unknown[] }): WaitSource {
+  const attempt = factFilterSql(scope.query.filter, "ep.kind", scope.now);
+  return {
+    sql: `SELECT x.threadId, ${THREAD_LABELS_SQL}, x.attempts, x.waitMs, x.judged, x.early, x.earlyByMs
+       FROM (SELECT threadId, ${sums.sql} FROM (${facts.sql}) GROUP BY threadId) x ${THREAD_JOIN("x.threadId")} WHERE ${attempt.thread.sql}`,
+    params: [...sums.params, ...facts.params, ...attempt.thread.params],
+  };
+}
+
 /** Waits per thread from the raw attempts noticed in the scope's range, cut at `horizon`. */
 function rawWaitSource(scope: Scope, horizon: number): WaitSource[] {
   const { from, to } = scope.query.range;
   const attempt = factFilterSql(scope.query.filter, "ep.kind", scope.now);
   return [
-    {
-      sql: `SELECT threadId, count(*) AS attempts,
-         sum(max(0, min(coalesce(retriedAt, endedAt, ?), ?) - noticeAt)) AS waitMs,
-         sum(advisedDelayMs IS NOT NULL AND retriedAt IS NOT NULL) AS judged,
-         -- the engine records earlyByMs only for a retry that happened sooner than advised
-         sum(earlyByMs > 0) AS early, sum(CASE WHEN earlyByMs > 0 THEN earlyByMs END) AS earlyByMs
-       FROM (${ATTEMPT_FACTS} WHERE a.noticeAt >= ? AND a.noticeAt < ? AND ${attempt.kind.sql})
-       GROUP BY threadId`,
-      params: [horizon, horizon, from, to, ...attempt.kind.params],
-    },
+    perThreadSource(
+      scope,
+      {
+        sql: `count(*) AS attempts, sum(max(0, min(coalesce(retriedAt, endedAt, ?), ?) - noticeAt)) AS waitMs,
+          sum(advisedDelayMs IS NOT NULL AND retriedAt IS NOT NULL) AS judged,
+          -- the engine records earlyByMs only for a retry that happened sooner than advised
+          sum(earlyByMs > 0) AS early, sum(CASE WHEN earlyByMs > 0 THEN earlyByMs END) AS earlyByMs`,
+        params: [horizon, horizon],
+      },
+      { sql: `${ATTEMPT_FACTS} WHERE a.noticeAt >= ? AND a.noticeAt < ? AND ${attempt.kind.sql}`, params: [from, to, ...attempt.kind.params] },
+    ),
   ];
 }
 
 /**
- * Waits per thread from the `threadWait` rollup over one part, plus the correction of the waits
- * the horizon cuts: the rollup holds each finished wait whole and an open one as nothing, while a
- * range counts a wait only up to its horizon. Those attempts are found through indexes (open or
- * later-ended episodes, later starts, later notices of the same episode), few unless the range
- * ends in the past.
+ * Waits from the rollups over one part, per label set (`attempt`) or per thread (`threadWait`,
+ * whose label is the thread's key), plus the correction of the waits the horizon cuts: the
+ * rollups hold each finished wait whole and an open one as nothing, while a range counts a wait
+ * only up to its horizon.
  */
-function rolledWaitSources(scope: Scope, part: RolledPart, horizon: number): WaitSource[] {
+function rolledWaitSources(scope: Scope, part: RolledPart, horizon: number, perThread: boolean): WaitSource[] {
   const { table, time } = part.rollup;
   const attempt = factFilterSql(scope.query.filter, "ep.kind", scope.now);
   const end = "coalesce(retriedAt, endedAt)";
-  return [
-    {
-      sql: `SELECT CAST(r.label AS INTEGER) AS threadId, sum(n) AS attempts, sum(ms) AS waitMs, sum(judged) AS judged,
-         sum(early) AS early, sum(earlyMs) AS earlyByMs
-       FROM "${table}" r WHERE fact = 'threadWait' AND ${time} >= ? AND ${time} < ? AND ${part.where.sql} GROUP BY r.label`,
-      params: [part.from, part.to, ...part.where.params],
-    },
-    {
-      sql: `SELECT threadId, 0 AS attempts,
-         sum(max(0, min(coalesce(${end}, ?), ?) - noticeAt) - coalesce(max(0, ${end} - noticeAt), 0)) AS waitMs,
+  const rolled = perThread
+    ? `SELECT CAST(r.label AS INTEGER) AS threadId, '' AS provider, '' AS model, '' AS agent, sum(n) AS attempts, sum(ms) AS waitMs,
          0 AS judged, 0 AS early, 0 AS earlyByMs
-       FROM (${ATTEMPT_FACTS} WHERE a.noticeAt >= ? AND a.noticeAt < ? AND ${attempt.kind.sql} AND a.id IN (
-         SELECT b.id FROM "Episode" o JOIN "Attempt" b ON b.episodeId = o.id WHERE o.endedAt IS NULL OR o.endedAt > ?
-         UNION SELECT id FROM "Attempt" WHERE startedAt > ?
-         UNION SELECT b.id FROM "Attempt" later JOIN "Attempt" b ON b.episodeId = later.episodeId AND b.n < later.n WHERE later.noticeAt > ?))
-       WHERE ${end} IS NULL OR ${end} > ?
-       GROUP BY threadId`,
-      params: [horizon, horizon, part.from, part.to, ...attempt.kind.params, horizon, horizon, horizon, horizon],
-    },
+       FROM "${table}" r WHERE fact = 'threadWait' AND ${time} >= ? AND ${time} < ? AND ${part.where.sql} GROUP BY r.label`
+    : `SELECT NULL AS threadId, r.provider, r.model, r.agent, sum(n) AS attempts, sum(ms) AS waitMs, sum(judged) AS judged,
+         sum(early) AS early, sum(earlyMs) AS earlyByMs
+       FROM "${table}" r WHERE fact = 'attempt' AND ${time} >= ? AND ${time} < ? AND ${part.where.sql} GROUP BY r.provider, r.model, r.agent`;
+  return [
+    { sql: rolled, params: [part.from, part.to, ...part.where.params] },
+    perThreadSource(
+      scope,
+      {
+        sql: `0 AS attempts, sum(max(0, min(coalesce(${end}, ?), ?) - noticeAt) - coalesce(max(0, ${end} - noticeAt), 0)) AS waitMs,
+          0 AS judged, 0 AS early, 0 AS earlyByMs`,
+        params: [horizon, horizon],
+      },
+      {
+        sql: `SELECT * FROM (${ATTEMPT_FACTS} WHERE a.noticeAt >= ? AND a.noticeAt < ? AND ${attempt.kind.sql} AND a.id IN (${CUT_BY_HORIZON}))
+          WHERE ${end} IS NULL OR ${end} > ?`,
+        params: [part.from, part.to, ...attempt.kind.params, horizon, horizon, horizon, horizon],
+      },
+    ),
   ];
 }
 
-/**
- * Waits per thread, grouped once (the thread filter applies after grouping: each group is one
- * thread), from which three parts are taken: time lost per provider and model, early retries
- * per agent, and the threads that lost the most.
- */
-function perThreadWaitRows(scope: Scope): PerThreadRow[] {
-  const attempt = factFilterSql(scope.query.filter, "ep.kind", scope.now);
+function waitRows(scope: Scope, perThread: boolean, select: (union: string) => string): WaitRow[] {
   const horizon = Math.min(scope.query.range.to, scope.now);
-  const sources = combined(scope, (edge) => rawWaitSource(edge, horizon), (part) => rolledWaitSources(scope, part, horizon));
-  return statement(
-    `WITH per AS MATERIALIZED (
-       SELECT x.*, ${THREAD_LABELS_SQL}
-       FROM (
-         SELECT threadId, sum(attempts) AS attempts, sum(waitMs) AS waitMs, sum(judged) AS judged, sum(early) AS early, sum(earlyByMs) AS earlyByMs
-         FROM (${sources.map((source) => source.sql).join("\n         UNION ALL ")})
-         GROUP BY threadId HAVING sum(attempts) > 0) x
-       ${THREAD_JOIN("x.threadId")} WHERE ${attempt.thread.sql})
-     SELECT 'lost' AS part, provider AS a, model AS b, sum(attempts) AS n, sum(waitMs) AS v, NULL AS w FROM per GROUP BY provider, model
-     UNION ALL SELECT 'agent', agent, NULL, sum(judged), sum(early), sum(earlyByMs) FROM per GROUP BY agent HAVING sum(judged) > 0
-     UNION ALL SELECT * FROM (SELECT 'top', threadId, NULL, attempts, waitMs, NULL FROM per ORDER BY waitMs DESC, threadId LIMIT ${TOP_THREADS})`,
-    scope.sql,
-  ).all(...sources.flatMap((source) => source.params), ...attempt.thread.params) as PerThreadRow[];
+  const sources = combined(scope, (edge) => rawWaitSource(edge, horizon), (part) => rolledWaitSources(scope, part, horizon, perThread));
+  return statement(select(sources.map((source) => source.sql).join("\n UNION ALL ")), scope.sql).all(
+    ...sources.flatMap((source) => source.params),
+  ) as WaitRow[];
+}
+
+/** Time lost per provider and model, and early retries per agent, from rows per thread or per label set. */
+function byLabels(rows: WaitRow[]): { lost: WaitRow[]; agents: WaitRow[] } {
+  const lost = new Map<string, WaitRow>();
+  const agents = new Map<string, WaitRow>();
+  for (const row of rows) {
+    for (const [groups, key] of [[lost, `${row.provider}\0${row.model}`], [agents, row.agent]] as const) {
+      const sum = groups.get(key);
+      if (!sum) groups.set(key, { ...row });
+      else for (const column of ["attempts", "waitMs", "judged", "early", "earlyByMs"] as const) sum[column] += row[column];
+    }
+  }
+  return { lost: [...lost.values()].filter((row) => row.attempts > 0), agents: [...agents.values()].filter((row) => row.judged > 0) };
+}
+
+type ThreadWait = Pick<WaitRow, "attempts" | "waitMs"> & { threadId: number };
+const byWait = (x: ThreadWait, y: ThreadWait) => y.waitMs - x.waitMs || x.threadId - y.threadId;
+
+/** The top threads by summing every thread's waits in the range. */
+function summedTopThreads(scope: Scope): ThreadWait[] {
+  return waitRows(
+    scope,
+    true,
+    (union) => `SELECT threadId, sum(attempts) AS attempts, sum(waitMs) AS waitMs FROM (${union})
+       GROUP BY threadId HAVING sum(attempts) > 0 ORDER BY waitMs DESC, threadId LIMIT ${TOP_THREADS}`,
+  ) as ThreadWait[];
+}
+
+/** How many threads the bounded search examines before it sums every thread instead, and how many at a time. */
+const BOUNDED_CANDIDATES = 64;
+const CANDIDATE_BATCH = 32;
+
+/**
+ * The top threads by bounds: a thread's waits in any range are at most its finished waits of
+ * all time (ThreadWaitTotal, lib/db/rollups.ts), unless a wait is still open at the horizon. So
+ * the threads with such a wait, then the others by their total, largest first, are summed
+ * exactly from their raw attempts until the tenth best beats the next total. A long range finds
+ * them among the first few; when the totals do not tell (a range short next to the threads'
+ * lives) it gives up after BOUNDED_CANDIDATES and returns null. Ranges bucketed by minutes are
+ * short enough to sum outright.
+ */
+function boundedTopThreads(scope: Scope): ThreadWait[] | null {
+  const { query, now, sql } = scope;
+  const { from, to, bucketMs } = query.range;
+  if (bucketMs < HOUR_MS) return null;
+  const horizon = Math.min(to, now);
+  const attempt = factFilterSql(query.filter, "ep.kind", now);
+  const exact = new Map<number, ThreadWait>();
+  const sumExactly = (threadIds: number[]) => {
+    const rows = statement(
+      `SELECT ep.threadId, count(*) AS attempts, sum(max(0, min(coalesce(${RETRIED_AT_SQL}, ep.endedAt, ?), ?) - a.noticeAt)) AS waitMs
+       FROM json_each(?) j CROSS JOIN "Episode" ep ON ep.threadId = j.value CROSS JOIN "Attempt" a ON a.episodeId = ep.id
+       WHERE a.noticeAt >= ? AND a.noticeAt < ? AND ${attempt.kind.sql}
+       GROUP BY ep.threadId`,
+      sql,
+    ).all(horizon, horizon, JSON.stringify(threadIds), from, to, ...attempt.kind.params) as ThreadWait[];
+    for (const row of rows) exact.set(row.threadId, row);
+  };
+  sumExactly(
+    pluck(
+      `SELECT DISTINCT ep.threadId FROM "Attempt" a JOIN "Episode" ep ON ep.id = a.episodeId ${THREAD_JOIN("ep.threadId")}
+       WHERE a.noticeAt >= ? AND a.noticeAt < ? AND a.id IN (${CUT_BY_HORIZON}) AND ${attempt.thread.sql}`,
+      sql,
+    ).all(from, to, horizon, horizon, horizon, ...attempt.thread.params) as number[],
+  );
+  const candidates = statement(
+    `SELECT w.threadId, w.ms FROM "ThreadWaitTotal" w ${THREAD_JOIN("w.threadId")}
+     WHERE (w.ms, w.threadId) < (?, ?) AND ${attempt.thread.sql} ORDER BY w.ms DESC, w.threadId DESC LIMIT ${CANDIDATE_BATCH}`,
+    sql,
+  );
+  let after = [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
+  for (let examined = 0; ; examined += CANDIDATE_BATCH) {
+    const batch = candidates.all(...after, ...attempt.thread.params) as { threadId: number; ms: number }[];
+    const top = [...exact.values()].sort(byWait).slice(0, TOP_THREADS);
+    if (!batch.length || (top.length === TOP_THREADS && top[TOP_THREADS - 1].waitMs > batch[0].ms)) return top;
+    if (examined >= BOUNDED_CANDIDATES) return null;
+    sumExactly(batch.map((row) => row.threadId));
+    after = [batch[batch.length - 1].ms, batch[batch.length - 1].threadId];
+  }
+}
+
+/**
+ * Every figure of waits: time lost per provider and model, early retries per agent, and the
+ * threads that lost the most. From the rollups, the first two come per label set and the top
+ * threads by bounds; from the raw facts alone, all three come from one row per thread.
+ */
+function waits(scope: Scope): { lost: WaitRow[]; agents: WaitRow[]; top: ThreadWait[] } {
+  if (!rollupParts(scope).length) {
+    const perThread = waitRows(scope, true, (union) => union);
+    return { ...byLabels(perThread), top: (perThread as ThreadWait[]).filter((row) => row.attempts > 0).sort(byWait).slice(0, TOP_THREADS) };
+  }
+  const labelled = waitRows(
+    scope,
+    false,
+    (union) => `SELECT provider, model, agent, sum(attempts) AS attempts, sum(waitMs) AS waitMs, sum(judged) AS judged,
+       sum(early) AS early, sum(earlyByMs) AS earlyByMs FROM (${union}) GROUP BY provider, model, agent`,
+  );
+  return { ...byLabels(labelled), top: boundedTopThreads(scope) ?? summedTopThreads(scope) };
 }
 
 /** The threads of the top list, as projected for every SQL reader. */
@@ -349,23 +458,20 @@ function assemble(scope: Scope): InsightsData {
     if (row.advisedBin !== null) gaps[row.advisedBin].advised += row.count;
   }
 
-  const perThread = perThreadWaitRows(scope);
-  const timeLost = perThread
-    .filter((row) => row.part === "lost")
-    .map((row) => ({ provider: String(row.a), model: row.b ?? "unknown", attempts: row.n, timeLostMs: row.v }))
+  const { lost, agents, top } = waits(scope);
+  const timeLost = lost
+    .map((row) => ({ provider: row.provider, model: row.model, attempts: row.attempts, timeLostMs: row.waitMs }))
     .sort((x, y) => y.timeLostMs - x.timeLostMs || x.provider.localeCompare(y.provider) || x.model.localeCompare(y.model));
-  const earlyByAgent = perThread
-    .filter((row) => row.part === "agent")
-    .map((row) => ({ agent: String(row.a), attempts: row.n, early: row.v, share: row.v / row.n, avgEarlyByMs: row.v ? Math.round((row.w ?? 0) / row.v) : null }))
+  const earlyByAgent = agents
+    .map((row) => ({ agent: row.agent, attempts: row.judged, early: row.early, share: row.early / row.judged, avgEarlyByMs: row.early ? Math.round((row.earlyByMs ?? 0) / row.early) : null }))
     .sort((x, y) => y.share - x.share || x.agent.localeCompare(y.agent));
-  const top = perThread.filter((row) => row.part === "top");
-  const threads = threadsByKey(scope, top.map((row) => row.a as number));
+  const threads = threadsByKey(scope, top.map((row) => row.threadId));
   const topThreads = top.flatMap((row) => {
-    const thread = threads.get(row.a as number);
+    const thread = threads.get(row.threadId);
     if (!thread) return [];
     const { threadId, sourceId, source, title, status } = thread;
     const labels = { agent: thread.agent ?? "unknown", provider: thread.provider ?? "unknown", model: thread.model ?? "unknown" };
-    return [{ threadId, sourceId, source, title, ...labels, status, attempts: row.n, timeLostMs: row.v }];
+    return [{ threadId, sourceId, source, title, ...labels, status, attempts: row.attempts, timeLostMs: row.waitMs }];
   });
 
   const attemptsJudged = earlyByAgent.reduce((sum, row) => sum + row.attempts, 0);
@@ -395,6 +501,12 @@ function assemble(scope: Scope): InsightsData {
   };
 }
 
+/** The insights of `query`, read at once (the read worker runs it; see reads.ts). */
+export function readInsights(query: InsightsQuery, now: number, sql: Sql = db().sql): InsightsData {
+  return assemble({ query, now, sql });
+}
+
+/** The same, queued with every other use of the connection. */
 export function insights(query: InsightsQuery, now: number, sql: Sql = db().sql): Promise<InsightsData> {
-  return serialized(() => assemble({ query, now, sql }));
+  return serialized(() => readInsights(query, now, sql));
 }

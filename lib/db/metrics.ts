@@ -12,10 +12,11 @@ import { notJoinedSql, viewStatusSql } from "./thread-filter";
  * replay may lower one; lib/insights/metrics.ts keeps what it exposes from going down).
  */
 export function metricsSnapshot(now: number, sql: Sql = db().sql): Promise<MetricsSnapshot> {
-  return serialized(() => snapshot(now, sql));
+  return serialized(() => readMetrics(now, sql));
 }
 
-function snapshot(now: number, sql: Sql): MetricsSnapshot {
+/** The same, read at once (the read worker runs it; see reads.ts). */
+export function readMetrics(now: number, sql: Sql = db().sql): MetricsSnapshot {
   const all = <T>(text: string, ...params: unknown[]) => statement(text, sql).all(...params) as T[];
   // `labels` are the label columns; MetricTotal's `label` is the outcome or a histogram bin.
   const totals = <L extends string>(fact: string, labels: string, value: string, having = "sum(n) > 0") =>

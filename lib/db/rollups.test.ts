@@ -79,6 +79,12 @@ function expectRollupsExact() {
     .all() as Record<string, unknown>[];
   const totalKey = KEY.filter((k) => k !== "minute" && k !== "sourceId");
   expect(nonZero(totals, totalKey)).toEqual(nonZero(rawTotals, totalKey));
+  // Each thread's wait total is its threadWait facts of all time.
+  const threadWaits = sql.prepare(`SELECT threadId, ms FROM "ThreadWaitTotal" WHERE ms <> 0 ORDER BY threadId`).all();
+  const rawThreadWaits = sql
+    .prepare(`SELECT CAST(label AS INTEGER) AS threadId, sum(ms) AS ms FROM (${m.rollups.factsSql("1", null)}) WHERE fact = 'threadWait' GROUP BY 1 HAVING sum(ms) <> 0 ORDER BY 1`)
+    .all();
+  expect(threadWaits).toEqual(rawThreadWaits);
 }
 
 describe("rollups", () => {
@@ -170,6 +176,7 @@ describe("rollups", () => {
     sql.transaction(() => m.rollups.rebuildRollups(sql))();
     expect(nonZero(sql.prepare(`SELECT * FROM "Rollup"`).all() as Record<string, unknown>[], KEY)).toEqual(before);
     expect(nonZero(sql.prepare(`SELECT * FROM "RollupHour"`).all() as Record<string, unknown>[], hourKey)).toEqual(hoursBefore);
+    expectRollupsExact();
     expect(await seen()).toBe(notices);
   });
 });

@@ -127,6 +127,14 @@ const NOTICE_SEEN = `INSERT INTO "MetricTotal" (${TOTAL_KEY}, n)
   FROM "Thread" t WHERE t.id = @threadId AND ${notJoinedSql()}
   ON CONFLICT (${TOTAL_KEY}) DO UPDATE SET n = n + excluded.n`;
 
+/**
+ * Each thread's finished waits of all time (its `threadWait` facts without their minute): what
+ * no range of that thread can exceed but by a wait still open, the bound by which insights find
+ * the top threads of a long range among the few largest instead of summing every thread.
+ */
+const UPSERT_THREAD_WAIT = `INSERT INTO "ThreadWaitTotal" (threadId, ms) VALUES (@threadId, @ms)
+  ON CONFLICT (threadId) DO UPDATE SET ms = ms + excluded.ms`;
+
 interface FactRow {
   fact: string;
   minute: number;
@@ -152,6 +160,7 @@ function applyFacts(text: string, params: Record<string, unknown>, sign: 1 | -1)
     statement(UPSERT_ROLLUP).run(signed);
     statement(UPSERT_HOUR).run({ ...signed, hour: row.minute < 0 ? row.minute : row.minute - (row.minute % HOUR_MS) });
     if (!ROLLUP_ONLY_FACTS.includes(row.fact)) statement(UPSERT_TOTAL).run(signed);
+    if (row.fact === "threadWait") statement(UPSERT_THREAD_WAIT).run({ threadId: Number(row.label), ms: signed.ms });
   }
 }
 
@@ -233,6 +242,14 @@ export function rebuildHourStatements(): string[] {
   ];
 }
 
+/** The threads' wait totals from the hour rollups (also the backfill of the migration that created them). */
+export function rebuildThreadWaitStatements(): string[] {
+  return [
+    `DELETE FROM "ThreadWaitTotal"`,
+    `INSERT INTO "ThreadWaitTotal" (threadId, ms) SELECT CAST(label AS INTEGER), sum(ms) FROM "RollupHour" WHERE fact = 'threadWait' GROUP BY label`,
+  ];
+}
+
 /** The rebuild as plain SQL statements (also the backfill of the migration that created the tables). */
 export function rebuildStatements(): string[] {
   return [
@@ -240,6 +257,7 @@ export function rebuildStatements(): string[] {
     `DELETE FROM "MetricTotal" WHERE fact <> 'noticeSeen'`,
     `INSERT INTO "Rollup" (${KEY}, ${VALUES}) ${factsSql("1", "1")}`,
     ...rebuildHourStatements(),
+    ...rebuildThreadWaitStatements(),
     `INSERT INTO "MetricTotal" (${TOTAL_KEY}, ${VALUES})
   SELECT ${TOTAL_KEY}, sum(n), sum(ms), sum(waited), sum(judged), sum(early), sum(earlyMs) FROM "Rollup" WHERE ${notRollupOnly} GROUP BY ${TOTAL_KEY}`,
     `INSERT INTO "MetricTotal" (${TOTAL_KEY}, n)

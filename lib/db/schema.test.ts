@@ -73,6 +73,8 @@ describe("the migrated database and schema.prisma agree", () => {
     await prisma.metricTotal.create({ data: { fact: "advised", ...labels, n: 1, ms: 2000n, waited: 1, judged: 1, early: 1, earlyMs: 1770n } });
     expect(await prisma.rollup.findFirstOrThrow({ where: { fact: "advised" } })).toMatchObject({ minute: at, ms: 2000n, earlyMs: 1770n });
     expect(await prisma.metricTotal.findFirstOrThrow({ where: { fact: "advised" } })).toMatchObject({ n: 1, ms: 2000n });
+    await prisma.threadWaitTotal.create({ data: { threadId: 1, ms: 2000n } });
+    expect(await prisma.threadWaitTotal.findUniqueOrThrow({ where: { threadId: 1 } })).toMatchObject({ ms: 2000n });
     expect((await prisma.auditEntry.findFirstOrThrow()).at).toEqual(at);
     const window = { sourceId: source.id, account: "team", provider: "anthropic", window: "five_hour", usedPercent: 92.5, windowMinutes: 300, resetAt: at, status: "warning", observedAt: at, threadId: "th-1", reachedType: "rate_limit_reached" };
     await prisma.limitSnapshot.create({ data: window });

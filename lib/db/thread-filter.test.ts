@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandles } from "./client";
 import { NOW, openSeeded } from "./fixture";
-import { isStalledRow, stalledSql, stalledWhere, threadFilterSql, threadWhere, type ThreadFilter } from "./thread-filter";
+import { isStalledRow, recordFilterSql, stalledSql, stalledWhere, threadFilterSql, threadWhere, type ThreadFilter } from "./thread-filter";
 
 /** Each rule of thread-filter.ts in its two forms, run over the same rows (fixture.ts). */
 
@@ -38,6 +38,23 @@ describe("the SQL thread filter selects what the board's Prisma filter selects",
   });
 });
 
+describe("archive and snooze hide threads from the board, not from what is counted and exported", () => {
+  it("the board's filter drops an archived and a snoozed thread; the record's filter keeps them", () => {
+    const ids = handles.sql.prepare(`SELECT id FROM "Thread" ORDER BY id LIMIT 2`).pluck().all() as number[];
+    handles.sql.prepare(`UPDATE "Thread" SET archivedAt = ? WHERE id = ?`).run(NOW, ids[0]);
+    handles.sql.prepare(`UPDATE "Thread" SET snoozedUntil = ? WHERE id = ?`).run(NOW + 60_000, ids[1]);
+    try {
+      const select = (clause: { sql: string; params: unknown[] }) =>
+        handles.sql.prepare(`SELECT t.id FROM "Thread" t WHERE ${clause.sql} ORDER BY t.id`).pluck().all(...clause.params) as number[];
+      const all = handles.sql.prepare(`SELECT id FROM "Thread" WHERE joinedTo IS NULL ORDER BY id`).pluck().all() as number[];
+      expect(select(threadFilterSql({}, NOW))).toEqual(all.filter((id) => !ids.includes(id)));
+      expect(select(recordFilterSql({}, NOW))).toEqual(all);
+      expect(select(recordFilterSql({ archived: "only" }, NOW))).toEqual(ids);
+    } finally {
+      handles.sql.prepare(`UPDATE "Thread" SET archivedAt = NULL, snoozedUntil = NULL WHERE id IN (?, ?)`).run(...ids);
+    }
+  });
+});
 
 describe("the stalled rule reads the same in every form", () => {
   it.each([NOW - 120_000, NOW, NOW + 120_000])("at %i", async (now) => {

@@ -97,6 +97,15 @@ export function threadWhere(filter: ThreadFilter, now: number): Prisma.ThreadWhe
   return { AND: and };
 }
 
+/**
+ * The thread filter for what is counted and exported rather than shown: archive and snooze hide a
+ * thread from the board, not from the record, and the rollups that serve insights and metrics
+ * count every thread, so the raw reads beside them must too (unless the filter asks otherwise).
+ */
+export function recordFilterSql(filter: ThreadFilter, now: number): Clause {
+  return threadFilterSql({ ...filter, archived: filter.archived ?? "show" }, now);
+}
+
 /** The columns the free-text filter searches. */
 const TEXT_COLUMNS = ["externalId", "title", "lastErrorMessage", "agent", "model"] as const;
 

@@ -4,6 +4,7 @@ import { spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { READ_WORKER_BUNDLE, READ_WORKER_ENTRY } from "../../lib/server/read-worker-bundle.mjs";
 
 export const root = path.resolve(import.meta.dirname, "..", "..");
 const stampDir = path.join(root, "node_modules", ".radar");
@@ -91,14 +92,39 @@ export function ensureBuilt() {
   const want = hashFiles(files);
   const marker = path.join(root, ".next", "radar-build-hash");
   if (fs.existsSync(path.join(root, ".next", "BUILD_ID")) && fs.existsSync(marker) && fs.readFileSync(marker, "utf8") === want) {
-    return false;
+    if (fs.existsSync(path.join(root, READ_WORKER_BUNDLE))) return false;
+    buildReadWorker();
+    return true;
   }
   log("building the dashboard (about 20–40 s)");
   run(path.join(root, "node_modules", ".bin", "next"), ["build"], {
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
   });
+  // After Next's build, which empties .next.
+  buildReadWorker();
   fs.writeFileSync(marker, want);
   return true;
+}
+
+/**
+ * The read worker (lib/db/read-worker.ts) runs in a thread of the server, out of Next's sight:
+ * esbuild (which tsx brings) bundles it into one file, leaving native addons and Prisma's
+ * runtime to node_modules.
+ */
+function buildReadWorker() {
+  run(path.join(root, "node_modules", ".bin", "esbuild"), [
+    READ_WORKER_ENTRY,
+    "--bundle",
+    "--platform=node",
+    "--format=esm",
+    "--target=node20",
+    "--external:better-sqlite3",
+    "--external:@prisma/*",
+    `--outfile=${READ_WORKER_BUNDLE}`,
+    "--log-level=warning",
+    // Bundled CommonJS may require() Node's own modules, which an ES module cannot without this.
+    '--banner:js=import { createRequire } from "node:module"; const require = createRequire(import.meta.url);',
+  ]);
 }
 
 export function prepare() {

@@ -47,10 +47,10 @@ process.on("exit", () => {
   for (const child of children) child.kill("SIGKILL");
 });
 
-export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
+/** `databaseFile`: serve an existing database (a benchmark's) instead of a fresh one. */
+export async function startServer(env: Record<string, string> = {}, options: { databaseFile?: string } = {}): Promise<RunningServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-it-"));
-  // An env DATABASE_URL (a prepared database, as the board API bench brings) is the file seeded below.
-  const databaseFile = env.DATABASE_URL?.replace(/^file:/, "") ?? path.join(dir, "radar.db");
+  const databaseFile = options.databaseFile ?? path.join(dir, "radar.db");
   const token = `rr_it_${Math.random().toString(36).slice(2)}`;
   // A fixed PORT (e.g. registered with an OpenID Connect provider before the start) is kept on restart.
   const fixedPort = env.PORT ? Number(env.PORT) : null;

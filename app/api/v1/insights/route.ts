@@ -1,6 +1,6 @@
-import { insights } from "@/lib/db/insights";
 import { parseInsightsQuery } from "@/lib/insights/range";
 import { problem } from "@/lib/server/http";
+import { read } from "@/lib/server/off-thread";
 import { route } from "@/lib/server/route";
 import type { InsightsResponse } from "@/lib/wire/types";
 
@@ -13,5 +13,5 @@ export const dynamic = "force-dynamic";
 export const GET = route({ access: "viewer" }, async ({ search, now }) => {
   const parsed = parseInsightsQuery(search, now);
   if (!parsed.ok) return problem(400, "Bad insights query", parsed.error);
-  return Response.json({ ...(await insights(parsed.query, now)), serverTime: new Date(now).toISOString() } satisfies InsightsResponse);
+  return Response.json({ ...(await read("insights", parsed.query, now)), serverTime: new Date(now).toISOString() } satisfies InsightsResponse);
 });

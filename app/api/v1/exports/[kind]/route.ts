@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { EXPORT_COLUMNS, exportPages } from "@/lib/db/exports";
 import { parseExportQuery } from "@/lib/insights/range";
-import { EXPORT_KINDS, exportFilename, exportHeaders, exportStream } from "@/lib/insights/stream";
+import { EXPORT_KINDS, exportFilename, exportHeaders } from "@/lib/insights/stream";
 import { problem } from "@/lib/server/http";
+import { exportBody } from "@/lib/server/off-thread";
 import { route } from "@/lib/server/route";
 import { exportFormatQuery } from "@/lib/validation";
 
@@ -21,7 +21,7 @@ export const GET = route(
   ({ params: { kind }, query: { format }, search, now }) => {
     const parsed = parseExportQuery(search, now);
     if (!parsed.ok) return problem(400, "Bad export query", parsed.error);
-    const body = exportStream(format, EXPORT_COLUMNS[kind], exportPages(kind, parsed.query, now));
+    const body = exportBody("facts", { format, kind, query: parsed.query, now });
     return new Response(body, { headers: exportHeaders(format, exportFilename(kind, format, now)) });
   },
 );

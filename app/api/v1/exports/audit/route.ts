@@ -1,6 +1,6 @@
 import { auditFilter, auditQuery } from "@/lib/audit/query";
-import { AUDIT_COLUMNS, auditExportPages } from "@/lib/db/exports";
-import { exportFilename, exportHeaders, exportStream } from "@/lib/insights/stream";
+import { exportFilename, exportHeaders } from "@/lib/insights/stream";
+import { exportBody } from "@/lib/server/off-thread";
 import { route } from "@/lib/server/route";
 import { exportFormatQuery } from "@/lib/validation";
 
@@ -13,7 +13,7 @@ export const dynamic = "force-dynamic";
 export const GET = route(
   { access: "viewer", query: { schema: auditQuery.extend(exportFormatQuery.shape), title: "Bad export query" } },
   ({ query: { format, ...filter }, now }) => {
-    const body = exportStream(format, AUDIT_COLUMNS, auditExportPages(auditFilter(filter, now)));
+    const body = exportBody("audit", { format, filter: auditFilter(filter, now) });
     return new Response(body, { headers: exportHeaders(format, exportFilename("audit", format, now)) });
   },
 );

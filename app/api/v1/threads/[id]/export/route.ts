@@ -1,6 +1,7 @@
-import { TIMELINE_COLUMNS, threadExportRow, timelinePages } from "@/lib/db/exports";
-import { exportFilename, exportHeaders, exportStream } from "@/lib/insights/stream";
+import { threadExportRow } from "@/lib/db/exports";
+import { exportFilename, exportHeaders } from "@/lib/insights/stream";
 import { problem } from "@/lib/server/http";
+import { exportBody } from "@/lib/server/off-thread";
 import { route } from "@/lib/server/route";
 import { exportFormatQuery } from "@/lib/validation";
 
@@ -16,11 +17,7 @@ export const GET = route(
   async ({ params, query: { format }, thread: key, now }) => {
     const thread = await threadExportRow(key, now);
     if (!thread) return problem(404, "Not found", `No thread "${params.id}".`);
-    const body = exportStream(format, TIMELINE_COLUMNS, timelinePages(key), {
-      jsonOpen: `{"thread":${JSON.stringify(thread)},"timeline":[`,
-      jsonClose: "]}",
-      ndjsonFirst: { record: "thread", ...thread },
-    });
+    const body = exportBody("timeline", { format, key, thread });
     return new Response(body, { headers: exportHeaders(format, exportFilename(`thread-${params.id}`, format, now)) });
   },
 );

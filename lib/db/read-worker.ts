@@ -1,0 +1,40 @@
+import { parentPort, workerData } from "node:worker_threads";
+import { openReadOnly } from "./client";
+import { EXPORTS, READS, type FromWorker, type ToWorker } from "./reads";
+
+/**
+ * The read worker: a thread with its own read-only connection to the database file (WAL lets it
+ * read while the server's thread writes) that runs the heavy reads of reads.ts, so the thread
+ * that takes requests and ingests never waits on one. lib/server/off-thread.ts starts it from
+ * the file the prepare step builds (scripts/lib/prepare.mjs), outside Next's bundler.
+ *
+ * Messages are handled one at a time: a read runs whole, an export one encoded chunk per pull,
+ * so a long export lets other reads in between its pages.
+ */
+const { sql } = openReadOnly((workerData as { file: string }).file);
+const port = parentPort!;
+const streams = new Map<number, ReadableStreamDefaultReader<Uint8Array>>();
+
+port.on("message", async (message: ToWorker) => {
+  const { id } = message;
+  const reply = (answer: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(answer, transfer);
+  try {
+    if ("read" in message) {
+      const read = READS[message.read] as (...args: unknown[]) => unknown;
+      reply({ id, value: sql.transaction(() => read(...message.args))() });
+    } else if ("open" in message) {
+      streams.set(id, EXPORTS[message.open](message.args as never).getReader());
+    } else if ("pull" in message) {
+      const next = await streams.get(id)!.read();
+      if (next.done) streams.delete(id);
+      reply({ id, chunk: next.done ? null : next.value }, next.done ? [] : [next.value.buffer as ArrayBuffer]);
+    } else {
+      const reader = streams.get(id);
+      streams.delete(id);
+      await reader?.cancel();
+    }
+  } catch (error) {
+    streams.delete(id);
+    reply({ id, error: error instanceof Error ? error.message : String(error) });
+  }
+});

@@ -1,0 +1,2 @@
+export const READ_WORKER_ENTRY: string;
+export const READ_WORKER_BUNDLE: string;

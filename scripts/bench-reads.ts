@@ -1,0 +1,178 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { benchDatabase } from "./bench-insights";
+import { freePort } from "./lib/port.mjs";
+import { startServer, type RunningServer } from "./lib/server";
+
+/**
+ * Heavy reads against ingestion, over HTTP on the built app serving a copy of the 1M-event
+ * database of bench-insights.ts: single-event POST latency alone, then while two clients loop over
+ * the metrics scrape, a 7-day insights view and a 24-hour attempts export. The server's event loop
+ * is watched from inside (scripts/lib/loop-delay.mjs): its longest stall while an export runs
+ * alone is what every request waiting behind that export waits at worst.
+ */
+const POSTS = 1_500;
+const POST_CLIENTS = 4;
+const READERS = 2;
+const THREADS = 100;
+const RUNS = 3;
+const READS = ["/api/metrics", "/api/v1/insights?range=7d", "/api/v1/exports/attempts?range=24h&format=csv"] as const;
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const round = (ms: number) => +ms.toFixed(1);
+
+interface Loop {
+  maxMs: number;
+  p99Ms: number;
+}
+
+/** The server's event-loop stalls since the last call. */
+async function loopWindow(port: number): Promise<Loop> {
+  return (await fetch(`http://127.0.0.1:${port}/reset`)).json() as Promise<Loop>;
+}
+
+/** `POSTS` single-event POSTs from `POST_CLIENTS` clients: each thread's turn, retries and progress. */
+async function singlePosts(server: RunningServer, round: number): Promise<number[]> {
+  const latencies: number[] = [];
+  const base = Date.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: POST_CLIENTS }, async () => {
+      while (next < POSTS) {
+        const i = next++;
+        const type = (["turn.started", "retry", "attempt", "progress"] as const)[Math.floor(i / THREADS) % 4];
+        const event = {
+          id: `reads-${round}-${i}`,
+          threadId: `reads-${round}-${i % THREADS}`,
+          turnId: "turn-1",
+          type,
+          at: base + i,
+          agent: "codex",
+          provider: "openai",
+          model: "gpt-5",
+          ...(type === "retry" ? { attempt: 1, maxAttempts: 5, error: { httpStatus: 429, code: "rate_limit_exceeded", message: "Please try again in 2s." } } : {}),
+          ...(type === "attempt" ? { attempt: 1 } : {}),
+        };
+        const started = performance.now();
+        const response = await fetch(`${server.url}/api/v1/events`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
+          body: JSON.stringify(event),
+        });
+        await response.arrayBuffer();
+        if (!response.ok) throw new Error(`ingest failed: ${response.status}`);
+        latencies.push(performance.now() - started);
+      }
+    }),
+  );
+  return latencies.sort((a, b) => a - b);
+}
+
+/** One read to its last byte; its time in ms. */
+async function read(server: RunningServer, pathname: string, signal?: AbortSignal): Promise<number> {
+  const started = performance.now();
+  const response = await server.fetch(pathname, { signal });
+  await response.arrayBuffer();
+  if (!response.ok) throw new Error(`${pathname}: ${response.status}`);
+  return performance.now() - started;
+}
+
+export interface ReadsBench {
+  posts: number;
+  clients: number;
+  aloneP99Ms: number;
+  underReadsP99Ms: number;
+  ratio: number;
+  readsDone: number;
+  loopUnderReadsMaxMs: number;
+  exportMs: number;
+  exportLoopMaxMs: number;
+  metricsMs: number;
+  insights7dMs: number;
+}
+
+export async function benchReads(databaseFile = benchDatabase().file): Promise<ReadsBench> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-bench-reads-"));
+  const file = path.join(dir, "radar.db");
+  fs.copyFileSync(databaseFile, file);
+  const loopPort = await freePort();
+  const loopModule = pathToFileURL(path.join(import.meta.dirname, "lib", "loop-delay.mjs")).href;
+  const server = await startServer(
+    { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${loopModule}`.trim(), RADAR_BENCH_LOOP_PORT: String(loopPort) },
+    { databaseFile: file },
+  );
+  try {
+    // Warm: compiled routes, prepared statements, the page cache.
+    for (const pathname of READS) await read(server, pathname);
+    await singlePosts(server, 0);
+
+    const metricsMs = median(await sequence(RUNS, () => read(server, READS[0])));
+    const insights7dMs = median(await sequence(RUNS, () => read(server, READS[1])));
+    const exports = await sequence(RUNS, async () => {
+      await loopWindow(loopPort);
+      const ms = await read(server, READS[2]);
+      return { ms, loop: await loopWindow(loopPort) };
+    });
+    const exportMs = median(exports.map((e) => e.ms));
+    const exportLoopMaxMs = median(exports.map((e) => e.loop.maxMs));
+
+    const alone = median((await sequence(RUNS, async (i) => percentile(await singlePosts(server, 1 + i), 99))));
+    const controller = new AbortController();
+    let readsDone = 0;
+    const readers = Array.from({ length: READERS }, async (_, r) => {
+      for (let i = r; !controller.signal.aborted; i++) {
+        try {
+          await read(server, READS[i % READS.length], controller.signal);
+          readsDone++;
+        } catch (error) {
+          if (!controller.signal.aborted) throw error;
+        }
+      }
+    });
+    // Let the readers get going before the posts start.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await loopWindow(loopPort);
+    const under = median(await sequence(RUNS, async (i) => percentile(await singlePosts(server, 10 + i), 99)));
+    const loopUnderReads = await loopWindow(loopPort);
+    controller.abort();
+    await Promise.all(readers);
+    return {
+      posts: POSTS,
+      clients: POST_CLIENTS,
+      aloneP99Ms: round(alone),
+      underReadsP99Ms: round(under),
+      ratio: +(under / alone).toFixed(2),
+      readsDone,
+      loopUnderReadsMaxMs: loopUnderReads.maxMs,
+      exportMs: round(exportMs),
+      exportLoopMaxMs,
+      metricsMs: round(metricsMs),
+      insights7dMs: round(insights7dMs),
+    };
+  } finally {
+    await server.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function sequence<T>(times: number, run: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  for (let i = 0; i < times; i++) out.push(await run(i));
+  return out;
+}
+
+export function formatReadsBench(r: ReadsBench): string {
+  return [
+    `heavy reads vs ingestion at 1M events (HTTP, median of ${RUNS}): single-event POST p99 ${r.aloneP99Ms} ms alone, ${r.underReadsP99Ms} ms while ${READERS} clients loop over metrics, 7-day insights and a 24 h export (${r.readsDone} reads) → ×${r.ratio} (target ≤ 2); longest event-loop stall meanwhile ${r.loopUnderReadsMaxMs} ms`,
+    `export attempts ?range=24h as CSV over HTTP: ${r.exportMs} ms, longest event-loop stall meanwhile ${r.exportLoopMaxMs} ms (target single-digit)`,
+    `over HTTP at 1M events: metrics scrape ${r.metricsMs} ms (target < 50 ms), insights ?range=7d ${r.insights7dMs} ms (target < 100 ms)`,
+  ].join("\n");
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  // `npx tsx scripts/bench-reads.ts [database]`: a database already built saves minutes.
+  benchReads(process.argv[2]).then((result) => console.log(formatReadsBench(result)));
+}
