@@ -3,6 +3,7 @@ import { pathToFileURL } from "node:url";
 import { chromium, type Page } from "@playwright/test";
 import { buildBenchDatabase } from "./bench-insights";
 import { startServer, type RunningServer } from "./lib/server";
+import { percentile } from "./lib/stats";
 
 /**
  * Event → visible on the board in Chromium: the time from posting an event to the moment the
@@ -27,7 +28,6 @@ const PROBE_SPACING_MS = 150;
 /** The person the bench signs in as (the server creates them at start). */
 const PERSON = { email: "bench@radar.test", password: "bench-person-password" };
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function post(server: RunningServer, events: unknown[]): Promise<void> {
   const response = await fetch(`${server.url}/api/v1/events`, {

@@ -5,6 +5,7 @@ import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
 import { migrate } from "../lib/db/migrate";
 import { startServer, type RunningServer } from "./lib/server";
+import { percentile } from "./lib/stats";
 
 /**
  * Ingestion over HTTP against the built app, next to raw better-sqlite3 inserts of the same
@@ -44,7 +45,6 @@ function event(i: number, base: number) {
   };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function postJson(server: RunningServer, body: unknown): Promise<number> {
   const started = performance.now();

@@ -9,6 +9,7 @@ import { metricsSnapshot } from "../lib/db/metrics";
 import { migrate } from "../lib/db/migrate";
 import { rebuildRollups } from "../lib/db/rollups";
 import { parseExportQuery, parseInsightsQuery } from "../lib/insights/range";
+import { median } from "./lib/stats";
 
 /**
  * Insights query time on 1,000,000 events over 10,000 threads spread over the last 7 days
@@ -184,7 +185,6 @@ function timed(sql: Database.Database, log: { label: string; ms: number }[]): Da
   });
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 export interface InsightsBench {
   events: number;

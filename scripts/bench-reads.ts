@@ -5,6 +5,7 @@ import { pathToFileURL } from "node:url";
 import { benchDatabase } from "./bench-insights";
 import { freePort } from "./lib/port.mjs";
 import { startServer, type RunningServer } from "./lib/server";
+import { median, percentile } from "./lib/stats";
 
 /**
  * Heavy reads against ingestion, over HTTP on the built app serving a copy of the 1M-event
@@ -20,8 +21,6 @@ const THREADS = 100;
 const RUNS = 3;
 const READS = ["/api/metrics", "/api/v1/insights?range=7d", "/api/v1/exports/attempts?range=24h&format=csv"] as const;
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const round = (ms: number) => +ms.toFixed(1);
 
 interface Loop {
