@@ -1,10 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SSO_CALLBACK_PATH } from "../../lib/auth/sso";
 import { builtActions, callAction, fillSegments as fill, type ActionInput } from "../support/actions";
-import { startServer, type RunningServer } from "../support/server";
+import { readDatabase, startServer, type RunningServer } from "../support/server";
 
 /**
  * Anonymous access, enumerated: every route file and HTTP method on disk, every page, and every
@@ -62,7 +61,7 @@ beforeAll(async () => {
     ]),
   });
   expect(sent.status, await sent.text()).toBe(200);
-  facts = readDatabase((file) => ({
+  facts = readDatabase(server, (file) => ({
     threadKey: (file.prepare("SELECT id FROM Thread WHERE externalId = ?").get(threadId) as { id: number }).id,
     sourceId: (file.prepare("SELECT id FROM Source LIMIT 1").get() as { id: string }).id,
     tokenId: (file.prepare("SELECT id FROM IngestToken LIMIT 1").get() as { id: string }).id,
@@ -72,25 +71,17 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-function readDatabase<T>(read: (file: Database.Database) => T): T {
-  const file = new Database(server.databaseFile, { readonly: true, timeout: 5_000 });
-  try {
-    return read(file);
-  } finally {
-    file.close();
-  }
-}
 
 /** Everything an action could change or grant: people, sessions, keys, sources, tokens, directives, the audit log. */
 function state(): string {
-  return readDatabase((file) =>
+  return readDatabase(server, (file) =>
     JSON.stringify(["User", "Session", "Account", "ApiKey", "Source", "IngestToken", "Directive", "AuditEntry"].map((table) => file.prepare(`SELECT * FROM "${table}" ORDER BY 1`).all())),
   );
 }
 
 /** What a public action could grant: how many people, sessions, keys, sources, tokens and directives there are. */
 function grants(): Record<string, number> {
-  return readDatabase((file) =>
+  return readDatabase(server, (file) =>
     Object.fromEntries(["User", "Session", "ApiKey", "Source", "IngestToken", "Directive"].map((table) => [table, (file.prepare(`SELECT COUNT(*) AS n FROM "${table}"`).get() as { n: number }).n])),
   );
 }

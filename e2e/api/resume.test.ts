@@ -1,8 +1,7 @@
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtAction, callAction } from "../support/actions";
 import { PATIENCE_MS, TEST_TIMEOUT_MS } from "../support/patience";
-import { get, post, startServer, threadDetail, type RunningServer } from "../support/server";
+import { get, post, readDatabase, startServer, threadDetail, type RunningServer } from "../support/server";
 
 /**
  * Operator controls on ended threads and resume at reset, against the built app: Resume now and
@@ -16,17 +15,9 @@ let sourceId: string;
 let run = 0;
 const uid = (name: string) => `${name}-${Date.now().toString(36)}-${run++}`;
 
-function readDatabase<T>(read: (file: Database.Database) => T): T {
-  const file = new Database(server.databaseFile, { readonly: true, timeout: 5_000 });
-  try {
-    return read(file);
-  } finally {
-    file.close();
-  }
-}
 
 const audit = (target: string) =>
-  readDatabase((file) => file.prepare(`SELECT action, result FROM "AuditEntry" WHERE target = ? ORDER BY id`).all(target)) as { action: string; result: string }[];
+  readDatabase(server, (file) => file.prepare(`SELECT action, result FROM "AuditEntry" WHERE target = ? ORDER BY id`).all(target)) as { action: string; result: string }[];
 
 /** The relay's poll: announces what it can carry out and takes what is pending. */
 const poll = (wait = 0, can = "interrupt,continue") => get(server, `/api/v1/directives?wait=${wait}&can=${can}`);
@@ -61,7 +52,7 @@ async function usageLimited(threadId: string, inMs: number) {
 
 beforeAll(async () => {
   server = await startServer();
-  sourceId = readDatabase((file) => (file.prepare(`SELECT id FROM "Source" LIMIT 1`).get() as { id: string }).id);
+  sourceId = readDatabase(server, (file) => (file.prepare(`SELECT id FROM "Source" LIMIT 1`).get() as { id: string }).id);
   expect((await poll()).status).toBe(200);
 }, TEST_TIMEOUT_MS);
 afterAll(async () => {

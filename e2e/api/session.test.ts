@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtAction, callAction } from "../support/actions";
-import { startServer, type RunningServer } from "../support/server";
+import { readDatabase, startServer, type RunningServer } from "../support/server";
 
 /**
  * The session cookie and its lifetimes against the built server: HttpOnly, SameSite=Lax, Secure
@@ -45,14 +45,8 @@ function setSessionTime(token: string, column: "expiresAt" | "createdAt", at: nu
   }
 }
 
-const sessionExists = (token: string) => {
-  const file = new Database(server.databaseFile, { readonly: true, timeout: 5_000 });
-  try {
-    return file.prepare(`SELECT 1 FROM "Session" WHERE token = ?`).get(token) !== undefined;
-  } finally {
-    file.close();
-  }
-};
+const sessionExists = (token: string) =>
+  readDatabase(server, (file) => file.prepare(`SELECT 1 FROM "Session" WHERE token = ?`).get(token) !== undefined);
 
 describe("the session cookie", () => {
   it("is HttpOnly and SameSite=Lax, and not Secure on http://127.0.0.1", async () => {

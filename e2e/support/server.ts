@@ -1,7 +1,18 @@
 /** The test server (scripts/lib/server.ts) and the HTTP helpers the suites use on it. */
+import Database from "better-sqlite3";
 import { startServer, type RunningServer } from "../../scripts/lib/server";
 
 export { startServer, type RunningServer };
+
+/** Reads the server's database file directly (read-only, beside the running server; WAL allows it). */
+export function readDatabase<T>(server: RunningServer, read: (file: Database.Database) => T): T {
+  const file = new Database(server.databaseFile, { readonly: true, timeout: 5_000 });
+  try {
+    return read(file);
+  } finally {
+    file.close();
+  }
+}
 
 /**
  * The credential a call needs by its path: a source's ingest token for ingestion and the agent's
