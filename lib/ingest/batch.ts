@@ -2,7 +2,7 @@
  * normalizeBatch: one request's items → normalized lines + rejected items (by index).
  * Good items are kept when others are rejected; nothing here is I/O.
  */
-import { boundItem, boundPayload, cutString } from "./bound";
+import { boundItem, boundPayload, cutString, wellFormed } from "./bound";
 import { normalizeCanonical } from "./canonical";
 import { normalizeClaude } from "./claude";
 import { normalizeCodexAppServer } from "./codex-app-server";
@@ -111,6 +111,10 @@ function boundLimit(limit: LimitSnapshot) {
 }
 
 function boundEvent(event: NormalizedEvent) {
+  for (const field of ["threadId", "turnId", "parentThreadId"] as const) {
+    const value = event[field];
+    if (typeof value === "string") event[field] = wellFormed(value);
+  }
   for (const field of ["agent", "provider", "model"] as const) {
     const value = event[field];
     if (typeof value === "string") event[field] = cutString(value, MAX_NAME_CHARS);

@@ -40,6 +40,14 @@ describe("ingestion bounds", () => {
     expect(r.rejected[0].error).toMatch(/threadId: expected an id of at most 200 characters/);
   });
 
+  it("replaces lone surrogates in ids (valid JSON, not UTF-8) as the database would, so a permalink can be built", () => {
+    const r = normalizeBatch("codex", [{ method: "thread/started", params: { thread: { id: "t\ud800x\udc00" } } }], { receivedAt: NOW });
+    expect(r.lines[0].event?.threadId).toBe("t\ufffdx\ufffd");
+    expect(() => encodeURIComponent(r.lines[0].event!.threadId)).not.toThrow();
+    const pair = normalizeBatch("canonical", [{ threadId: "t\ud83d\ude00", type: "progress" }], { receivedAt: NOW });
+    expect(pair.lines[0].event?.threadId).toBe("t\ud83d\ude00");
+  });
+
   it("refuses more items than one request may carry, counting before parsing", () => {
     const lines = "{}\n".repeat(MAX_ITEMS + 1);
     expect(() => parseBody(lines, "application/x-ndjson")).toThrow(TooManyItemsError);

@@ -31,6 +31,17 @@ export function boundItem(item: unknown): BoundedItem {
   return { ok: true, item: longStrings ? cutStrings(item) : item };
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A string with every lone surrogate (valid in JSON, not in UTF-8) replaced by U+FFFD: what the
+ * database would store anyway, so an id means the same thing before and after it is saved, and a
+ * permalink built from it can be encoded.
+ */
+export function wellFormed(text: string): string {
+  return text.replace(LONE_SURROGATE, "\uFFFD");
+}
+
 /** A string cut to the bound, saying so and how long it was. */
 export function cutString(text: string, max = MAX_STRING_CHARS): string {
   return text.length > max ? `${text.slice(0, max)}… [truncated: ${text.length} characters]` : text;
