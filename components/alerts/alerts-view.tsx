@@ -13,6 +13,7 @@ import { sendTestAlert } from "@/lib/actions/send-test-alert";
 import { alertsQuery } from "@/lib/client/queries";
 import type { AlertDestinationView, AlertsOverview } from "@/lib/wire/types";
 import { Timestamp } from "@/components/time/timestamp";
+import { ActionOutcome } from "@/components/ui/action-outcome";
 import { Field, styles } from "@/components/ui/controls";
 import { Table } from "@/components/ui/table";
 
@@ -20,11 +21,6 @@ import { Table } from "@/components/ui/table";
 const REFRESH_MS = 2_000;
 
 const eventLabel = (event: string) => (event === "test" ? "Test" : (ALERT_EVENT_LABELS[event as AlertEvent] ?? event));
-
-function Outcome({ state }: { state: { ok: boolean; error?: string } | null }) {
-  if (!state || state.ok) return null;
-  return <p role="alert" data-testid="alerts-error" className="mt-1 text-xs text-red-800">{state.error}</p>;
-}
 
 export function AlertsView({ initial }: { initial: AlertsOverview }) {
   const { data } = useQuery({ ...alertsQuery(), initialData: initial, refetchInterval: REFRESH_MS });
@@ -73,7 +69,7 @@ function Destinations({ destinations }: { destinations: AlertDestinationView[] }
         ))}
       </Table>
       {tested?.ok && <p role="status" data-testid="alert-test-queued" className="text-sm text-slate-700">Test alert queued for {tested.destination}.</p>}
-      <Outcome state={tested ?? removed} />
+      <ActionOutcome state={tested ?? removed} testId="alerts-error" />
     </div>
   );
 }
@@ -102,7 +98,7 @@ function AddDestination() {
         </Field>
         <button type="submit" disabled={pending} className={styles.primaryButton} data-testid="new-destination-submit">Add destination</button>
       </form>
-      <Outcome state={added} />
+      <ActionOutcome state={added} testId="alerts-error" />
     </div>
   );
 }
@@ -147,7 +143,7 @@ function Rules({ overview }: { overview: AlertsOverview }) {
           <button type="submit" disabled={adding} className={styles.primaryButton} data-testid="new-rule-submit">Add rule</button>
         </form>
       )}
-      <Outcome state={added ?? removed} />
+      <ActionOutcome state={added ?? removed} testId="alerts-error" />
       {overview.conditions.length > 0 && (
         <div data-testid="alert-conditions" className="rounded-lg border border-amber-300 bg-amber-50 p-4 text-sm">
           <p className="font-medium">Raised now:</p>
