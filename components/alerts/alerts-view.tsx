@@ -22,7 +22,8 @@ const REFRESH_MS = 2_000;
 
 const eventLabel = (event: string) => (event === "test" ? "Test" : (ALERT_EVENT_LABELS[event as AlertEvent] ?? event));
 
-export function AlertsView({ initial }: { initial: AlertsOverview }) {
+/** `allow`: the deployment's webhook host patterns, shown so a refused destination explains itself. */
+export function AlertsView({ initial, allow }: { initial: AlertsOverview; allow: readonly string[] }) {
   const { data } = useQuery({ ...alertsQuery(), initialData: initial, refetchInterval: REFRESH_MS });
   return (
     <div className="space-y-8">
@@ -31,6 +32,14 @@ export function AlertsView({ initial }: { initial: AlertsOverview }) {
         <p className="text-sm text-slate-600">
           Alerts go to webhooks, signed: <code>X-Radar-Signature: v1=</code>HMAC-SHA256 of <code>timestamp.body</code> with the destination&apos;s
           secret, and <code>X-Radar-Timestamp</code> (refuse one older than 5 minutes). Receivers de-duplicate on the body&apos;s <code>id</code>.
+        </p>
+        <p data-testid="webhook-allow" className="text-sm text-slate-600">
+          {allow.length ? (
+            <>Destinations must match <code>RADAR_WEBHOOK_ALLOW</code>: {allow.map((pattern, i) => <span key={pattern}>{i > 0 && ", "}<code>{pattern}</code></span>)};</>
+          ) : (
+            <><code>RADAR_WEBHOOK_ALLOW</code> is not set: any public host may be a destination;</>
+          )}{" "}
+          loopback and private addresses are refused unless their host is listed by name.
         </p>
         <Destinations destinations={data.destinations} />
         <AddDestination />
