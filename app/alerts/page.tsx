@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { alertSettings } from "@/lib/config";
 import { alertsOverview } from "@/lib/db/alerts";
 import { pageAccess } from "@/lib/server/page-access";
 import { AlertsView } from "@/components/alerts/alerts-view";
@@ -19,5 +20,5 @@ export default async function AlertsPage() {
       </div>
     );
   }
-  return <AlertsView initial={await alertsOverview(Date.now())} />;
+  return <AlertsView initial={await alertsOverview(Date.now())} allow={alertSettings().allow} />;
 }

@@ -13,6 +13,7 @@ import { sendTestAlert } from "@/lib/actions/send-test-alert";
 import { alertsQuery } from "@/lib/client/queries";
 import type { AlertDestinationView, AlertsOverview } from "@/lib/wire/types";
 import { Timestamp } from "@/components/time/timestamp";
+import { ActionOutcome } from "@/components/ui/action-outcome";
 import { Field, styles } from "@/components/ui/controls";
 import { Table } from "@/components/ui/table";
 
@@ -21,12 +22,8 @@ const REFRESH_MS = 2_000;
 
 const eventLabel = (event: string) => (event === "test" ? "Test" : (ALERT_EVENT_LABELS[event as AlertEvent] ?? event));
 
-function Outcome({ state }: { state: { ok: boolean; error?: string } | null }) {
-  if (!state || state.ok) return null;
-  return <p role="alert" data-testid="alerts-error" className="mt-1 text-xs text-red-800">{state.error}</p>;
-}
-
-export function AlertsView({ initial }: { initial: AlertsOverview }) {
+/** `allow`: the deployment's webhook host patterns, shown so a refused destination explains itself. */
+export function AlertsView({ initial, allow }: { initial: AlertsOverview; allow: readonly string[] }) {
   const { data } = useQuery({ ...alertsQuery(), initialData: initial, refetchInterval: REFRESH_MS });
   return (
     <div className="space-y-8">
@@ -35,6 +32,14 @@ export function AlertsView({ initial }: { initial: AlertsOverview }) {
         <p className="text-sm text-slate-600">
           Alerts go to webhooks, signed: <code>X-Radar-Signature: v1=</code>HMAC-SHA256 of <code>timestamp.body</code> with the destination&apos;s
           secret, and <code>X-Radar-Timestamp</code> (refuse one older than 5 minutes). Receivers de-duplicate on the body&apos;s <code>id</code>.
+        </p>
+        <p data-testid="webhook-allow" className="text-sm text-slate-600">
+          {allow.length ? (
+            <>Destinations must match <code>RADAR_WEBHOOK_ALLOW</code>: {allow.map((pattern, i) => <span key={pattern}>{i > 0 && ", "}<code>{pattern}</code></span>)};</>
+          ) : (
+            <><code>RADAR_WEBHOOK_ALLOW</code> is not set: any public host may be a destination;</>
+          )}{" "}
+          loopback and private addresses are refused unless their host is listed by name.
         </p>
         <Destinations destinations={data.destinations} />
         <AddDestination />
@@ -73,7 +78,7 @@ function Destinations({ destinations }: { destinations: AlertDestinationView[] }
         ))}
       </Table>
       {tested?.ok && <p role="status" data-testid="alert-test-queued" className="text-sm text-slate-700">Test alert queued for {tested.destination}.</p>}
-      <Outcome state={tested ?? removed} />
+      <ActionOutcome state={tested ?? removed} testId="alerts-error" />
     </div>
   );
 }
@@ -102,7 +107,7 @@ function AddDestination() {
         </Field>
         <button type="submit" disabled={pending} className={styles.primaryButton} data-testid="new-destination-submit">Add destination</button>
       </form>
-      <Outcome state={added} />
+      <ActionOutcome state={added} testId="alerts-error" />
     </div>
   );
 }
@@ -147,7 +152,7 @@ function Rules({ overview }: { overview: AlertsOverview }) {
           <button type="submit" disabled={adding} className={styles.primaryButton} data-testid="new-rule-submit">Add rule</button>
         </form>
       )}
-      <Outcome state={added ?? removed} />
+      <ActionOutcome state={added ?? removed} testId="alerts-error" />
       {overview.conditions.length > 0 && (
         <div data-testid="alert-conditions" className="rounded-lg border border-amber-300 bg-amber-50 p-4 text-sm">
           <p className="font-medium">Raised now:</p>

@@ -12,13 +12,8 @@ import { unlockPerson } from "@/lib/actions/unlock-person";
 import type { ApiKeyOverview, PersonOverview } from "@/lib/wire/types";
 import { useSignedIn } from "@/components/layout/signed-in";
 import { Timestamp } from "@/components/time/timestamp";
+import { ActionOutcome } from "@/components/ui/action-outcome";
 import { Field, styles } from "@/components/ui/controls";
-
-/** A refusal or a result next to the control that caused it. */
-function Outcome({ state }: { state: { ok: boolean; error?: string } | null }) {
-  if (!state || state.ok) return null;
-  return <p role="alert" data-testid="people-error" className="mt-1 text-xs text-red-800">{state.error}</p>;
-}
 
 export function PeopleView({ people, keys, me }: { people: PersonOverview[]; keys: ApiKeyOverview[]; me: string | null }) {
   return (
@@ -71,7 +66,7 @@ function PersonRow({ person, isMe }: { person: PersonOverview; isMe: boolean }) 
           </select>
           <button type="submit" disabled={pending} className={styles.rowButton} data-testid="person-role-save">Save</button>
         </form>
-        <Outcome state={roleState} />
+        <ActionOutcome state={roleState} testId="people-error" />
       </td>
       <td className={styles.td} data-testid="person-state">{person.disabled ? "disabled" : "active"}</td>
       <td className={styles.td}><Timestamp iso={person.createdAt} /></td>
@@ -98,7 +93,7 @@ function PersonRow({ person, isMe }: { person: PersonOverview; isMe: boolean }) 
             </form>
           )}
         </div>
-        <Outcome state={disableState ?? enableState ?? unlockState} />
+        <ActionOutcome state={disableState ?? enableState ?? unlockState} testId="people-error" />
       </td>
     </tr>
   );
@@ -136,7 +131,7 @@ function AddPerson() {
         </Field>
         <button type="submit" disabled={pending} className={styles.primaryButton} data-testid="new-person-submit">Add person</button>
       </form>
-      <Outcome state={added} />
+      <ActionOutcome state={added} testId="people-error" />
     </div>
   );
 }
@@ -200,7 +195,7 @@ function ApiKeys({ keys }: { keys: ApiKeyOverview[] }) {
           </tbody>
         </table>
       </div>
-      <Outcome state={revoked} />
+      <ActionOutcome state={revoked} testId="people-error" />
       <form action={create} aria-label="Create an API key" className="flex flex-wrap items-end gap-3 rounded-lg border border-dashed border-slate-300 bg-white p-4">
         <Field label="Key name">
           <input name="name" required maxLength={64} placeholder="e.g. prometheus" className={styles.control} data-testid="new-key-name" />
@@ -212,7 +207,7 @@ function ApiKeys({ keys }: { keys: ApiKeyOverview[] }) {
         </Field>
         <button type="submit" disabled={creating} className={styles.primaryButton} data-testid="new-key-submit">Create API key</button>
       </form>
-      <Outcome state={created} />
+      <ActionOutcome state={created} testId="people-error" />
     </section>
   );
 }

@@ -167,4 +167,39 @@ describe("alerts", () => {
     },
     TEST_TIMEOUT_MS,
   );
+
+  // Last: it restarts the server the other cases share.
+  it(
+    "survives a restart: a delivery pending when the server stops is delivered exactly once after it starts again on the same database",
+    async () => {
+      let restarted = false;
+      let accepted = 0;
+      // Busy until the server has been restarted, then accepting: only the new process can deliver it.
+      const hook = await receiverWithRules("restart", [], () => {
+        if (!restarted) return { status: 503, headers: { "retry-after": "2" } };
+        accepted++;
+        return { status: 200 };
+      });
+      const sent = await post(server, `/api/v1/alerts/destinations/${hook.id}/test`, {});
+      expect(sent.status).toBe(202);
+      const id = sent.body.outboxId as number;
+      const outboxRow = async () => (await overview()).outbox.find((o) => o.id === id);
+      // The refusal is stored: the delivery is pending with its next attempt, in the database.
+      await waitFor(async () => (await outboxRow())?.attempts, PATIENCE_MS, async () => JSON.stringify(await outboxRow()));
+      await server.stop();
+      restarted = true;
+      await server.restart();
+      const row = await waitFor(async () => { const r = await outboxRow(); return r?.state === "delivered" ? r : undefined; }, PATIENCE_MS, async () => JSON.stringify(await outboxRow()));
+      const statuses = row.history.map((a) => a.status);
+      expect(statuses.at(-1)).toBe(200);
+      expect(statuses.slice(0, -1).every((status) => status === 503)).toBe(true);
+      // The stored next attempt held across the restart.
+      expect(Date.parse(row.history.at(-1)!.at)).toBeGreaterThanOrEqual(Date.parse(row.history.at(-2)!.at) + 2000);
+      // Exactly once: one accepted request, every request this one alert.
+      expect(accepted).toBe(1);
+      expect(new Set(hook.got.map((r) => r.json.id))).toEqual(new Set([id]));
+      for (const r of hook.got) expect(verified(hook.secret, r)).toBe(true);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

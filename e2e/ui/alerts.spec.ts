@@ -47,6 +47,15 @@ test("the Alerts page adds a destination, sends a test and shows the delivery", 
   }
 });
 
+test("the Alerts page shows the webhook allow-list, and a refused destination names it", async ({ page }) => {
+  await page.goto("/alerts");
+  await expect(page.getByTestId("webhook-allow")).toContainText("RADAR_WEBHOOK_ALLOW: 127.0.0.1");
+  await page.getByTestId("new-destination-name").fill(uid("refused"));
+  await page.getByTestId("new-destination-url").fill("https://hooks.example.com/x");
+  await page.getByTestId("new-destination-submit").click();
+  await expect(page.getByTestId("alerts-error")).toContainText("hooks.example.com is not in RADAR_WEBHOOK_ALLOW (127.0.0.1)");
+});
+
 test("an operator silences an incident's alerts from its banner", async ({ page, request }) => {
   await page.goto("/");
   const model = uid("silence-model");

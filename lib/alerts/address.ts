@@ -16,6 +16,11 @@ export function parseHostPatterns(text: string | undefined): string[] {
     .filter(Boolean);
 }
 
+/** The effective allow-list as an admin reads it (on the Alerts page and in refusals). */
+export function allowListText(patterns: readonly string[]): string {
+  return patterns.length ? patterns.join(", ") : "not set";
+}
+
 function matches(pattern: string, host: string): boolean {
   if (pattern === "*") return true;
   if (pattern.startsWith("*.")) return host.endsWith(pattern.slice(1)) && host.length > pattern.length - 1;
@@ -100,7 +105,7 @@ export function checkWebhookUrl(text: string, patterns: readonly string[]): UrlC
   if (url.protocol !== "https:" && url.protocol !== "http:") return { ok: false, reason: "only http and https webhooks are sent" };
   if (url.username || url.password) return { ok: false, reason: "credentials in the URL would be logged; use the signature instead" };
   if (patterns.length && hostListing(url.hostname, patterns) === "unlisted") {
-    return { ok: false, reason: `${url.hostname} is not in RADAR_WEBHOOK_ALLOW (${patterns.join(", ")})` };
+    return { ok: false, reason: `${url.hostname} is not in RADAR_WEBHOOK_ALLOW (${allowListText(patterns)})` };
   }
   return { ok: true, url };
 }

@@ -4,7 +4,8 @@ import { humanDuration, kindLabel, statusLabel } from "@/lib/ui/format";
 /**
  * What raises an alert, as pure functions of facts and the clock. Two families:
  * - facts (an incident opened or closed, a thread turned stalled, exhausted or broken): each
- *   raises one alert, in the unit of work that stored the fact;
+ *   raises one alert, in the unit of work that stored the fact (a stall, never stored, when the
+ *   worker finds it);
  * - conditions (a limit window above a threshold, and the radar going blind: a source silent for
  *   much longer than usual, a relay that stopped polling, a stop nobody acknowledged, the outbox
  *   backing up): raised once when the condition starts and cleared once when it ends.
@@ -99,7 +100,14 @@ export interface ThreadTransition {
   lastSeq: number;
 }
 
-/** A thread that turned stalled, exhausted or broken in a unit of work. */
+/**
+ * `stalled` is never stored (a retry past its deadline that no tick has ended yet), so no unit of
+ * work turns a thread stalled: the alert worker finds threads whose deadline passed this long ago,
+ * longer than the watchdog ever takes to tick on time, and raises one alert per stall.
+ */
+export const STALLED_ALERT_AFTER_MS = 15_000;
+
+/** A thread that turned stalled, exhausted or broken (in a unit of work, a quarantine, or found stalled). */
 export function threadAlerts(transitions: readonly ThreadTransition[], now: number): Alert[] {
   return transitions.flatMap((t) => {
     const event = THREAD_EVENTS[t.status];

@@ -7,7 +7,8 @@ import type { AttemptResult } from "@/lib/alerts/delivery";
 /**
  * Alerts on the data path, on a real SQLite file and a clock the test drives: outbox rows commit
  * with the incident that raised them, once per incident and destination, not while it is
- * silenced; the worker retries after Retry-After, gives up after its attempts, and raises and
+ * silenced; a thread's turn into stalled, exhausted or broken raises one alert whichever path
+ * caused it (found stalled by the worker, a unit of work, the watchdog's quarantine); the worker retries after Retry-After, gives up after its attempts, and raises and
  * clears a condition once each.
  */
 process.env.DATABASE_URL = `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), "radar-alerts-")), "radar.db")}`;
@@ -22,6 +23,7 @@ type Modules = {
   pipeline: typeof import("@/lib/server/pipeline");
   tokens: typeof import("@/lib/server/tokens");
   ingest: typeof import("@/lib/ingest");
+  client: typeof import("./client");
 };
 let m: Modules;
 type Source = Parameters<Modules["pipeline"]["ingestLines"]>[0];
@@ -34,6 +36,7 @@ beforeAll(async () => {
     pipeline: await import("@/lib/server/pipeline"),
     tokens: await import("@/lib/server/tokens"),
     ingest: await import("@/lib/ingest"),
+    client: await import("./client"),
   };
   const { id } = await m.tokens.createSource("fleet", `rr_alerts_${Date.now()}`);
   source = { id, name: "fleet", policy: null, capacityRecovery: false } as Source;
@@ -93,6 +96,29 @@ describe("alerts through the data path", () => {
     expect((await m.incidents.listIncidents("open", T + 2000)).incidents.find((i) => i.id === open.id)?.silencedUntil).toBe(new Date(T + 2000 + 60 * 60_000).toISOString());
     await m.pipeline.closeQuietIncidents(T + 2000 + 5 * 60_000);
     expect(await rowsOf(hook)).toEqual([]);
+  });
+
+  it("a thread's turn into stalled, exhausted or broken raises one alert, found stalled, by a unit of work or by the watchdog's quarantine", async () => {
+    const hook = await destinationWith("threads", ["thread.stalled", "thread.exhausted", "thread.broken"]);
+    const D = T + 5000;
+    await send([retry("x1", D, "m-x"), retry("x2", D, "m-y")], D);
+    const key = (externalId: string) => m.client.db().sql.prepare(`SELECT id FROM "Thread" WHERE externalId = ?`).pluck().get(externalId) as number;
+    const [healthy, poison] = [key("x1"), key("x2")];
+    // The poison thread's stored state no longer parses: every tick of it throws.
+    m.client.db().sql.prepare(`UPDATE "Thread" SET state = '{"not": json' WHERE id = ?`).run(poison);
+    const later = D + 10 * 60_000;
+    // Past their deadlines and not ticked yet: each stall is one alert however often it is seen.
+    for (const pass of [0, 1, 2]) await m.worker.judgeConditions(later - 3 + pass);
+    for (let pass = 0; pass < m.pipeline.QUARANTINE_AFTER_FAILURES + 2; pass++) await m.pipeline.tickThreads([healthy, poison], later + pass);
+    expect(m.client.db().sql.prepare(`SELECT status FROM "Thread" WHERE id IN (?, ?) ORDER BY externalId`).pluck().all(healthy, poison)).toEqual(["exhausted", "broken"]);
+    // (The earlier cases' threads, never ticked, are stalled too.)
+    const ofThese = (await rowsOf(hook)).filter((o) => /: x[12]$/.test(o.text));
+    expect(ofThese.map((o) => [o.event, o.text])).toEqual([
+      ["thread.stalled", expect.stringMatching(/: x1$/)],
+      ["thread.stalled", expect.stringMatching(/: x2$/)],
+      ["thread.exhausted", expect.stringMatching(/: x1$/)],
+      ["thread.broken", expect.stringMatching(/: x2$/)],
+    ]);
   });
 
   it("a 503 with Retry-After is tried again no earlier than it says, then delivered once", async () => {

@@ -1,10 +1,11 @@
-import type { Alert, Observations, RaisedCondition } from "@/lib/alerts/rules";
+import type { Alert, Observations, RaisedCondition, ThreadTransition } from "@/lib/alerts/rules";
 import type { AlertFormat } from "@/lib/alerts/body";
 import type { AlertState } from "@/lib/alerts/delivery";
 import type { AlertAttemptView, AlertsOverview } from "@/lib/wire/types";
 import { auditRows } from "./audit";
 import { db, serialized } from "./client";
 import { isoOrNull, pluck, statement } from "./statement";
+import { notJoinedSql, stalledSql } from "./thread-filter";
 
 /**
  * Alerts: destinations, rules, the durable outbox and its delivery attempts, and the conditions
@@ -40,6 +41,11 @@ const OLDEST_PENDING = `SELECT min(createdAt) FROM "AlertOutbox" WHERE state = '
 const LIMITS = `SELECT w.sourceId, s.name AS source, w.provider, w.account, w.window, w.usedPercent FROM "LimitWindow" w JOIN "Source" s ON s.id = w.sourceId`;
 const THRESHOLDS = `SELECT DISTINCT threshold FROM "AlertRule" WHERE event = 'limit.above' AND threshold IS NOT NULL`;
 const RULE_EVENTS = `SELECT DISTINCT event FROM "AlertRule"`;
+// The last stored event stands for the thread's last applied one: a stall has none after it.
+const STALLED = `SELECT t.id AS key, t.externalId, t.title, t.status AS statusBefore, 'stalled' AS status,
+    coalesce((SELECT max(e.id) FROM "Event" e WHERE e.threadId = t.id), 0) AS lastSeq
+  FROM "Thread" t WHERE ${stalledSql("t")} AND ${notJoinedSql("t")} ORDER BY t.deadlineAt LIMIT ?`;
+const KEYS_PRESENT = `SELECT DISTINCT dedupeKey FROM "AlertOutbox" WHERE dedupeKey IN (SELECT value FROM json_each(?))`;
 const SILENCE = `UPDATE "Incident" SET silencedUntil = ? WHERE id = ? AND state != 'forming'`;
 
 /** The store statements of a unit of work (see unit-of-work.ts): alerts commit with the facts that raised them. */
@@ -129,6 +135,20 @@ export function alertObservations(): Promise<{ observed: Observations; learnt: M
       ruleEvents: new Set(pluck(RULE_EVENTS).all() as string[]),
       raised: statement(RAISED).all() as RaisedCondition[],
     };
+  });
+}
+
+/** Threads whose retry deadline passed before `deadlineBefore` with no tick ending them yet. */
+export function stalledThreads(deadlineBefore: number, limit = 100): Promise<ThreadTransition[]> {
+  return serialized(() => statement(STALLED).all(deadlineBefore, limit) as ThreadTransition[]);
+}
+
+/** The alerts of these whose key the outbox does not hold yet. */
+export function alertsNotQueued(alerts: readonly Alert[]): Promise<Alert[]> {
+  if (!alerts.length) return Promise.resolve([]);
+  return serialized(() => {
+    const present = new Set(pluck(KEYS_PRESENT).all(JSON.stringify(alerts.map((a) => a.key))) as string[]);
+    return alerts.filter((a) => !present.has(a.key));
   });
 }
 

@@ -1,3 +1,4 @@
+import type { ThreadTransition } from "@/lib/alerts/rules";
 import { statement } from "./statement";
 
 /**
@@ -10,16 +11,20 @@ const QUARANTINE = `UPDATE "Thread" SET status = 'broken', wakeAt = NULL, lastEr
   WHERE id = @id`;
 const NOTE = `INSERT INTO "Event" (sourceId, threadId, idempotencyKey, format, nativeType, type, at, receivedAt, count, message, late, raw, normalized)
   SELECT sourceId, id, @key, 'radar', NULL, 'thread.quarantined', @now, @now, 1, @message, 0, @raw, @normalized FROM "Thread" WHERE id = @id`;
-const IDENTITY = `SELECT externalId FROM "Thread" WHERE id = ?`;
+const IDENTITY = `SELECT externalId, title, status FROM "Thread" WHERE id = ?`;
 
 export const quarantineRows = {
-  /** Marks the thread broken with `message` and notes it in its timeline; returns its agent id (null when gone). */
-  quarantineThread(id: number, message: string, now: number): string | null {
-    const row = statement(IDENTITY).get(id) as { externalId: string } | undefined;
+  /**
+   * Marks the thread broken with `message` and notes it in its timeline; returns the transition
+   * (null when the thread is gone). The note's seq stands for the last applied event, so this
+   * turn into broken has its own alert key.
+   */
+  quarantineThread(id: number, message: string, now: number): ThreadTransition | null {
+    const row = statement(IDENTITY).get(id) as { externalId: string; title: string | null; status: string } | undefined;
     if (!row) return null;
     statement(QUARANTINE).run({ id, message, now });
     const event = { type: "thread.quarantined", at: now, threadId: row.externalId, reason: message };
-    statement(NOTE).run({ id, now, message, key: `radar:${crypto.randomUUID()}`, raw: JSON.stringify({ origin: "radar", ...event }), normalized: JSON.stringify(event) });
-    return row.externalId;
+    const note = statement(NOTE).run({ id, now, message, key: `radar:${crypto.randomUUID()}`, raw: JSON.stringify({ origin: "radar", ...event }), normalized: JSON.stringify(event) });
+    return { key: id, externalId: row.externalId, title: row.title, statusBefore: row.status, status: "broken", lastSeq: Number(note.lastInsertRowid) };
   },
 };

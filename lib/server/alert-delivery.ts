@@ -1,9 +1,9 @@
 import { alertBody } from "@/lib/alerts/body";
 import { decideDelivery } from "@/lib/alerts/delivery";
-import { conditionChanges, currentConditions, nextUsualGap } from "@/lib/alerts/rules";
+import { conditionChanges, currentConditions, nextUsualGap, STALLED_ALERT_AFTER_MS, threadAlerts } from "@/lib/alerts/rules";
 import { signAlert } from "@/lib/alerts/signature";
 import { alertSettings, publicUrl } from "@/lib/config";
-import { alertObservations, dueAlerts, nextAlertDue, type DueAlert } from "@/lib/db/alerts";
+import { alertObservations, alertsNotQueued, dueAlerts, nextAlertDue, stalledThreads, type DueAlert } from "@/lib/db/alerts";
 import { transaction } from "@/lib/db/unit-of-work";
 import { postWebhook } from "./webhook";
 
@@ -41,7 +41,9 @@ export async function judgeConditions(now: number): Promise<number> {
   const current = currentConditions(observed, blind, thresholds, now).filter((c) => ruleEvents.has(c.event));
   // This worker is the only writer of raised conditions, so what it read still holds.
   const changes = conditionChanges(raised, current, now);
-  const alerts = [...changes.raise, ...changes.clear];
+  // A stall is a fact, one alert each: only those not queued yet are written.
+  const stalls = ruleEvents.has("thread.stalled") ? await alertsNotQueued(threadAlerts(await stalledThreads(now - STALLED_ALERT_AFTER_MS), now)) : [];
+  const alerts = [...changes.raise, ...changes.clear, ...stalls];
   if (!learn.length && !alerts.length) return 0;
   return transaction(async (tx) => {
     for (const l of learn) await tx.learnSourceRhythm(l.sourceId, l.lastSeenAt, l.usualGapMs);

@@ -618,9 +618,13 @@ export async function touchThreads(threadIds: number[], now: number, work?: (tx:
 
 async function quarantine(id: number, message: string, now: number) {
   const quarantined = await transaction(async (tx) => {
-    const externalId = await tx.quarantineThread(id, message, now);
-    if (externalId !== null) await tx.insertAudit({ at: now, actor: "watchdog", action: "quarantine", target: externalId, result: "broken", detail: message });
-    return externalId !== null;
+    const transition = await tx.quarantineThread(id, message, now);
+    if (transition === null) return false;
+    await tx.insertAudit({ at: now, actor: "watchdog", action: "quarantine", target: transition.externalId, result: "broken", detail: message });
+    // Broken by the watchdog is broken all the same: its alert commits with the quarantine.
+    const alerts = threadAlerts([transition], now);
+    if (alerts.length) await tx.enqueueAlerts(alerts, now);
+    return true;
   });
   if (quarantined) publishThreadChanges([{ key: id, reorder: true }], now);
 }

@@ -2,7 +2,7 @@ import dns from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
-import { checkWebhookUrl, refusedAddresses } from "@/lib/alerts/address";
+import { allowListText, checkWebhookUrl, refusedAddresses } from "@/lib/alerts/address";
 import type { AttemptResult } from "@/lib/alerts/delivery";
 
 /**
@@ -24,11 +24,11 @@ export async function destinationProblem(url: string, allow: readonly string[]):
     return `${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
   }
   const refused = refusedAddresses(host, addresses, allow);
-  return refused.length ? refusedReason(host, refused) : null;
+  return refused.length ? refusedReason(host, refused, allow) : null;
 }
 
-const refusedReason = (host: string, refused: string[]) =>
-  `${host} resolves to ${refused.join(", ")}: a loopback or private address, refused unless RADAR_WEBHOOK_ALLOW lists ${host}`;
+const refusedReason = (host: string, refused: string[], allow: readonly string[]) =>
+  `${host} resolves to ${refused.join(", ")}: a loopback or private address, refused unless RADAR_WEBHOOK_ALLOW lists ${host} by name (it is ${allowListText(allow)})`;
 
 /** Resolves like the default lookup, refusing private addresses the allow-list does not name. */
 function guardedLookup(allow: readonly string[]): LookupFunction {
@@ -37,7 +37,7 @@ function guardedLookup(allow: readonly string[]): LookupFunction {
       if (error) return callback(error, "", 4);
       const list = addresses as dns.LookupAddress[];
       const refused = refusedAddresses(hostname, list.map((a) => a.address), allow);
-      if (refused.length) return callback(Object.assign(new Error(refusedReason(hostname, refused)), { code: "ERADARREFUSED" }), "", 4);
+      if (refused.length) return callback(Object.assign(new Error(refusedReason(hostname, refused, allow)), { code: "ERADARREFUSED" }), "", 4);
       if ((options as dns.LookupOptions).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
       callback(null, list[0].address, list[0].family);
     });
@@ -56,7 +56,7 @@ export function postWebhook(target: string, body: string, headers: Record<string
   // An IP literal is never looked up: check it here.
   if (isIP(host)) {
     const refused = refusedAddresses(host, [host], options.allow);
-    if (refused.length) return Promise.resolve({ status: null, error: refusedReason(host, refused) });
+    if (refused.length) return Promise.resolve({ status: null, error: refusedReason(host, refused, options.allow) });
   }
   return new Promise((resolve) => {
     let settled = false;
