@@ -66,7 +66,7 @@ function SourceCard({ source, presets, quota, endpoint, onToken }: { source: Sou
       <SourceUsage source={source} quota={quota} />
       <OtlpSettings source={source} endpoint={endpoint} />
       {/* Keyed by the saved settings: after a save the controls show what the server stored. */}
-      {isAdmin && <form key={`${source.policy}-${source.capacityRecovery}-${source.resumeAtReset}`} action={update} className="flex flex-wrap items-end gap-4">
+      {isAdmin && <form key={`${source.policy}-${source.capacityRecovery}-${source.resumeAtReset}-${source.incidentMinThreads}-${source.incidentWindowMs}`} action={update} className="flex flex-wrap items-end gap-4">
         <input type="hidden" name="sourceId" value={source.id} />
         <Field label="Policy preset">
           <select name="policy" defaultValue={source.policy ?? ""} className={styles.control} data-testid="source-policy">
@@ -82,6 +82,13 @@ function SourceCard({ source, presets, quota, endpoint, onToken }: { source: Sou
           <input type="checkbox" name="resumeAtReset" defaultChecked={source.resumeAtReset} data-testid="source-resume-at-reset" />
           Resume at reset (continue a turn stopped by a usage limit once its window resets)
         </label>
+        {/* Blank: the global incident settings. */}
+        <Field label="Incident: threads">
+          <input type="number" name="incidentMinThreads" min={2} step={1} placeholder="default" defaultValue={source.incidentMinThreads ?? ""} className={styles.control + " w-28"} data-testid="source-incident-min-threads" />
+        </Field>
+        <Field label="Incident: within (seconds)">
+          <input type="number" name="incidentWindowSeconds" min={10} max={3600} step={1} placeholder="default" defaultValue={source.incidentWindowMs === null ? "" : source.incidentWindowMs / 1000} className={styles.control + " w-28"} data-testid="source-incident-window" />
+        </Field>
         <button type="submit" disabled={pending} className={styles.primaryButton}>Save</button>
       </form>}
       <div>

@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { IncidentDetail, IncidentList } from "@/lib/wire/types";
-import { get, post, startServer, type RunningServer } from "../support/server";
+import { builtAction, callAction } from "../support/actions";
+import { get, post, readDatabase, startServer, type RunningServer } from "../support/server";
 
 /**
  * Incidents against the built app: a burst of retry notices from three threads on one model,
  * posted through the API, opens one incident; GET shows it; a later notice dated after the quiet
- * period closes it. Time is driven by the events' own timestamps, never by sleeping.
+ * period closes it. A source set to two threads opens one with two. Time is driven by the events'
+ * own timestamps, never by sleeping.
  */
 let server: RunningServer;
 beforeAll(async () => {
@@ -23,10 +25,17 @@ const retry = (threadId: string, at: number, model: string) => ({
   error: { httpStatus: 429, message: "Rate limit reached." },
 });
 
-async function incidents(state: string): Promise<IncidentList["incidents"]> {
+async function incidents(state: string, model = "e2e-wall"): Promise<IncidentList["incidents"]> {
   const response = await get(server, `/api/v1/incidents?state=${state}`);
   expect(response.status, JSON.stringify(response.body)).toBe(200);
-  return (response.body as IncidentList).incidents.filter((i) => i.model === "e2e-wall");
+  return (response.body as IncidentList).incidents.filter((i) => i.model === model);
+}
+
+/** Saves the source's settings as the Sources page's form does (blank thresholds: the global ones). */
+async function updateSource(form: Record<string, string>) {
+  const sourceId = readDatabase(server, (file) => (file.prepare(`SELECT id FROM "Source" ORDER BY createdAt LIMIT 1`).get() as { id: string }).id);
+  const { result } = await callAction(server.url, builtAction("lib/actions/update-source.ts#updateSource"), { form: { sourceId, policy: "", ...form } }, { authorization: `Bearer ${server.apiKey}` });
+  return result as { ok: boolean; error?: string };
 }
 
 describe("incidents", () => {
@@ -54,5 +63,21 @@ describe("incidents", () => {
     expect(await incidents("open")).toEqual([]);
     const [closed] = await incidents("closed");
     expect(closed).toMatchObject({ id: open.id, state: "closed", closedBy: "quiet", endedAt: new Date(lastNoticeAt).toISOString() });
+  });
+
+  it("a source set to two threads opens an incident with two", async () => {
+    expect(await updateSource({ incidentMinThreads: "1" })).toMatchObject({ ok: false, error: expect.stringContaining("at least 2") });
+    expect(await updateSource({ incidentMinThreads: "2", incidentWindowSeconds: "5" })).toMatchObject({ ok: false, error: expect.stringContaining("10 s to 1 h") });
+    expect(await updateSource({ incidentMinThreads: "2", incidentWindowSeconds: "120" })).toMatchObject({ ok: true });
+    const audited = readDatabase(server, (file) => file.prepare(`SELECT detail FROM "AuditEntry" WHERE action = 'update-source' ORDER BY id DESC LIMIT 1`).get()) as { detail: string };
+    expect(audited.detail).toContain("incidents default threads in default → 2 threads in 120 s");
+
+    const pair = ["two-1", "two-2"].map((id, i) => retry(id, BURST_AT + i * 1000, "e2e-two"));
+    expect((await post(server, "/api/v1/events", pair)).body).toMatchObject({ accepted: 2 });
+    const [open] = await incidents("open", "e2e-two");
+    expect(open).toMatchObject({ state: "open", scope: "openai · e2e-two", threadCount: 2, startedAt: new Date(BURST_AT).toISOString() });
+
+    // Blank again: the global settings.
+    expect(await updateSource({ incidentMinThreads: "", incidentWindowSeconds: "" })).toMatchObject({ ok: true });
   });
 });

@@ -1,3 +1,4 @@
+import type { IncidentSettingsBySource } from "@/lib/retry";
 import type { SourceOverview } from "@/lib/wire/types";
 import { engineReach, threadControl, type EngineReach, type SourceReach, type ThreadControl } from "@/lib/threads/control";
 import { db, serialized } from "./client";
@@ -14,6 +15,9 @@ export interface SourceRecord {
   policy: string | null;
   capacityRecovery: boolean;
   resumeAtReset: boolean;
+  /** Incident thresholds of its own; null is the global setting. */
+  incidentMinThreads: number | null;
+  incidentWindowMs: number | null;
 }
 
 /** A token as stored: its hash, the first characters shown to tell tokens apart, a label. */
@@ -29,20 +33,24 @@ interface SourceRow {
   policy: string | null;
   capacityRecovery: number;
   resumeAtReset: number;
+  incidentMinThreads: number | null;
+  incidentWindowMs: number | null;
 }
 
-const SOURCE_COLUMNS = `id, name, policy, capacityRecovery, resumeAtReset`;
+const SOURCE_COLUMNS = `id, name, policy, capacityRecovery, resumeAtReset, incidentMinThreads, incidentWindowMs`;
 const INSERT_SOURCE = `INSERT INTO "Source" (id, name, createdAt, capacityRecovery) VALUES (?, ?, ?, 0)`;
 const INSERT_TOKEN = `INSERT INTO "IngestToken" (id, sourceId, tokenHash, prefix, label, createdAt) VALUES (?, ?, ?, ?, ?, ?)`;
 const REVOKE_TOKEN = `UPDATE "IngestToken" SET revokedAt = ? WHERE id = ? AND revokedAt IS NULL`;
 const FIRST_SOURCE = `SELECT ${SOURCE_COLUMNS} FROM "Source" ORDER BY createdAt LIMIT 1`;
 const TOKEN_BY_HASH = `SELECT revokedAt FROM "IngestToken" WHERE tokenHash = ?`;
-const SOURCE_BY_TOKEN_HASH = `SELECT s.id, s.name, s.policy, s.capacityRecovery, s.resumeAtReset FROM "IngestToken" t JOIN "Source" s ON s.id = t.sourceId
+const SOURCE_BY_TOKEN_HASH = `SELECT s.id, s.name, s.policy, s.capacityRecovery, s.resumeAtReset, s.incidentMinThreads, s.incidentWindowMs FROM "IngestToken" t JOIN "Source" s ON s.id = t.sourceId
   WHERE t.tokenHash = ? AND t.revokedAt IS NULL`;
 const SOURCE_BY_ID = `SELECT ${SOURCE_COLUMNS} FROM "Source" WHERE id = ?`;
 const SET_POLICY = `UPDATE "Source" SET policy = ? WHERE id = ?`;
 const SET_CAPACITY_RECOVERY = `UPDATE "Source" SET capacityRecovery = ? WHERE id = ?`;
 const SET_RESUME_AT_RESET = `UPDATE "Source" SET resumeAtReset = ? WHERE id = ?`;
+const SET_INCIDENT_THRESHOLDS = `UPDATE "Source" SET incidentMinThreads = ?, incidentWindowMs = ? WHERE id = ?`;
+const INCIDENT_THRESHOLDS = `SELECT id, incidentMinThreads, incidentWindowMs FROM "Source" WHERE incidentMinThreads IS NOT NULL OR incidentWindowMs IS NOT NULL`;
 const REACH = `SELECT capabilities, lastPolledAt, lastOtlpAt FROM "Source" WHERE id = ?`;
 const USAGE = `SELECT events, bytes FROM "SourceUsage" WHERE sourceId = ?`;
 const COUNTED_THROUGH = `SELECT countedThrough FROM "UsageTally" WHERE id = 1`;
@@ -69,7 +77,7 @@ function insertToken(sourceId: string, token: StoredToken, now: number, sql: Sql
 
 /** A new source with its first token, in one transaction. */
 export function createSource(name: string, token: StoredToken, now = Date.now()): Promise<SourceRecord> {
-  return serialized(() => ({ id: insertSourceInto(db().sql, name, token, now), name, policy: null, capacityRecovery: false, resumeAtReset: false }));
+  return serialized(() => ({ id: insertSourceInto(db().sql, name, token, now), name, policy: null, capacityRecovery: false, resumeAtReset: false, incidentMinThreads: null, incidentWindowMs: null }));
 }
 
 /** Inserts a source and its first token through a given connection (also a test harness seeding a server's database file); returns its id. */
@@ -122,11 +130,21 @@ export function getSource(id: string): Promise<SourceRecord | null> {
   });
 }
 
-export function updateSourceSettings(id: string, settings: { policy?: string | null; capacityRecovery?: boolean; resumeAtReset?: boolean }): Promise<void> {
+/** Incident thresholds: both given together; null is the global setting. */
+export interface IncidentThresholds {
+  incidentMinThreads: number | null;
+  incidentWindowMs: number | null;
+}
+
+export function updateSourceSettings(
+  id: string,
+  settings: { policy?: string | null; capacityRecovery?: boolean; resumeAtReset?: boolean; incidents?: IncidentThresholds },
+): Promise<void> {
   return serialized(() => {
     if (settings.policy !== undefined) statement(SET_POLICY).run(settings.policy, id);
     if (settings.capacityRecovery !== undefined) statement(SET_CAPACITY_RECOVERY).run(settings.capacityRecovery ? 1 : 0, id);
     if (settings.resumeAtReset !== undefined) statement(SET_RESUME_AT_RESET).run(settings.resumeAtReset ? 1 : 0, id);
+    if (settings.incidents !== undefined) statement(SET_INCIDENT_THRESHOLDS).run(settings.incidents.incidentMinThreads, settings.incidents.incidentWindowMs, id);
   });
 }
 
@@ -187,6 +205,14 @@ export const sourceRows = {
     return engineReach(row ?? { capabilities: null, lastPolledAt: null, lastOtlpAt: null });
   },
 
+  /** The incident thresholds of the sources that set their own (the detector's per-source settings). */
+  sourceIncidentSettings(): IncidentSettingsBySource {
+    const rows = statement(INCIDENT_THRESHOLDS).all() as ({ id: string } & IncidentThresholds)[];
+    return new Map(
+      rows.map((row) => [row.id, { ...(row.incidentMinThreads !== null && { minThreads: row.incidentMinThreads }), ...(row.incidentWindowMs !== null && { windowMs: row.incidentWindowMs }) }]),
+    );
+  },
+
   /** Records that a source's OpenTelemetry export arrived (in the unit of work that stores its records). */
   touchOtlp(sourceId: string, at: number): void {
     statement(TOUCH_OTLP).run(at, sourceId);
@@ -226,6 +252,8 @@ export async function listSourceOverviews(): Promise<SourceOverview[]> {
     policy: source.policy,
     capacityRecovery: source.capacityRecovery,
     resumeAtReset: source.resumeAtReset,
+    incidentMinThreads: source.incidentMinThreads,
+    incidentWindowMs: source.incidentWindowMs,
     createdAt: source.createdAt.toISOString(),
     lastSeenAt: source.lastSeenAt?.toISOString() ?? null,
     lastOtlpAt: source.lastOtlpAt?.toISOString() ?? null,

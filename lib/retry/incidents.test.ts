@@ -8,6 +8,7 @@ import {
   type IncidentInput,
   type IncidentNotice,
   type IncidentRecord,
+  type SourceIncidentSettings,
 } from "./incidents";
 import { MIN, SEC } from "./testing";
 import type { TroubleKind } from "./types";
@@ -108,6 +109,46 @@ describe("incident detection", () => {
     ["a wider window catches it", 3, 60 * SEC, [n(1, 0), n(2, 20 * SEC), n(3, 40 * SEC)], 1],
   ])("%s", (_name, minThreads, windowMs, inputs, count) => {
     expect(detectIncidents(inputs, T0 + MIN, { ...D, minThreads, windowMs })).toHaveLength(count);
+  });
+
+  it.each<[string, [string, SourceIncidentSettings][], IncidentInput[], number]>([
+    ["absent settings are the global ones: two threads are not enough", [], [n(1, 0), n(2, 10 * SEC)], 0],
+    ["a source with minThreads 2 opens on two threads while the default needs three", [["s1", { minThreads: 2 }]], [n(1, 0), n(2, 10 * SEC)], 1],
+    ["another source's setting does not apply to this one", [["s2", { minThreads: 2 }]], [n(1, 0), n(2, 10 * SEC)], 0],
+    ["a source's narrower window misses a slower burst", [["s1", { windowMs: 30 * SEC }]], [n(1, 0), n(2, 20 * SEC), n(3, 40 * SEC)], 0],
+    ["a source's wider window catches a burst the global one misses", [["s1", { windowMs: 3 * MIN }]], [n(1, 0), n(2, 70 * SEC), n(3, 2 * MIN + 1)], 1],
+    [
+      "a mixed scope opens at the smallest minThreads among its sources",
+      [["s2", { minThreads: 2 }]],
+      [n(1, 0), n(2, 10 * SEC, { sourceId: "s2" })],
+      1,
+    ],
+    [
+      "a mixed scope opens the same whichever source's notice came first",
+      [["s2", { minThreads: 2 }]],
+      [n(2, 0, { sourceId: "s2" }), n(1, 10 * SEC)],
+      1,
+    ],
+    [
+      "a mixed scope keeps notices for the largest window among its sources",
+      [["s2", { windowMs: 3 * MIN }]],
+      [n(1, 0, { sourceId: "s2" }), n(2, 70 * SEC), n(3, 2 * MIN + 1)],
+      1,
+    ],
+    [
+      "a source that is not in the scope lends it nothing",
+      [["s3", { minThreads: 2, windowMs: 3 * MIN }]],
+      [n(1, 0, { sourceId: "s2" }), n(2, 10 * SEC)],
+      0,
+    ],
+    [
+      "usage limits follow their own source's settings",
+      [["s2", { minThreads: 2 }]],
+      [n(1, 0, { kind: "usage_limit", sourceId: "s2" }), n(2, 1 * SEC, { kind: "usage_limit", sourceId: "s2" }), n(3, 2 * SEC, { kind: "usage_limit" }), n(4, 3 * SEC, { kind: "usage_limit" })],
+      1,
+    ],
+  ])("%s", (_name, bySource, inputs, count) => {
+    expect(detectIncidents(inputs, T0 + 3 * MIN, D, new Map(bySource))).toHaveLength(count);
   });
 
   it("counts notices, keeps the latest reset and a stable id from scope and start", () => {

@@ -8,6 +8,14 @@ import type { TroubleKind } from "./types";
  * limits (a usage window belongs to an account, not to a model). An incident opens when at least
  * `minThreads` threads get notices in one scope within `windowMs`; it grows while notices keep
  * coming and closes after `quietMs` without one, or as soon as all its threads recovered.
+ *
+ * Thresholds are per source: a source may set its own `minThreads` and `windowMs` (absent: the
+ * global settings). A scope that spans several sources (provider + model) follows the most
+ * sensitive source whose threads are in it: it opens at the smallest `minThreads` and keeps
+ * notices for the largest `windowMs` among them. So a source that asks to hear about two threads
+ * is told about two threads, whoever else shares the wall, and the result depends only on which
+ * sources are in the group, never on the order their notices came. A usage-limit scope is one
+ * source, so that source's thresholds apply as they are.
  */
 
 export interface IncidentSettings {
@@ -17,6 +25,12 @@ export interface IncidentSettings {
 }
 
 export const DEFAULT_INCIDENT_SETTINGS: IncidentSettings = { minThreads: 3, windowMs: 2 * 60_000, quietMs: 5 * 60_000 };
+
+/** A source's own thresholds; what it leaves out is the global setting. */
+export type SourceIncidentSettings = Partial<Pick<IncidentSettings, "minThreads" | "windowMs">>;
+
+/** Each source's own thresholds, by source id; a source not in it uses the global settings. */
+export type IncidentSettingsBySource = ReadonlyMap<string, SourceIncidentSettings>;
 
 /** A retry notice of one thread. */
 export interface IncidentNotice {
@@ -43,6 +57,8 @@ export type IncidentInput = IncidentNotice | IncidentRecovery;
 
 export interface IncidentThread {
   thread: number;
+  /** The source of its notices: its thresholds count for the scope (absent on older records: the global ones). */
+  sourceId?: string;
   firstNoticeAt: number;
   lastNoticeAt: number;
   notices: number;
@@ -105,7 +121,14 @@ export function incidentId(scope: IncidentScope, startedAt: number): string {
  * Applies inputs (in time order) to the active incidents, then closes what `now` ends. `active`
  * is what the previous step returned (forming and open incidents).
  */
-export function advanceIncidents(active: IncidentRecord[], inputs: IncidentInput[], now: number, settings: IncidentSettings): IncidentStep {
+export function advanceIncidents(
+  active: IncidentRecord[],
+  inputs: IncidentInput[],
+  now: number,
+  settings: IncidentSettings,
+  bySource: IncidentSettingsBySource = new Map(),
+): IncidentStep {
+  const thresholds = (incident: IncidentRecord) => scopeThresholds(incident, settings, bySource);
   const byScope = new Map<string, IncidentRecord>();
   for (const incident of active) byScope.set(scopeKey(incident), clone(incident));
   const changed = new Map<string, IncidentRecord>();
@@ -125,7 +148,8 @@ export function advanceIncidents(active: IncidentRecord[], inputs: IncidentInput
     for (const [key, incident] of byScope) {
       if (incident.state === "open" && at - incident.lastNoticeAt >= settings.quietMs) close(key, incident, incident.lastNoticeAt, "quiet");
       else if (incident.state === "forming") {
-        const kept = incident.threads.filter((t) => at - t.lastNoticeAt < settings.windowMs);
+        const { windowMs } = thresholds(incident);
+        const kept = incident.threads.filter((t) => at - t.lastNoticeAt < windowMs);
         if (kept.length === incident.threads.length) continue;
         if (kept.length === 0) {
           byScope.delete(key);
@@ -163,7 +187,7 @@ export function advanceIncidents(active: IncidentRecord[], inputs: IncidentInput
     }
     let member = incident.threads.find((t) => t.thread === input.thread);
     if (!member) {
-      member = { thread: input.thread, firstNoticeAt: input.at, lastNoticeAt: input.at, notices: 0, recoveredAt: null };
+      member = { thread: input.thread, sourceId: input.sourceId, firstNoticeAt: input.at, lastNoticeAt: input.at, notices: 0, recoveredAt: null };
       incident.threads.push(member);
     }
     member.notices++;
@@ -174,7 +198,7 @@ export function advanceIncidents(active: IncidentRecord[], inputs: IncidentInput
     incident.lastNoticeAt = Math.max(incident.lastNoticeAt, input.at);
     incident.startedAt = Math.min(incident.startedAt, input.at);
     if (input.resetAt != null) incident.resetAt = Math.max(incident.resetAt ?? 0, input.resetAt);
-    if (incident.state === "forming" && incident.threads.length >= settings.minThreads) {
+    if (incident.state === "forming" && incident.threads.length >= thresholds(incident).minThreads) {
       changed.delete(incident.id);
       removed.add(incident.id);
       incident.state = "open";
@@ -187,17 +211,22 @@ export function advanceIncidents(active: IncidentRecord[], inputs: IncidentInput
 }
 
 /** Folds every input from nothing: the incidents they make, opened and closed, in start order. */
-export function detectIncidents(inputs: IncidentInput[], now: number, settings: IncidentSettings = DEFAULT_INCIDENT_SETTINGS): IncidentRecord[] {
+export function detectIncidents(
+  inputs: IncidentInput[],
+  now: number,
+  settings: IncidentSettings = DEFAULT_INCIDENT_SETTINGS,
+  bySource: IncidentSettingsBySource = new Map(),
+): IncidentRecord[] {
   const all = new Map<string, IncidentRecord>();
   let active: IncidentRecord[] = [];
   // One input per step, as live ingestion would see them: the result does not depend on batching.
   for (const input of [...inputs].sort((a, b) => a.at - b.at)) {
-    const step = advanceIncidents(active, [input], input.at, settings);
+    const step = advanceIncidents(active, [input], input.at, settings, bySource);
     for (const incident of step.changed) all.set(incident.id, incident);
     for (const id of step.removed) all.delete(id);
     active = step.active;
   }
-  const last = advanceIncidents(active, [], now, settings);
+  const last = advanceIncidents(active, [], now, settings, bySource);
   for (const incident of last.changed) all.set(incident.id, incident);
   for (const id of last.removed) all.delete(id);
   return [...all.values()].filter((i) => i.state !== "forming").sort((a, b) => a.startedAt - b.startedAt || a.id.localeCompare(b.id));
@@ -210,6 +239,22 @@ export function detectIncidents(inputs: IncidentInput[], now: number, settings: 
 export function incidentTimeLostMs(incident: Pick<IncidentRecord, "threads" | "endedAt">, now: number): number {
   const end = incident.endedAt ?? now;
   return incident.threads.reduce((sum, t) => sum + Math.max(0, (t.recoveredAt ?? end) - t.firstNoticeAt), 0);
+}
+
+/**
+ * The thresholds of a scope: the smallest `minThreads` and the largest `windowMs` among the
+ * sources of its threads, each source's own setting or else the global one.
+ */
+export function scopeThresholds(incident: Pick<IncidentRecord, "threads">, settings: IncidentSettings, bySource: IncidentSettingsBySource): IncidentSettings {
+  if (incident.threads.length === 0) return settings;
+  let minThreads = Infinity;
+  let windowMs = 0;
+  for (const { sourceId } of incident.threads) {
+    const own = sourceId === undefined ? undefined : bySource.get(sourceId);
+    minThreads = Math.min(minThreads, own?.minThreads ?? settings.minThreads);
+    windowMs = Math.max(windowMs, own?.windowMs ?? settings.windowMs);
+  }
+  return { ...settings, minThreads, windowMs };
 }
 
 function clone(incident: IncidentRecord): IncidentRecord {

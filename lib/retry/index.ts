@@ -36,5 +36,7 @@ export {
   type IncidentNotice,
   type IncidentRecord,
   type IncidentSettings,
+  type IncidentSettingsBySource,
   type IncidentThread,
+  type SourceIncidentSettings,
 } from "./incidents";

@@ -426,7 +426,7 @@ async function runBatch(
  */
 async function updateIncidents(tx: Tx, inputs: IncidentInput[], now: number): Promise<boolean> {
   const active = await tx.activeIncidents();
-  const step = advanceIncidents(active, inputs, now, incidentSettings());
+  const step = advanceIncidents(active, inputs, now, incidentSettings(), await tx.sourceIncidentSettings());
   for (const id of step.removed) await tx.deleteIncident(id);
   for (const incident of step.changed) await tx.saveIncident(incident);
   const openBefore = new Set(active.filter((incident) => incident.state === "open").map((incident) => incident.id));

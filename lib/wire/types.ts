@@ -210,6 +210,9 @@ export interface SourceOverview {
   capacityRecovery: boolean;
   /** Resume at reset: a usage-limit failure with a known reset is continued at the reset (opt-in). */
   resumeAtReset: boolean;
+  /** Incident thresholds of its own (threads, window in ms); null is the global setting. */
+  incidentMinThreads: number | null;
+  incidentWindowMs: number | null;
   createdAt: string;
   lastSeenAt: string | null;
   /** Last OpenTelemetry export from this source. */
