@@ -26,6 +26,9 @@
  *   thread (last thread seen in the batch, else ctx.threadId; skipped when none); when a window
  *   has a `resetsAt` (epoch seconds), error.details = {rateLimits: <snapshot as given>}.
  *   Each window also becomes a limit snapshot (limit-snapshots.ts), kept even with no thread.
+ *   Codex sends it just before a usage-limit error, whose own text names the reset to the minute
+ *   only ("try again at 9:29 AM"): a usageLimitExceeded error that follows in the batch carries
+ *   the snapshot in error.details.rateLimits too, so its reset is known to the second.
  * - `turn/interrupt` (a client request a relay may forward) → interrupt.requested.
  * - JSON-RPC responses ({id, result|error}, no method) → skipped (event null): they answer the
  *   client's own requests and duplicate the notifications that follow. The answer to
@@ -48,6 +51,8 @@ interface ThreadMeta {
   provider: string | null;
   model: string | null;
   turnId: string | null;
+  /** The account's windows as the last `account/rateLimits/updated` of this batch gave them. */
+  rateLimits?: JsonObject;
 }
 
 interface CodexState extends NativeState {
@@ -102,6 +107,12 @@ function rateLimitDetails(params: JsonObject): ErrorReport | null {
     return isObject(w) && finiteNum(w.resetsAt) !== null;
   });
   return hasReset ? { details: { rateLimits: limits } } : null;
+}
+
+/** A usage-limit error with the windows Codex reported just before it (see the header). */
+function withWindows(error: ErrorReport | null, meta: ThreadMeta): ErrorReport | null {
+  if (!error || error.code !== "usageLimitExceeded" || !meta.rateLimits) return error;
+  return { ...error, details: { ...(isObject(error.details) ? error.details : {}), rateLimits: meta.rateLimits } };
 }
 
 const THREAD_BOUND = new Set(["thread/started", "turn/started", "turn/completed", "error", "turn/interrupt"]);
@@ -187,13 +198,13 @@ export const codexAppServerAdapter: NativeAdapter<CodexState> = {
         if (status === "interrupted") return { event: base("turn.interrupted"), nativeType: method };
         if (status === "failed") {
           const e = base("turn.failed");
-          e.error = codexTurnError(turn.error);
+          e.error = withWindows(codexTurnError(turn.error), meta);
           return { event: e, nativeType: method };
         }
         return unknown();
       }
       case "error": {
-        const error = codexTurnError(params.error);
+        const error = withWindows(codexTurnError(params.error), meta);
         const message = error?.message ?? null;
         const notice = parseReconnectNotice(message);
         const willRetry = typeof params.willRetry === "boolean" ? params.willRetry : notice !== null;
@@ -221,7 +232,10 @@ export const codexAppServerAdapter: NativeAdapter<CodexState> = {
       case "account/rateLimits/updated": {
         const e = base("unknown");
         const err = rateLimitDetails(params);
-        if (err) e.error = err;
+        if (err) {
+          e.error = err;
+          meta.rateLimits = params.rateLimits as JsonObject;
+        }
         return { event: e, nativeType: method, limits: codexLimitSnapshots(params.rateLimits, at, threadId) };
       }
       case "thread/name/updated": {
