@@ -34,6 +34,8 @@ async function setResumeAtReset(server: RunningServer, on: boolean) {
   expect(result).toMatchObject({ ok: true });
 }
 
+const RESET_IN_SECONDS = 5;
+
 describe("relay codex-app-server with the real Codex CLI: resume at reset", () => {
   const suite = relaySuite();
 
@@ -42,8 +44,7 @@ describe("relay codex-app-server with the real Codex CLI: resume at reset", () =
     async () => {
       await setResumeAtReset(suite.server, true);
       try {
-        const resetAt = Date.now() + 6_000;
-        suite.mock.enqueue("openai", usageLimited(resetAt));
+        suite.mock.enqueue("openai", usageLimited(RESET_IN_SECONDS));
         const before = suite.mock.calls("openai").length;
         const codex = codexEnv(suite.mock);
         suite.relay = startRelay(
@@ -53,7 +54,10 @@ describe("relay codex-app-server with the real Codex CLI: resume at reset", () =
         );
         const r = suite.relay;
         const threadId = await waitFor(() => /supervising Codex thread (\S+),/.exec(r.stderr())?.[1], PATIENCE_MS, () => r.stderr());
-        const describe = async () => `${summary(await threadDetail(suite.server, threadId))}\n${r.stderr()}`;
+        // The window resets a few seconds after the refused call arrived (epoch seconds, as the provider says it).
+        const [refused] = await suite.mock.waitForCalls("openai", before + 1).then((calls) => calls.slice(before));
+        const resetAt = (Math.floor(refused.at / 1000) + RESET_IN_SECONDS) * 1000;
+        const explain = async () => `${summary(await threadDetail(suite.server, threadId))}\n${r.stderr()}`;
 
         // The refusal ends the turn; the radar schedules the continuation at the window's reset.
         const scheduled = await waitFor(
@@ -62,14 +66,14 @@ describe("relay codex-app-server with the real Codex CLI: resume at reset", () =
             return v.status === 200 && v.body.state?.recovery?.policy === "resume-at-reset" ? v.body : null;
           },
           PATIENCE_MS,
-          describe,
+          explain,
         );
         expect(scheduled.thread.lastError).toMatchObject({ kind: "usage_limit", code: "usageLimitExceeded" });
         expect(scheduled.state.recovery).toMatchObject({ state: "scheduled" });
         const resumeAt = Date.parse(scheduled.thread.resumeAt);
         // At the reset (to the second the provider gave), plus a small jitter: not a minute later.
-        expect(resumeAt).toBeGreaterThanOrEqual(Math.ceil(resetAt / 1000) * 1000);
-        expect(resumeAt).toBeLessThan(Math.ceil(resetAt / 1000) * 1000 + 5_000);
+        expect(resumeAt).toBeGreaterThanOrEqual(resetAt);
+        expect(resumeAt).toBeLessThan(resetAt + 1_000);
         expect(suite.mock.calls("openai")).toHaveLength(before + 1);
 
         // The relay carries the continue out (turn/start), Codex calls the model again and the turn completes.
@@ -79,7 +83,7 @@ describe("relay codex-app-server with the real Codex CLI: resume at reset", () =
             return v?.thread.status === "completed" ? v : null;
           },
           Math.max(0, resumeAt - Date.now()) + PATIENCE_MS,
-          describe,
+          explain,
         );
         const calls = suite.mock.calls("openai");
         expect(calls).toHaveLength(before + 2);

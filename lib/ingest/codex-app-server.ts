@@ -28,7 +28,8 @@
  *   Each window also becomes a limit snapshot (limit-snapshots.ts), kept even with no thread.
  *   Codex sends it just before a usage-limit error, whose own text names the reset to the minute
  *   only ("try again at 9:29 AM"): a usageLimitExceeded error that follows in the batch carries
- *   the snapshot in error.details.rateLimits too, so its reset is known to the second.
+ *   the snapshot in error.details.rateLimits too (also when the notification, naming no thread,
+ *   opened the batch), so its reset is known to the second.
  * - `turn/interrupt` (a client request a relay may forward) → interrupt.requested.
  * - JSON-RPC responses ({id, result|error}, no method) → skipped (event null): they answer the
  *   client's own requests and duplicate the notifications that follow. The answer to
@@ -51,12 +52,12 @@ interface ThreadMeta {
   provider: string | null;
   model: string | null;
   turnId: string | null;
-  /** The account's windows as the last `account/rateLimits/updated` of this batch gave them. */
-  rateLimits?: JsonObject;
 }
 
 interface CodexState extends NativeState {
   threads: Map<string, ThreadMeta>;
+  /** The account's windows as the last `account/rateLimits/updated` of this batch gave them (with or without a thread). */
+  rateLimits?: JsonObject;
 }
 
 const PROGRESS_METHODS = new Set([
@@ -110,9 +111,9 @@ function rateLimitDetails(params: JsonObject): ErrorReport | null {
 }
 
 /** A usage-limit error with the windows Codex reported just before it (see the header). */
-function withWindows(error: ErrorReport | null, meta: ThreadMeta): ErrorReport | null {
-  if (!error || error.code !== "usageLimitExceeded" || !meta.rateLimits) return error;
-  return { ...error, details: { ...(isObject(error.details) ? error.details : {}), rateLimits: meta.rateLimits } };
+function withWindows(error: ErrorReport | null, state: CodexState): ErrorReport | null {
+  if (!error || error.code !== "usageLimitExceeded" || !state.rateLimits) return error;
+  return { ...error, details: { ...(isObject(error.details) ? error.details : {}), rateLimits: state.rateLimits } };
 }
 
 const THREAD_BOUND = new Set(["thread/started", "turn/started", "turn/completed", "error", "turn/interrupt"]);
@@ -144,6 +145,9 @@ export const codexAppServerAdapter: NativeAdapter<CodexState> = {
       const limits = isObject(msg.result) ? codexLimitSnapshots(msg.result.rateLimits, at, null) : [];
       return { event: null, nativeType: "response", limits };
     }
+
+    // Account-wide: remembered for a usage-limit error that follows, even when no thread is known yet.
+    if (method === "account/rateLimits/updated" && rateLimitDetails(params)) state.rateLimits = params.rateLimits as JsonObject;
 
     const ownThread = explicitThread(params);
     const threadId = ownThread ?? state.threadId;
@@ -198,13 +202,13 @@ export const codexAppServerAdapter: NativeAdapter<CodexState> = {
         if (status === "interrupted") return { event: base("turn.interrupted"), nativeType: method };
         if (status === "failed") {
           const e = base("turn.failed");
-          e.error = withWindows(codexTurnError(turn.error), meta);
+          e.error = withWindows(codexTurnError(turn.error), state);
           return { event: e, nativeType: method };
         }
         return unknown();
       }
       case "error": {
-        const error = withWindows(codexTurnError(params.error), meta);
+        const error = withWindows(codexTurnError(params.error), state);
         const message = error?.message ?? null;
         const notice = parseReconnectNotice(message);
         const willRetry = typeof params.willRetry === "boolean" ? params.willRetry : notice !== null;
@@ -232,10 +236,7 @@ export const codexAppServerAdapter: NativeAdapter<CodexState> = {
       case "account/rateLimits/updated": {
         const e = base("unknown");
         const err = rateLimitDetails(params);
-        if (err) {
-          e.error = err;
-          meta.rateLimits = params.rateLimits as JsonObject;
-        }
+        if (err) e.error = err;
         return { event: e, nativeType: method, limits: codexLimitSnapshots(params.rateLimits, at, threadId) };
       }
       case "thread/name/updated": {
