@@ -89,7 +89,7 @@ describe("relay codex-app-server with the real Codex CLI: resume at reset", () =
         expect(calls).toHaveLength(before + 2);
         expect(calls.at(-1)!.at).toBeGreaterThanOrEqual(resumeAt);
         const resume = done.directives.find((d) => d.kind === "continue")!;
-        expect(resume).toMatchObject({ origin: "policy", state: "acknowledged", result: "acknowledged" });
+        expect(resume).toMatchObject({ origin: "recovery", state: "acknowledged", result: "acknowledged" });
         expect(resume.detail).toMatch(/Codex started continuation turn/);
         expect(Date.parse(resume.createdAt)).toBeGreaterThanOrEqual(resumeAt);
         expect(done.events.filter((e) => e.type === "turn.completed")).toHaveLength(1);
