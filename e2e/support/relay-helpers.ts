@@ -47,7 +47,7 @@ export function codexEnv(mock: MockProvider): { env: Record<string, string>; hom
       "",
     ].join("\n"),
   );
-  return { env: { CODEX_HOME: home, MOCK_API_KEY: "mock-key", RUST_LOG: process.env.CODEX_RUST_LOG ?? "error" }, home, cwd };
+  return { env: { CODEX_HOME: home, MOCK_API_KEY: "mock-key", RUST_LOG: "error" }, home, cwd };
 }
 
 /** HOME / CLAUDE_CONFIG_DIR in a temp dir, ANTHROPIC_BASE_URL at the mock, a dummy key. */
