@@ -30,6 +30,8 @@ export type MockReply =
       code?: string;
       message?: string;
       headers?: Record<string, string>;
+      /** Headers and the whole JSON body made when the request arrives (replaces the default body). */
+      render?: (receivedAt: number) => { headers: Record<string, string>; body: unknown };
     }
   /** Accepts the request and never answers (until the client disconnects or the mock closes). */
   | { kind: "hang" };
@@ -72,6 +74,44 @@ export const ok = (text = "Hi! (mock reply)"): MockReply => ({ kind: "ok", text 
 /** 429 with `Retry-After` (seconds) and the provider's own rate-limit error body. */
 export function rateLimited(retryAfterSeconds?: number, message?: string): MockReply {
   return { kind: "error", status: 429, retryAfter: retryAfterSeconds, code: "rate_limit_exceeded", message };
+}
+
+/**
+ * The usage-limit refusal Codex knows (as ChatGPT's backend sends it): 429 `usage_limit_reached`
+ * with the reset in the body and the x-codex-* window headers, as the capture
+ * codex-ratelimit-appserver-usage-limit carried them: the primary window full, resetting
+ * `inSeconds` after the request arrived (whenever the agent gets to make it). Codex answers it
+ * with `account/rateLimits/updated` and a failed turn ("… try again at 5:59 PM."), no retry.
+ */
+export function usageLimited(inSeconds: number): MockReply {
+  return {
+    kind: "error",
+    status: 429,
+    render(receivedAt) {
+      const resetsAt = Math.floor(receivedAt / 1000) + inSeconds;
+      return {
+        headers: {
+          "retry-after": String(inSeconds),
+          "x-codex-primary-used-percent": "100",
+          "x-codex-primary-window-minutes": "300",
+          "x-codex-primary-reset-after-seconds": String(inSeconds),
+          "x-codex-primary-reset-at": String(resetsAt),
+          "x-codex-secondary-used-percent": "12",
+          "x-codex-secondary-window-minutes": "10080",
+          "x-codex-secondary-reset-after-seconds": "400000",
+          "x-codex-secondary-reset-at": String(resetsAt + 400_000),
+          "x-codex-plan-type": "plus",
+          "x-codex-credits-has-credits": "false",
+          "x-codex-credits-unlimited": "false",
+          "x-codex-credits-balance": "0",
+          "x-codex-rate-limit-reached-type": "rate_limit_reached",
+        },
+        body: {
+          error: { type: "usage_limit_reached", code: "usage_limit_reached", message: "The usage limit has been reached", plan_type: "plus", resets_at: resetsAt, resets_in_seconds: inSeconds },
+        },
+      };
+    },
+  };
 }
 
 /** OpenAI 503 `server_is_overloaded`. */
@@ -301,12 +341,13 @@ export async function startMockProvider(options: { verbose?: boolean } = {}): Pr
       return;
     }
     if (reply!.kind === "error") {
-      const headers: Record<string, string> = { "content-type": "application/json", ...(reply!.headers ?? {}) };
+      const rendered = reply!.render?.(at);
+      const headers: Record<string, string> = { "content-type": "application/json", ...(reply!.headers ?? {}), ...(rendered?.headers ?? {}) };
       if (reply!.retryAfter !== undefined) headers["retry-after"] = String(reply!.retryAfter);
       headers[api === "anthropic" ? "request-id" : "x-request-id"] = rid("req");
       if (api === "anthropic" && reply!.status === 429) headers["anthropic-ratelimit-requests-remaining"] = "0";
       res.writeHead(reply!.status, headers);
-      res.end(JSON.stringify(api === "anthropic" ? anthropicErrorBody(reply!) : openAiErrorBody(reply!)));
+      res.end(JSON.stringify(rendered ? rendered.body : api === "anthropic" ? anthropicErrorBody(reply!) : openAiErrorBody(reply!)));
       return;
     }
     const text = reply!.text ?? "Hi! (mock reply)";

@@ -26,6 +26,10 @@
  *   thread (last thread seen in the batch, else ctx.threadId; skipped when none); when a window
  *   has a `resetsAt` (epoch seconds), error.details = {rateLimits: <snapshot as given>}.
  *   Each window also becomes a limit snapshot (limit-snapshots.ts), kept even with no thread.
+ *   Codex sends it just before a usage-limit error, whose own text names the reset to the minute
+ *   only ("try again at 9:29 AM"): a usageLimitExceeded error that follows in the batch carries
+ *   the snapshot in error.details.rateLimits too (also when the notification, naming no thread,
+ *   opened the batch), so its reset is known to the second.
  * - `turn/interrupt` (a client request a relay may forward) → interrupt.requested.
  * - JSON-RPC responses ({id, result|error}, no method) → skipped (event null): they answer the
  *   client's own requests and duplicate the notifications that follow. The answer to
@@ -52,6 +56,8 @@ interface ThreadMeta {
 
 interface CodexState extends NativeState {
   threads: Map<string, ThreadMeta>;
+  /** The account's windows as the last `account/rateLimits/updated` of this batch gave them (with or without a thread). */
+  rateLimits?: JsonObject;
 }
 
 const PROGRESS_METHODS = new Set([
@@ -104,6 +110,12 @@ function rateLimitDetails(params: JsonObject): ErrorReport | null {
   return hasReset ? { details: { rateLimits: limits } } : null;
 }
 
+/** A usage-limit error with the windows Codex reported just before it (see the header). */
+function withWindows(error: ErrorReport | null, state: CodexState): ErrorReport | null {
+  if (!error || error.code !== "usageLimitExceeded" || !state.rateLimits) return error;
+  return { ...error, details: { ...(isObject(error.details) ? error.details : {}), rateLimits: state.rateLimits } };
+}
+
 const THREAD_BOUND = new Set(["thread/started", "turn/started", "turn/completed", "error", "turn/interrupt"]);
 
 export const codexAppServerAdapter: NativeAdapter<CodexState> = {
@@ -133,6 +145,9 @@ export const codexAppServerAdapter: NativeAdapter<CodexState> = {
       const limits = isObject(msg.result) ? codexLimitSnapshots(msg.result.rateLimits, at, null) : [];
       return { event: null, nativeType: "response", limits };
     }
+
+    // Account-wide: remembered for a usage-limit error that follows, even when no thread is known yet.
+    if (method === "account/rateLimits/updated" && rateLimitDetails(params)) state.rateLimits = params.rateLimits as JsonObject;
 
     const ownThread = explicitThread(params);
     const threadId = ownThread ?? state.threadId;
@@ -187,13 +202,13 @@ export const codexAppServerAdapter: NativeAdapter<CodexState> = {
         if (status === "interrupted") return { event: base("turn.interrupted"), nativeType: method };
         if (status === "failed") {
           const e = base("turn.failed");
-          e.error = codexTurnError(turn.error);
+          e.error = withWindows(codexTurnError(turn.error), state);
           return { event: e, nativeType: method };
         }
         return unknown();
       }
       case "error": {
-        const error = codexTurnError(params.error);
+        const error = withWindows(codexTurnError(params.error), state);
         const message = error?.message ?? null;
         const notice = parseReconnectNotice(message);
         const willRetry = typeof params.willRetry === "boolean" ? params.willRetry : notice !== null;

@@ -95,6 +95,17 @@ describe("limit snapshots from the real captures", () => {
     expect(iso(state.retry?.resetAt ?? null)).toBe("2026-11-30T12:28:00.000Z");
   });
 
+  it("the Codex usage-limit refusal waits for the window's reset to the second, not the minute its text names", () => {
+    const result = capture("codex-ratelimit-appserver-usage-limit");
+    const failure = result.lines.find((line) => line.event?.type === "retry");
+    expect(failure?.event?.error?.message).toMatch(/try again at 9:29 AM/);
+    const events = result.lines.flatMap((line, seq) => (line.event ? [{ ...line.event, seq }] : []));
+    const state = replay(events, Date.parse("2026-11-30T08:30:00Z"));
+    expect(state.status).toBe("waiting_reset");
+    expect(state.lastError).toMatchObject({ kind: "usage_limit", code: "usageLimitExceeded" });
+    expect(iso(state.retry?.resetAt ?? null)).toBe("2026-11-30T09:29:08.000Z");
+  });
+
   it("each snapshot is observed when its line was sent", () => {
     const limits = capture("claude-ratelimit-allowed-warning").lines.flatMap((line) => line.limits ?? []);
     expect(iso(limits[0].observedAt)).toBe("2026-11-30T08:28:00.452Z");

@@ -122,6 +122,24 @@ describe("codex app-server", () => {
     expect(r.lines[1].event).toMatchObject({ type: "unknown", threadId: T, turnId: U, error: { details: { rateLimits } } });
   });
 
+  it("a usage-limit error after account/rateLimits/updated carries those windows (its text names the minute only)", () => {
+    const rateLimits = { primary: { usedPercent: 100, windowDurationMins: 300, resetsAt: 1795975200 }, secondary: null };
+    const error = { message: "You've hit your usage limit. … or try again at 9:29 AM.", codexErrorInfo: "usageLimitExceeded", additionalDetails: null };
+    const other = { message: "boom", codexErrorInfo: "other", additionalDetails: null };
+    // A batch of a relay starts with the notification, which names no thread.
+    const r = run("codex", [
+      { method: "account/rateLimits/updated", params: { rateLimits } },
+      { method: "turn/started", params: { threadId: T, turn: { id: U } } },
+      { method: "error", params: { threadId: T, turnId: U, willRetry: false, error } },
+      { method: "turn/completed", params: { threadId: T, turn: { id: U, status: "failed", error } } },
+      { method: "error", params: { threadId: T, turnId: U, willRetry: false, error: other } },
+    ]);
+    expect(r.lines[0].event).toBeNull();
+    expect(r.lines[2].event).toMatchObject({ type: "retry", error: { code: "usageLimitExceeded", details: { rateLimits } } });
+    expect(r.lines[3].event).toMatchObject({ type: "turn.failed", error: { code: "usageLimitExceeded", details: { rateLimits } } });
+    expect(r.lines[4].event!.error!.details).not.toHaveProperty("rateLimits");
+  });
+
   it("responses are skipped; a relayed turn/interrupt request is interrupt.requested", () => {
     const r = run("codex", [
       { id: 9, result: {} },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_ADVICE_MS, parseAdvice } from "./advice";
+import { latestReset, MAX_ADVICE_MS, parseAdvice } from "./advice";
 import { MIN, SEC, T0 } from "./testing";
 import type { AdviceSource, ErrorReport } from "./types";
 
@@ -64,6 +64,7 @@ describe("parseAdvice: 'try again at' usage-limit text is read as UTC on the not
   it.each<[string, string, number, number]>([
     ["5:59 PM later the same day", "You've hit your usage limit. Try again at 5:59 PM.", at(17, 0), at(17, 59)],
     ["3:04 PM already passed rolls to the next day", "… or try again at 3:04 PM.", at(17, 0), at(15, 4) + 24 * HOUR],
+    ["the minute named has begun: the reset lies within it, by its end", "… or try again at 5:00 PM.", at(17, 0) + 25 * SEC, at(17, 1)],
     ["12:30 AM is half past midnight", "try again at 12:30 AM", at(0, 10), at(0, 30)],
     ["12:05 PM is just after noon", "try again at 12:05 pm", at(11, 0), at(12, 5)],
     ["a 24-hour time without AM/PM", "try again at 18:45", at(17, 0), at(18, 45)],
@@ -87,6 +88,21 @@ describe("parseAdvice: 'try again at' usage-limit text is read as UTC on the not
     expect(parseAdvice({ message: "try again at 13:99" }, T0).ignored).toEqual([
       { source: "usage-limit-text", value: "try again at 13:99", reason: "not a time of day" },
     ]);
+  });
+});
+
+describe("latestReset: the window reset the hints name", () => {
+  const text = (resetAt: number) => ({ source: "usage-limit-text" as const, delayMs: resetAt - T0, resetAt });
+  const exact = (resetAt: number) => ({ source: "resetsAt" as const, delayMs: resetAt - T0, resetAt });
+  it.each<[string, Parameters<typeof latestReset>[0], number | null]>([
+    ["none named", [{ source: "retry-after", delayMs: 5 * SEC }], null],
+    ["the latest of several", [exact(T0 + 5 * MIN), exact(T0 + 9 * MIN)], T0 + 9 * MIN],
+    ["a text alone", [text(T0 + MIN)], T0 + MIN],
+    ["an exact instant within the text's minute is the same reset, to the second", [text(T0 + MIN), exact(T0 + MIN + 8 * SEC)], T0 + MIN + 8 * SEC],
+    ["also when the text's minute had begun (read as its end)", [text(T0 + MIN), exact(T0 + 20 * SEC)], T0 + 20 * SEC],
+    ["a text naming another reset still counts", [text(T0 + 90 * MIN), exact(T0 + 8 * SEC)], T0 + 90 * MIN],
+  ])("%s", (_name, hints, expected) => {
+    expect(latestReset(hints)).toBe(expected);
   });
 });
 

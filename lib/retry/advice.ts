@@ -19,6 +19,7 @@ export interface Advice {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+const MINUTE_MS = 60 * 1000;
 
 /**
  * Hints sit at the start of what a provider says; reading only a bounded prefix keeps the
@@ -114,8 +115,9 @@ function addTextHints(advice: Advice, text: string, noticeAt: number) {
 /**
  * "Try again at 5:59 PM" (or "resets 12:28pm (UTC)") names a wall-clock time in the zone of the machine that printed it,
  * which the server cannot know. We read it as UTC on the notice's UTC date: the only zone we
- * can justify, and it is what a server-side agent usually runs in. A time already passed on
- * that date means the same time tomorrow.
+ * can justify, and it is what a server-side agent usually runs in. The text names a minute only:
+ * when that minute has begun (a reset seconds away) the reset lies within it, so its end is the
+ * time to wait for; a time already passed on that date means the same time tomorrow.
  */
 function addClockTime(advice: Advice, match: RegExpMatchArray, noticeAt: number) {
   const value = match[0].trim();
@@ -129,8 +131,24 @@ function addClockTime(advice: Advice, match: RegExpMatchArray, noticeAt: number)
   if (meridiem) hours = (hours % 12) + (meridiem === "p" ? 12 : 0);
   const day = new Date(noticeAt);
   let at = Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate(), hours, minutes);
-  if (at < noticeAt) at += DAY_MS;
+  if (at < noticeAt) at += noticeAt - at < MINUTE_MS ? MINUTE_MS : DAY_MS;
   addDelay(advice, "usage-limit-text", value, at - noticeAt, at);
+}
+
+/**
+ * The window reset the hints name: the latest of them. A wall-clock text knows its minute only,
+ * so an exact instant within a minute of it (Codex's `resetsAt`, reported beside its "try again
+ * at 9:29 AM") is the same reset, to the second, and the text gives way to it.
+ */
+export function latestReset(hints: AdviceHint[]): number | null {
+  const exact = hints.filter((hint) => hint.resetAt !== undefined && hint.source !== "usage-limit-text");
+  let latest: number | null = null;
+  for (const hint of hints) {
+    if (hint.resetAt === undefined) continue;
+    if (hint.source === "usage-limit-text" && exact.some((other) => Math.abs(other.resetAt! - hint.resetAt!) < MINUTE_MS)) continue;
+    if (latest === null || hint.resetAt > latest) latest = hint.resetAt;
+  }
+  return latest;
 }
 
 /** Field hints anywhere in a kept provider body: retry_after_ms, retry_delay_ms, Codex resetsAt. */

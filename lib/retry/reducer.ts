@@ -1,11 +1,10 @@
-import { MAX_ADVICE_MS, parseAdvice } from "./advice";
+import { latestReset, MAX_ADVICE_MS, parseAdvice } from "./advice";
 import { classify, isRetryableKind, type Classification } from "./classify";
 import { noteDuration as clock } from "./duration";
 import { parseReconnectNotice } from "./notice";
 import { defaultPolicyFor, drawDelayMs, expectedWindow, isOverCap, preset, resolvePolicy } from "./policies";
 import { seededRandom } from "./random";
 import type {
-  AdviceHint,
   AppliedStep,
   AttemptRecord,
   DirectiveIntent,
@@ -943,13 +942,6 @@ function exhaustedCode(kind: TroubleKind): string {
 function stopGraceMs(settings: ThreadSettings): number {
   const grace = settings.stopGraceMs;
   return typeof grace === "number" && Number.isFinite(grace) && grace > 0 && grace <= MAX_ADVICE_MS ? grace : STOP_GRACE_MS;
-}
-
-/** The latest window reset among the hints that name one. */
-function latestReset(hints: AdviceHint[]): number | null {
-  let latest: number | null = null;
-  for (const hint of hints) if (hint.resetAt !== undefined && (latest === null || hint.resetAt > latest)) latest = hint.resetAt;
-  return latest;
 }
 
 function lastIndexOfAttempt(attempts: AttemptRecord[], n: number): number {
