@@ -71,3 +71,30 @@ export function serialized<T>(fn: () => T | Promise<T>): Promise<T> {
   tail = result.catch(() => undefined);
   return result;
 }
+
+/**
+ * A pure read that needs no unit of work in progress (an API key's lookup, the incident list)
+ * runs at once, outside the queue, on a read-only connection of its own: like Prisma's, it sees
+ * only committed rows (WAL), so it never waits behind ingestion and never sees a batch half done.
+ * In the read worker, whose connection is already read-only and unqueued, it is that connection.
+ */
+const globalForReads = globalThis as unknown as { __radarReads?: { path: string; sql: Database.Database } };
+
+export function committedRead<T>(fn: (sql: Database.Database) => T): Promise<T> {
+  try {
+    return Promise.resolve(fn(readConnection()));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function readConnection(): Database.Database {
+  const handles = db();
+  if (handles.sql.readonly) return handles.sql;
+  const open = globalForReads.__radarReads;
+  if (open?.path === handles.path && open.sql.open) return open.sql;
+  open?.sql.close();
+  const sql = new Database(handles.path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+  globalForReads.__radarReads = { path: handles.path, sql };
+  return sql;
+}
