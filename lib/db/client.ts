@@ -78,7 +78,7 @@ export function serialized<T>(fn: () => T | Promise<T>): Promise<T> {
  * only committed rows (WAL), so it never waits behind ingestion and never sees a batch half done.
  * In the read worker, whose connection is already read-only and unqueued, it is that connection.
  */
-const globalForReads = globalThis as unknown as { __radarCommittedReads?: { path: string; sql: Database.Database } };
+const globalForCommittedReads = globalThis as unknown as { __radarCommittedReads?: { path: string; sql: Database.Database } };
 
 export function committedRead<T>(fn: (sql: Database.Database) => T): Promise<T> {
   try {
@@ -91,10 +91,10 @@ export function committedRead<T>(fn: (sql: Database.Database) => T): Promise<T> 
 function readConnection(): Database.Database {
   const handles = db();
   if (handles.sql.readonly) return handles.sql;
-  const open = globalForReads.__radarCommittedReads;
+  const open = globalForCommittedReads.__radarCommittedReads;
   if (open?.path === handles.path && open.sql.open) return open.sql;
   open?.sql.close();
   const sql = new Database(handles.path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
-  globalForReads.__radarCommittedReads = { path: handles.path, sql };
+  globalForCommittedReads.__radarCommittedReads = { path: handles.path, sql };
   return sql;
 }
