@@ -59,7 +59,7 @@ export function db(): DatabaseHandles {
 }
 
 /**
- * Every use of the connection outside Prisma goes through this queue, one after another in call
+ * Every use of the writer connection (`sql`) goes through this queue, one after another in call
  * order, so no read or write ever lands inside another caller's unit of work (see
  * unit-of-work.ts). A queued function may be asynchronous (a unit of work awaits its `Tx`); the
  * next one starts when its promise settles.
