@@ -1,7 +1,7 @@
 import type { Role } from "@/lib/auth/roles";
 import { roleOf } from "@/lib/auth/roles";
 import type { ApiKeyOverview } from "@/lib/wire/types";
-import { db, serialized } from "./client";
+import { committedRead, db, serialized } from "./client";
 import { isoOrNull, statement, type Sql } from "./statement";
 
 /** API keys as stored: only their hash; generating and hashing them is lib/auth/api-keys.ts's. */
@@ -64,10 +64,10 @@ export function insertApiKeyInto(sql: Sql, key: NewApiKey, now: number): void {
 }
 
 export function listApiKeys(ownerId?: string): Promise<ApiKeyRecord[]> {
-  return serialized(() => {
+  return committedRead((sql) => {
     const rows = (ownerId === undefined
-      ? statement(`${LIST} ORDER BY k.revokedAt IS NOT NULL, k.createdAt DESC`).all()
-      : statement(`${LIST} WHERE k.ownerId = ? ORDER BY k.revokedAt IS NOT NULL, k.createdAt DESC`).all(ownerId)) as KeyRow[];
+      ? statement(`${LIST} ORDER BY k.revokedAt IS NOT NULL, k.createdAt DESC`, sql).all()
+      : statement(`${LIST} WHERE k.ownerId = ? ORDER BY k.revokedAt IS NOT NULL, k.createdAt DESC`, sql).all(ownerId)) as KeyRow[];
     return rows.map((row) => ({ ...row, role: roleOf(row.role) }));
   });
 }
@@ -80,17 +80,21 @@ export async function apiKeyOverviews(): Promise<ApiKeyOverview[]> {
   }));
 }
 
-/** The live key with this hash and its owner's standing; `lastUsedAt` is recorded at most once a minute. */
+/**
+ * The live key with this hash and its owner's standing, read without waiting behind ingestion.
+ * `lastUsedAt` is recorded at most once a minute, queued behind the answer, which never waits for it.
+ */
 export function keyHolder(keyHash: string, now = Date.now()): Promise<KeyHolder | null> {
-  return serialized(() => {
+  return committedRead((sql) => {
     const row = statement(
       `SELECT k.id, k.name, k.role, k.ownerId, k.lastUsedAt, u.email AS ownerEmail, u.role AS ownerRole, u.banned AS ownerBanned
        FROM "ApiKey" k LEFT JOIN "User" u ON u.id = k.ownerId WHERE k.keyHash = ? AND k.revokedAt IS NULL`,
+      sql,
     ).get(keyHash) as
       | { id: string; name: string; role: string; ownerId: string | null; lastUsedAt: number | null; ownerEmail: string | null; ownerRole: string | null; ownerBanned: number | null }
       | undefined;
     if (!row) return null;
-    if (row.lastUsedAt === null || now - row.lastUsedAt >= 60_000) statement(`UPDATE "ApiKey" SET lastUsedAt = ? WHERE id = ?`).run(now, row.id);
+    if (row.lastUsedAt === null || now - row.lastUsedAt >= 60_000) touchApiKey(row.id, now);
     return {
       id: row.id,
       name: row.name,
@@ -101,6 +105,11 @@ export function keyHolder(keyHash: string, now = Date.now()): Promise<KeyHolder 
       ownerDisabled: row.ownerBanned === 1,
     };
   });
+}
+
+/** A use is a record, never a reason to refuse the request: a failed touch is dropped and the next use retries it. */
+function touchApiKey(id: string, now: number): void {
+  serialized(() => statement(`UPDATE "ApiKey" SET lastUsedAt = ? WHERE id = ? AND (lastUsedAt IS NULL OR lastUsedAt < ?)`).run(now, id, now)).catch(() => undefined);
 }
 
 /** Revokes live keys by id or by name; returns how many. */

@@ -59,7 +59,7 @@ export function db(): DatabaseHandles {
 }
 
 /**
- * Every use of the connection outside Prisma goes through this queue, one after another in call
+ * Every use of the writer connection (`sql`) goes through this queue, one after another in call
  * order, so no read or write ever lands inside another caller's unit of work (see
  * unit-of-work.ts). A queued function may be asynchronous (a unit of work awaits its `Tx`); the
  * next one starts when its promise settles.
@@ -70,4 +70,31 @@ export function serialized<T>(fn: () => T | Promise<T>): Promise<T> {
   const result = tail.then(fn);
   tail = result.catch(() => undefined);
   return result;
+}
+
+/**
+ * A pure read that needs no unit of work in progress (an API key's lookup, the incident list)
+ * runs at once, outside the queue, on a read-only connection of its own: like Prisma's, it sees
+ * only committed rows (WAL), so it never waits behind ingestion and never sees a batch half done.
+ * In the read worker, whose connection is already read-only and unqueued, it is that connection.
+ */
+const globalForCommittedReads = globalThis as unknown as { __radarCommittedReads?: { path: string; sql: Database.Database } };
+
+export function committedRead<T>(fn: (sql: Database.Database) => T): Promise<T> {
+  try {
+    return Promise.resolve(fn(readConnection()));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function readConnection(): Database.Database {
+  const handles = db();
+  if (handles.sql.readonly) return handles.sql;
+  const open = globalForCommittedReads.__radarCommittedReads;
+  if (open?.path === handles.path && open.sql.open) return open.sql;
+  open?.sql.close();
+  const sql = new Database(handles.path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+  globalForCommittedReads.__radarCommittedReads = { path: handles.path, sql };
+  return sql;
 }

@@ -1,6 +1,6 @@
 import type { DirectiveIntent } from "@/lib/retry";
 import type { DirectiveView } from "@/lib/wire/types";
-import { db, serialized } from "./client";
+import { committedRead, db, serialized } from "./client";
 import { statement } from "./statement";
 
 /** Directives: what the engine asks of a source, their delivery and the source's answer. */
@@ -80,7 +80,7 @@ export const directiveRows = {
 /** Directives not yet acknowledged for the given threads (what an ingest response carries). */
 export async function openDirectivesForThreads(sourceId: string, threadIds: number[]): Promise<DirectiveView[]> {
   if (threadIds.length === 0) return [];
-  return serialized(() => (statement(OPEN_FOR_THREADS).all(sourceId, JSON.stringify(threadIds)) as DirectiveRow[]).map(toView));
+  return committedRead((sql) => (statement(OPEN_FOR_THREADS, sql).all(sourceId, JSON.stringify(threadIds)) as DirectiveRow[]).map(toView));
 }
 
 /**

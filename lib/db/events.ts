@@ -5,8 +5,10 @@ import { isoOrNull, pluck, statement } from "./statement";
 
 /** Stored lines of the sources: their keys (idempotency), the event rows and progress folding. */
 
-const KEY_EXISTS = `SELECT 1 FROM "Event" WHERE sourceId = @sourceId AND idempotencyKey = @key
-  UNION ALL SELECT 1 FROM "IngestKey" WHERE sourceId = @sourceId AND key = @key LIMIT 1`;
+/** Which of a batch's keys this source already stored, on an event or in the key ledger: one query per batch. */
+const KEYS_STORED = `SELECT k.value FROM json_each(@keys) k
+  WHERE EXISTS (SELECT 1 FROM "Event" WHERE sourceId = @sourceId AND idempotencyKey = k.value)
+     OR EXISTS (SELECT 1 FROM "IngestKey" WHERE sourceId = @sourceId AND key = k.value)`;
 const INSERT_KEY = `INSERT INTO "IngestKey" (sourceId, key, eventId) VALUES (?, ?, ?)`;
 const INSERT_EVENT = `INSERT INTO "Event" (sourceId, threadId, idempotencyKey, format, nativeType, type, at, receivedAt, lastAt, count,
     turnId, attempt, maxAttempts, delayMs, kind, httpStatus, code, message, late, raw, normalized)
@@ -39,8 +41,9 @@ export function codeText(code: unknown): string | null {
 
 /** The event statements of a unit of work (see unit-of-work.ts); synchronous on SQLite. */
 export const eventRows = {
-  isDuplicateKey(sourceId: string, key: string): boolean {
-    return statement(KEY_EXISTS).get({ sourceId, key }) !== undefined;
+  storedKeys(sourceId: string, keys: string[]): Set<string> {
+    if (keys.length === 0) return new Set();
+    return new Set(pluck(KEYS_STORED).all({ sourceId, keys: JSON.stringify(keys) }) as string[]);
   },
 
   /**

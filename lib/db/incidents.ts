@@ -1,7 +1,7 @@
 import { incidentTimeLostMs, type IncidentRecord, type IncidentThread } from "@/lib/retry";
 import { STOPPABLE_STATUSES } from "@/lib/threads/statuses";
 import type { IncidentDetail, IncidentList, IncidentStateFilter, IncidentThreadView, IncidentView } from "@/lib/wire/types";
-import { serialized } from "./client";
+import { committedRead, serialized } from "./client";
 import { isoOrNull, pluck, statement } from "./statement";
 
 /**
@@ -118,13 +118,13 @@ function toView(row: IncidentRow, now: number, stoppable: number): IncidentView 
 /** Open incidents first, then past ones, newest first. */
 export function listIncidents(state: IncidentStateFilter = "all", now = Date.now(), limit = 200): Promise<IncidentList> {
   const states = state === "all" ? ["open", "closed"] : [state];
-  return serialized(() => {
-    const rows = statement(LIST).all({ states: JSON.stringify(states), limit }) as IncidentRow[];
+  return committedRead((sql) => {
+    const rows = statement(LIST, sql).all({ states: JSON.stringify(states), limit }) as IncidentRow[];
     const open = rows.filter((row) => row.state === "open").map((row) => row.id);
     const stoppable = new Map(
       open.length === 0
         ? []
-        : (statement(STOPPABLE_BY_INCIDENT).all({ ids: JSON.stringify(open), statuses: JSON.stringify(STOPPABLE_STATUSES) }) as { id: string; stoppable: number }[]).map((r) => [r.id, r.stoppable]),
+        : (statement(STOPPABLE_BY_INCIDENT, sql).all({ ids: JSON.stringify(open), statuses: JSON.stringify(STOPPABLE_STATUSES) }) as { id: string; stoppable: number }[]).map((r) => [r.id, r.stoppable]),
     );
     return { incidents: rows.map((row) => toView(row, now, stoppable.get(row.id) ?? 0)), serverTime: new Date(now).toISOString() };
   });
@@ -132,14 +132,14 @@ export function listIncidents(state: IncidentStateFilter = "all", now = Date.now
 
 /** One incident with its threads, timeline and early retries; null when unknown. */
 export function incidentDetail(id: string, now = Date.now()): Promise<IncidentDetail | null> {
-  return serialized(() => {
-    const row = statement(ONE).get(id) as IncidentRow | undefined;
+  return committedRead((sql) => {
+    const row = statement(ONE, sql).get(id) as IncidentRow | undefined;
     if (!row) return null;
     const record = toRecord(row);
     const keys = keysOf(record);
     const span = { keys, from: record.startedAt, to: record.endedAt ?? now };
-    const threads = new Map((statement(THREADS).all(keys) as Omit<IncidentThreadView, "firstNoticeAt" | "lastNoticeAt" | "notices" | "recoveredAt">[]).map((t) => [t.key, t]));
-    const stoppable = row.state === "open" ? (pluck(STOPPABLE).get({ keys, statuses: JSON.stringify(STOPPABLE_STATUSES) }) as number) : 0;
+    const threads = new Map((statement(THREADS, sql).all(keys) as Omit<IncidentThreadView, "firstNoticeAt" | "lastNoticeAt" | "notices" | "recoveredAt">[]).map((t) => [t.key, t]));
+    const stoppable = row.state === "open" ? (pluck(STOPPABLE, sql).get({ keys, statuses: JSON.stringify(STOPPABLE_STATUSES) }) as number) : 0;
     return {
       ...toView(row, now, stoppable),
       threads: record.threads.flatMap((t) => {
@@ -147,9 +147,9 @@ export function incidentDetail(id: string, now = Date.now()): Promise<IncidentDe
         if (!thread) return [];
         return [{ ...thread, firstNoticeAt: isoOrNull(t.firstNoticeAt)!, lastNoticeAt: isoOrNull(t.lastNoticeAt)!, notices: t.notices, recoveredAt: isoOrNull(t.recoveredAt) }];
       }),
-      timeline: (statement(TIMELINE).all(span) as { minute: number; thread: number; notices: number }[]).map((r) => ({ ...r, minute: isoOrNull(r.minute)! })),
-      earlyRetries: pluck(EARLY).get(span) as number,
-      notes: (statement(NOTES).all(id) as { at: number; actor: string; text: string }[]).map((n) => ({ ...n, at: isoOrNull(n.at)! })),
+      timeline: (statement(TIMELINE, sql).all(span) as { minute: number; thread: number; notices: number }[]).map((r) => ({ ...r, minute: isoOrNull(r.minute)! })),
+      earlyRetries: pluck(EARLY, sql).get(span) as number,
+      notes: (statement(NOTES, sql).all(id) as { at: number; actor: string; text: string }[]).map((n) => ({ ...n, at: isoOrNull(n.at)! })),
       serverTime: new Date(now).toISOString(),
     };
   });
@@ -157,7 +157,7 @@ export function incidentDetail(id: string, now = Date.now()): Promise<IncidentDe
 
 /** Thread keys in an open incident, with the incident's id (the board's marker). */
 export function openIncidentThreads(): Promise<Map<number, string>> {
-  return serialized(() => new Map((statement(OPEN_THREADS).all() as { key: number; id: string }[]).map((r) => [r.key, r.id])));
+  return committedRead((sql) => new Map((statement(OPEN_THREADS, sql).all() as { key: number; id: string }[]).map((r) => [r.key, r.id])));
 }
 
 /** The threads of one open incident that Stop all in this incident would stop; null when it is not open. */

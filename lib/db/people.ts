@@ -2,7 +2,7 @@ import type { Role } from "@/lib/auth/roles";
 import { roleOf } from "@/lib/auth/roles";
 import { accountGuard } from "@/lib/auth/lockout";
 import type { PersonOverview } from "@/lib/wire/types";
-import { serialized } from "./client";
+import { committedRead, serialized } from "./client";
 import { isoOrNull, statement } from "./statement";
 
 /**
@@ -35,9 +35,10 @@ export function countPeople(): Promise<number> {
   return serialized(() => (statement(`SELECT count(*) AS n FROM "User"`).get() as { n: number }).n);
 }
 
+/** Every signed-in request resolves its person: a committed read, never queued behind ingestion. */
 export function personById(id: string): Promise<PersonRecord | null> {
-  return serialized(() => {
-    const row = statement(`SELECT ${COLUMNS} FROM "User" WHERE id = ?`).get(id) as PersonRow | undefined;
+  return committedRead((sql) => {
+    const row = statement(`SELECT ${COLUMNS} FROM "User" WHERE id = ?`, sql).get(id) as PersonRow | undefined;
     return row ? toPerson(row) : null;
   });
 }
@@ -50,14 +51,14 @@ export function personByEmail(email: string): Promise<PersonRecord | null> {
 }
 
 export function listPeople(): Promise<PersonRecord[]> {
-  return serialized(() => (statement(`SELECT ${COLUMNS} FROM "User" ORDER BY email`).all() as PersonRow[]).map(toPerson));
+  return committedRead((sql) => (statement(`SELECT ${COLUMNS} FROM "User" ORDER BY email`, sql).all() as PersonRow[]).map(toPerson));
 }
 
 /** Everyone, with any sign-in failures in a row and the lockout they caused, for the People page. */
 export function peopleOverview(now = Date.now()): Promise<PersonOverview[]> {
-  return serialized(() => {
-    const guard = statement(`SELECT failures, lockedUntil FROM "SignInGuard" WHERE key = ?`);
-    return (statement(`SELECT ${COLUMNS} FROM "User" ORDER BY email`).all() as PersonRow[]).map((row) => {
+  return committedRead((sql) => {
+    const guard = statement(`SELECT failures, lockedUntil FROM "SignInGuard" WHERE key = ?`, sql);
+    return (statement(`SELECT ${COLUMNS} FROM "User" ORDER BY email`, sql).all() as PersonRow[]).map((row) => {
       const person = toPerson(row);
       const state = guard.get(accountGuard(person.email)) as { failures: number; lockedUntil: number | null } | undefined;
       const locked = state?.lockedUntil && state.lockedUntil > now ? state.lockedUntil : null;

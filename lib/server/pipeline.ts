@@ -451,9 +451,11 @@ export async function ingestLines(source: SourceRecord, given: NormalizedLine[],
   let duplicates = 0;
   const { threadIds, batch } = await runBatch(now, async (batch, tx) => {
     batch.expireStale = lines.length > 0 && lines.every((line) => (line.event?.at ?? now) < now - DIRECTIVE_MAX_AGE_MS);
+    // Keys stored before this batch, asked once; a key repeated within the batch counts once too.
+    const storedKeys = await tx.storedKeys(source.id, lines.map((line) => line.idempotencyKey));
     const seenKeys = new Set<string>();
     for (const line of lines) {
-      if (seenKeys.has(line.idempotencyKey) || (await tx.isDuplicateKey(source.id, line.idempotencyKey))) {
+      if (seenKeys.has(line.idempotencyKey) || storedKeys.has(line.idempotencyKey)) {
         duplicates++;
         continue;
       }
