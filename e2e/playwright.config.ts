@@ -41,7 +41,9 @@ export default defineConfig({
   projects: [
     // Signs in once as the admin; every spec starts from that browser state (its own sign-ins aside).
     { name: "sign-in", testMatch: /.*\.setup\.ts/ },
-    { name: "dashboard", dependencies: ["sign-in"], use: { storageState: path.join(root, ADMIN_STATE) } },
+    // What a new user sees on an empty database: before any spec has sent an event, whatever the files' order.
+    { name: "first-run", dependencies: ["sign-in"], testMatch: /first-run\.spec\.ts/, use: { storageState: path.join(root, ADMIN_STATE) } },
+    { name: "dashboard", dependencies: ["first-run"], testIgnore: /first-run\.spec\.ts/, use: { storageState: path.join(root, ADMIN_STATE) } },
   ],
   webServer: {
     // The built app on its own database and port; `npm test` builds it first.

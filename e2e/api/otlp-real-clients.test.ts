@@ -59,10 +59,10 @@ const claudeOtel = (token: string): Record<string, string> => ({
 });
 
 /** Waits until the radar shows the thread in `status`. */
-const settled = (id: string, status: string) =>
+const settled = (id: string, ...statuses: string[]) =>
   waitFor(async () => {
     const view = (await threadDetail(server, id)) as ThreadDetail | null;
-    return view?.thread.status === status ? view : null;
+    return view && statuses.includes(view.thread.status) ? view : null;
   }, PATIENCE_MS, async () => summary(await threadDetail(server, id)));
 
 describe("real CLIs exporting OpenTelemetry straight to the radar", () => {
@@ -124,7 +124,10 @@ describe("real CLIs exporting OpenTelemetry straight to the radar", () => {
     expect(result.code, result.stderr).toBe(0);
     const thread = /"thread_id":"([^"]+)"/.exec(result.stdout)?.[1];
     expect(thread, result.stdout).toBeTruthy();
-    const view = await settled(thread!, "completed");
+    // codex exec exports its last batch (the turn's completion) while it exits, with a short
+    // timeout of its own: on a busy machine that batch can be lost, and the thread honestly ends
+    // where the data does — recovered, its retry having worked.
+    const view = await settled(thread!, "completed", "recovered");
     expect(view.thread).toMatchObject({ agent: "codex-exec" });
     expect(view.thread.control.why).toBe(BY_OPENTELEMETRY);
     const episode = view.episodes.at(-1);

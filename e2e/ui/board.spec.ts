@@ -13,13 +13,6 @@ const row = threadRow;
 
 test.describe.configure({ mode: "serial" });
 
-test("a new user sees how to send the first event, with this server's URL", async ({ page, baseURL }) => {
-  await page.goto("/");
-  const empty = page.getByTestId("empty-board");
-  await expect(empty).toContainText("No threads yet");
-  await expect(empty).toContainText(`${baseURL}/api/v1/events`);
-});
-
 test("a 429 retry notice appears live, without a reload, with Retrying 1/5 and a ticking countdown", async ({ page, request }) => {
   await page.goto("/");
   await expect(page.getByTestId("live-indicator")).toHaveAttribute("data-status", "live");

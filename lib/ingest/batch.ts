@@ -104,9 +104,9 @@ function overlongId(event: NormalizedEvent): string | null {
 }
 
 function boundLimit(limit: LimitSnapshot) {
-  limit.provider = cutString(limit.provider, MAX_NAME_CHARS);
-  limit.window = cutString(limit.window, MAX_NAME_CHARS);
-  if (limit.account !== null) limit.account = cutString(limit.account, MAX_NAME_CHARS);
+  limit.provider = wellFormed(cutString(limit.provider, MAX_NAME_CHARS));
+  limit.window = wellFormed(cutString(limit.window, MAX_NAME_CHARS));
+  if (limit.account !== null) limit.account = wellFormed(cutString(limit.account, MAX_NAME_CHARS));
   if (limit.reachedType) limit.reachedType = cutString(limit.reachedType, MAX_NAME_CHARS);
 }
 
@@ -115,13 +115,15 @@ function boundEvent(event: NormalizedEvent) {
     const value = event[field];
     if (typeof value === "string") event[field] = wellFormed(value);
   }
+  // Names become ids too (an incident's scope is its provider and model): well-formed as well.
   for (const field of ["agent", "provider", "model"] as const) {
     const value = event[field];
-    if (typeof value === "string") event[field] = cutString(value, MAX_NAME_CHARS);
+    if (typeof value === "string") event[field] = wellFormed(cutString(value, MAX_NAME_CHARS));
   }
-  if (typeof event.title === "string") event.title = cutString(event.title, MAX_TITLE_CHARS);
+  if (typeof event.title === "string") event.title = wellFormed(cutString(event.title, MAX_TITLE_CHARS));
   if (event.error) {
-    if (typeof event.error.code === "string") event.error.code = cutString(event.error.code, MAX_NAME_CHARS);
+    if (typeof event.error.code === "string") event.error.code = wellFormed(cutString(event.error.code, MAX_NAME_CHARS));
+    if (typeof event.error.message === "string") event.error.message = wellFormed(event.error.message);
     if (event.error.details !== undefined) event.error.details = boundPayload(event.error.details);
   }
 }

@@ -44,6 +44,8 @@ describe("ingestion bounds", () => {
     const r = normalizeBatch("codex", [{ method: "thread/started", params: { thread: { id: "t\ud800x\udc00" } } }], { receivedAt: NOW });
     expect(r.lines[0].event?.threadId).toBe("t\ufffdx\ufffd");
     expect(() => encodeURIComponent(r.lines[0].event!.threadId)).not.toThrow();
+    const named = normalizeBatch("canonical", [{ threadId: "t1", type: "retry", provider: "p\ud800", model: "m\udc00", agent: "a\ud800" }], { receivedAt: NOW });
+    expect(named.lines[0].event).toMatchObject({ provider: "p\ufffd", model: "m\ufffd", agent: "a\ufffd" });
     const pair = normalizeBatch("canonical", [{ threadId: "t\ud83d\ude00", type: "progress" }], { receivedAt: NOW });
     expect(pair.lines[0].event?.threadId).toBe("t\ud83d\ude00");
   });
