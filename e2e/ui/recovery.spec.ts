@@ -21,6 +21,9 @@ test.afterEach(async ({ page }) => {
 
 test("a terminal capacity failure schedules 'Model at capacity. Retrying in ~N min, attempt k/3', and Stop retrying cancels it", async ({ page, request }) => {
   await setCapacityRecovery(page, true);
+  // Recovery is scheduled only where the source can continue, and the shared source's capabilities
+  // are what its latest poll announced (another spec's poll may have announced less): say it here.
+  expect((await request.get("/api/v1/directives?wait=0&can=interrupt,continue", { headers: auth })).status()).toBe(200);
   const id = `capacity-${Date.now().toString(36)}`;
   const failure = { code: "serverOverloaded", message: "Selected model is at capacity. Please try a different model." };
   const response = await request.post("/api/v1/events", {
