@@ -178,8 +178,8 @@ function timed(sql: Database.Database, log: { label: string; ms: number }[]): Da
             log.push({ label: label(text), ms: performance.now() - started });
           }
         };
-        const pluck = () => ({ get: wrap("get") });
-        return { all: wrap("all"), get: wrap("get"), pluck };
+        const wrapped = { all: wrap("all"), get: wrap("get"), pluck: () => (statement.pluck(), wrapped) };
+        return wrapped;
       };
     },
   });
