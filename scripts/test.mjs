@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { aptInstall } from "./lib/apt.mjs";
 import { freePort } from "./lib/port.mjs";
 import { log, prepare, root } from "./lib/prepare.mjs";
 
@@ -170,14 +171,7 @@ function ensureChromium() {
   const found = candidates.find((file) => fs.existsSync(file));
   if (found) return found;
   if (hasPlaywrightChromium()) return null;
-  if (fs.existsSync("/usr/bin/apt-get")) {
-    log("installing Debian's chromium for the browser tests (about a minute)");
-    const sudo = process.getuid?.() === 0 ? [] : ["sudo"];
-    const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-    spawnSync(sudo[0] ?? "apt-get", [...sudo.slice(1), ...(sudo.length ? ["apt-get"] : []), "update"], { stdio: "inherit", env });
-    spawnSync(sudo[0] ?? "apt-get", [...(sudo.length ? ["apt-get"] : []), "install", "-y", "--no-install-recommends", "chromium"], { stdio: "inherit", env });
-    if (fs.existsSync("/usr/bin/chromium")) return "/usr/bin/chromium";
-  }
+  if (aptInstall("chromium", "the browser tests (about a minute)") && fs.existsSync("/usr/bin/chromium")) return "/usr/bin/chromium";
   log("installing Playwright's chromium");
   spawnSync(path.join(root, "node_modules", ".bin", "playwright"), ["install", "chromium"], { cwd: root, stdio: "inherit" });
   return null;

@@ -1,0 +1,1 @@
+export function aptInstall(pkg: string, purpose: string): boolean;
