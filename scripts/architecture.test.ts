@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
  */
 const root = path.resolve(import.meta.dirname, "..");
 const SOURCE = /\.(ts|tsx|mjs)$/;
-const SKIP = new Set(["node_modules", ".next", "generated", "test-results", "playwright-report", "data", ".git"]);
+const SKIP = new Set(["node_modules", ".next", "generated", "generated-pg", "test-results", "playwright-report", "data", ".git"]);
 
 function walk(dir: string, out: string[] = []): string[] {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {

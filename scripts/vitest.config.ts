@@ -2,17 +2,24 @@ import path from "node:path";
 import { defineConfig } from "vitest/config";
 
 const root = path.resolve(import.meta.dirname, "..");
+// Unit suites live beside their code; e2e/api holds integration suites against a real server.
+const suites = ["lib/**/*.test.ts", "scripts/**/*.test.ts", "e2e/api/**/*.test.ts"];
+// Suites named *.pg.test.ts run against a real PostgreSQL: their own project, whose global setup
+// starts one throwaway cluster per run, and only when at least one of them is selected.
+const postgresSuites = suites.map((glob) => glob.replace(/\.test\.ts$/, ".pg.test.ts"));
 
 export default defineConfig({
   root,
   resolve: { alias: { "@": root } },
   test: {
     environment: "node",
-    // Unit suites live beside their code; e2e/api holds integration suites against a real server.
-    include: ["lib/**/*.test.ts", "scripts/**/*.test.ts", "e2e/api/**/*.test.ts"],
     // Bounds that only stop a hung test: integration suites start built servers and real agents,
     // and a busy machine must never hit them (tests wait on milestones, not on the clock).
     testTimeout: 300_000,
     hookTimeout: 300_000,
+    projects: [
+      { extends: true, test: { name: "sqlite", include: suites, exclude: [...postgresSuites, "**/node_modules/**"] } },
+      { extends: true, test: { name: "postgres", include: postgresSuites, globalSetup: ["e2e/support/postgres-setup.ts"] } },
+    ],
   },
 });

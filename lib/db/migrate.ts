@@ -7,7 +7,7 @@ import type Database from "better-sqlite3";
  * schema engine, which cannot run on offline machines. Each migration runs once, inside a
  * transaction, and is recorded with its checksum; an edited migration is refused loudly.
  */
-const MIGRATIONS_TABLE = "_radar_migrations";
+export const MIGRATIONS_TABLE = "_radar_migrations";
 
 export interface MigrationResult {
   applied: string[];
@@ -18,14 +18,37 @@ export function migrationsDir(cwd = process.cwd()): string {
   return path.join(cwd, "prisma", "migrations");
 }
 
-export function migrate(db: Database.Database, dir = migrationsDir()): MigrationResult {
-  db.exec(`CREATE TABLE IF NOT EXISTS "${MIGRATIONS_TABLE}" (
-    "name" TEXT NOT NULL PRIMARY KEY, "checksum" TEXT NOT NULL, "appliedAt" INTEGER NOT NULL)`);
-  const names = fs
+/** One committed migration: its folder's name, its SQL and the checksum recorded when applied. */
+export interface Migration {
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+/** The migrations of a folder in the order they apply (by name). */
+export function readMigrations(dir: string): Migration[] {
+  return fs
     .readdirSync(/*turbopackIgnore: true*/ dir, { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && fs.existsSync(/*turbopackIgnore: true*/ path.join(dir, entry.name, "migration.sql")))
     .map((entry) => entry.name)
-    .sort();
+    .sort()
+    .map((name) => {
+      const sql = fs.readFileSync(/*turbopackIgnore: true*/ path.join(dir, name, "migration.sql"), "utf8");
+      return { name, sql, checksum: checksum(sql) };
+    });
+}
+
+/** Whether `migration` still has to run given what was applied, refusing one edited since. */
+export function isPending(migration: Migration, appliedChecksum: string | undefined): boolean {
+  if (appliedChecksum === undefined) return true;
+  if (appliedChecksum !== migration.checksum) throw new Error(`Migration ${migration.name} was edited after it was applied; add a new migration instead.`);
+  return false;
+}
+
+export function migrate(db: Database.Database, dir = migrationsDir()): MigrationResult {
+  db.exec(`CREATE TABLE IF NOT EXISTS "${MIGRATIONS_TABLE}" (
+    "name" TEXT NOT NULL PRIMARY KEY, "checksum" TEXT NOT NULL, "appliedAt" INTEGER NOT NULL)`);
+  const migrations = readMigrations(dir);
   const done = new Map(
     (db.prepare(`SELECT name, checksum FROM "${MIGRATIONS_TABLE}"`).all() as { name: string; checksum: string }[]).map(
       (row) => [row.name, row.checksum],
@@ -33,21 +56,15 @@ export function migrate(db: Database.Database, dir = migrationsDir()): Migration
   );
   const record = db.prepare(`INSERT INTO "${MIGRATIONS_TABLE}" (name, checksum, appliedAt) VALUES (?, ?, ?)`);
   const applied: string[] = [];
-  for (const name of names) {
-    const sql = fs.readFileSync(/*turbopackIgnore: true*/ path.join(dir, name, "migration.sql"), "utf8");
-    const sum = checksum(sql);
-    const previous = done.get(name);
-    if (previous !== undefined) {
-      if (previous !== sum) throw new Error(`Migration ${name} was edited after it was applied; add a new migration instead.`);
-      continue;
-    }
+  for (const migration of migrations) {
+    if (!isPending(migration, done.get(migration.name))) continue;
     db.transaction(() => {
-      db.exec(sql);
-      record.run(name, sum, Date.now());
+      db.exec(migration.sql);
+      record.run(migration.name, migration.checksum, Date.now());
     })();
-    applied.push(name);
+    applied.push(migration.name);
   }
-  return { applied, total: names.length };
+  return { applied, total: migrations.length };
 }
 
 /** FNV-1a over the SQL text: enough to notice an edited migration, no crypto needed. */

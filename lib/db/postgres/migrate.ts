@@ -1,0 +1,53 @@
+import path from "node:path";
+import type pg from "pg";
+import { isPending, MIGRATIONS_TABLE, readMigrations, type MigrationResult } from "../migrate";
+
+/**
+ * Applies the committed SQL in prisma/postgres/migrations the way lib/db/migrate.ts applies
+ * SQLite's: each migration once, in its own transaction, recorded with the same checksum in the
+ * same table, an edited one refused. Instances that start together take turns on a transaction
+ * advisory lock, so each migration runs exactly once however many migrate at the same moment.
+ */
+export function postgresMigrationsDir(cwd = process.cwd()): string {
+  return path.join(cwd, "prisma", "postgres", "migrations");
+}
+
+/** Any fixed number shared by every instance: the lock that serialises migrators. */
+const MIGRATION_LOCK = 7_318_004_211;
+
+export async function migratePostgres(client: pg.ClientBase, dir = postgresMigrationsDir()): Promise<MigrationResult> {
+  const migrations = readMigrations(dir);
+  const applied: string[] = [];
+  // The table is created under the lock too: two concurrent CREATE TABLE IF NOT EXISTS can collide.
+  await locked(client, () =>
+    client.query(`CREATE TABLE IF NOT EXISTS "${MIGRATIONS_TABLE}" (
+      "name" TEXT NOT NULL PRIMARY KEY, "checksum" TEXT NOT NULL, "appliedAt" TIMESTAMP(3) NOT NULL)`),
+  );
+  for (const migration of migrations) {
+    await locked(client, async () => {
+      // Read again under the lock: another instance may have applied it a moment ago.
+      const { rows } = await client.query<{ checksum: string }>(`SELECT checksum FROM "${MIGRATIONS_TABLE}" WHERE name = $1`, [migration.name]);
+      if (!isPending(migration, rows[0]?.checksum)) return;
+      await client.query(migration.sql);
+      await client.query(`INSERT INTO "${MIGRATIONS_TABLE}" (name, checksum, "appliedAt") VALUES ($1, $2, now() AT TIME ZONE 'UTC')`, [
+        migration.name,
+        migration.checksum,
+      ]);
+      applied.push(migration.name);
+    });
+  }
+  return { applied, total: migrations.length };
+}
+
+async function locked<T>(client: pg.ClientBase, work: () => Promise<T>): Promise<T> {
+  await client.query("BEGIN");
+  try {
+    await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+    const result = await work();
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  }
+}
