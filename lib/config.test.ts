@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { CONFIG_SCHEMA, config, ConfigError, parseConfig, resetConfig } from "./config";
+import { CONFIG_SCHEMA, config, ConfigError, parseConfig, resetConfig, storeOf } from "./config";
 
 describe("the configuration", () => {
   const redeliver = process.env.RADAR_REDELIVER_MS;
@@ -47,10 +47,18 @@ describe("the configuration", () => {
     ["PORT", "http", 'configuration: PORT: expected a port number from 1 to 65535, got "http"'],
     ["RADAR_PUBLIC_URL", "radar.example.com", "configuration: RADAR_PUBLIC_URL: expected the URL people open the dashboard at"],
     ["RADAR_PUBLIC_URL", "https://radar.example.com/dashboard", "configuration: RADAR_PUBLIC_URL: expected the URL people open the dashboard at"],
+    ["DATABASE_URL", "mysql://db/radar", 'configuration: DATABASE_URL: expected a SQLite file URL like file:./data/radar.db or a PostgreSQL URL like postgres://user@host/radar, got "mysql://db/radar"'],
     ["RADAR_TRUST_PROXY", "loopback, proxy.internal", 'configuration: RADAR_TRUST_PROXY: expected "loopback" or a comma list of proxy IP addresses, got "proxy.internal"'],
   ])("a bad %s (%j) fails with one line naming it", (name, value, message) => {
     expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => parseConfig({ [name]: value })).toThrow(message);
+  });
+
+  it("DATABASE_URL selects the store by its scheme", () => {
+    expect(storeOf(parseConfig({}).DATABASE_URL)).toBe("sqlite");
+    expect(storeOf(parseConfig({ DATABASE_URL: "postgres://radar@db.internal/radar" }).DATABASE_URL)).toBe("postgres");
+    expect(storeOf(parseConfig({ DATABASE_URL: "postgresql://radar@db.internal:5433/radar" }).DATABASE_URL)).toBe("postgres");
+    expect(storeOf("./radar.db")).toBeNull();
   });
 
   it("is parsed once, until a test resets it", () => {

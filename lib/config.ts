@@ -64,12 +64,29 @@ const trustedProxies = z.string().transform((text, ctx) => {
   return entries;
 });
 
+/** The stores DATABASE_URL can select, by its scheme. */
+export type Store = "sqlite" | "postgres";
+
+/** Which store a DATABASE_URL selects: `file:` is SQLite, `postgres://` or `postgresql://` PostgreSQL; null for anything else. */
+export function storeOf(url: string): Store | null {
+  if (url.startsWith("file:")) return "sqlite";
+  if (/^postgres(ql)?:\/\//i.test(url)) return "postgres";
+  return null;
+}
+
+const databaseUrl = z.string().refine((url) => storeOf(url) !== null, {
+  error: (issue) => `expected a SQLite file URL like file:./data/radar.db or a PostgreSQL URL like postgres://user@host/radar, got "${String(issue.input)}"`,
+});
+
 export const CONFIG_SCHEMA = z.object({
   /** Interface the server listens on. */
   HOST: z.string().default("127.0.0.1"),
   PORT: port.default(3000),
-  /** A SQLite `file:` URL, relative to the working directory; lib/db/config checks the file itself. */
-  DATABASE_URL: z.string().default("file:./data/radar.db"),
+  /**
+   * The store: a SQLite `file:` URL, relative to the working directory (lib/db/config checks the
+   * file itself), or a `postgres://` URL (migrations and migrate-store only, not served yet).
+   */
+  DATABASE_URL: databaseUrl.default("file:./data/radar.db"),
   /**
    * The address people and agents reach the radar at, when that is not this machine's loopback:
    * requests naming another host are refused, and a non-loopback HOST requires it.

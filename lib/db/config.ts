@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { config, ConfigError } from "../config";
+import { config, ConfigError, storeOf } from "../config";
 
 /** A database setting the operator must fix (bad URL, unwritable folder): one clear line, never a stack. */
 export class DatabaseConfigError extends ConfigError {
@@ -12,7 +12,14 @@ export class DatabaseConfigError extends ConfigError {
  * file path, and proves its folder exists and is writable before anything opens it.
  */
 export function resolveDatabasePath(url = config().DATABASE_URL, cwd = process.cwd()): string {
-  if (!url.startsWith("file:")) {
+  if (storeOf(url) === "postgres") {
+    // Refused before anything runs, so a server never half-runs on a store it cannot serve from.
+    throw new DatabaseConfigError(
+      `DATABASE_URL must be a SQLite file URL such as "file:./data/radar.db" to serve: PostgreSQL is not served yet ` +
+        `(what works on it today: its migrations and \`npm run migrate-store -- --from file:… --to postgres://…\`; see the README).`,
+    );
+  }
+  if (storeOf(url) !== "sqlite") {
     throw new DatabaseConfigError(
       `DATABASE_URL must be a SQLite file URL such as "file:./data/radar.db"; got "${url}".`,
     );

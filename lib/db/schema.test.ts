@@ -138,7 +138,7 @@ describe("migrations", () => {
 
 describe("DATABASE_URL is checked before anything opens it", () => {
   it.each([
-    ["postgres://localhost/radar", /must be a SQLite file URL/],
+    ["postgres://localhost/radar", /must be a SQLite file URL .* to serve: PostgreSQL is not served yet/],
     ["file:", /names no file/],
     ["file:./data/", /names no file/],
   ])("%s is refused with a clear message", (url, message) => {

@@ -64,18 +64,23 @@ export function ensureInstalled() {
   log(hasModules ? "dependencies changed: npm install" : "installing dependencies (about 2–3 minutes the first time)");
   run("npm", [hasModules || !lock ? "install" : "ci", "--no-audit", "--no-fund"], { env });
   writeStamp("install", hashFiles(inputs));
-  // npm's postinstall just ran `prisma generate`.
-  writeStamp("generate", hashFiles([path.join(root, "prisma", "schema.prisma")]));
+  // npm's postinstall just generated both Prisma clients.
+  writeStamp("generate", hashFiles(PRISMA_SCHEMAS.map((s) => path.join(root, s.schema))));
   return true;
 }
 
-/** The Prisma client is generated code: regenerate it when the schema changes. */
+/** Each store's Prisma schema and the client generated from it (package.json's postinstall generates both). */
+const PRISMA_SCHEMAS = [
+  { schema: "prisma/schema.prisma", client: "lib/db/generated/client.ts" },
+  { schema: "prisma/postgres/schema.prisma", client: "lib/db/generated-pg/client.ts" },
+];
+
+/** The Prisma clients are generated code: regenerate them when a schema changes. */
 export function ensureGenerated() {
-  const schema = [path.join(root, "prisma", "schema.prisma")];
-  const want = hashFiles(schema);
-  if (fs.existsSync(path.join(root, "lib", "db", "generated", "client.ts")) && stamp("generate") === want) return false;
-  log("generating the Prisma client");
-  run(path.join(root, "node_modules", ".bin", "prisma"), ["generate"]);
+  const want = hashFiles(PRISMA_SCHEMAS.map((s) => path.join(root, s.schema)));
+  if (PRISMA_SCHEMAS.every((s) => fs.existsSync(path.join(root, s.client))) && stamp("generate") === want) return false;
+  log("generating the Prisma clients");
+  for (const { schema } of PRISMA_SCHEMAS) run(path.join(root, "node_modules", ".bin", "prisma"), ["generate", "--schema", schema]);
   writeStamp("generate", want);
   return true;
 }
