@@ -58,7 +58,8 @@ export async function startPostgres(database = "radar"): Promise<TestPostgres> {
   };
   const onSignal = (signal: NodeJS.Signals) => {
     stop();
-    process.kill(process.pid, signal);
+    // Die of the signal as without this handler, unless someone else (the test runner) handles it.
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
   };
   process.on("exit", stop);
   for (const signal of SIGNALS) process.once(signal, onSignal);

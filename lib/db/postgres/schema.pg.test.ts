@@ -9,6 +9,7 @@ import { migrate, MIGRATIONS_TABLE, migrationsDir } from "../migrate";
 import { postgresStructure, sqliteStructure, type StoreStructure } from "../store-structure";
 import { openPostgresPrisma } from "./client";
 import { migratePostgres, postgresMigrationsDir } from "./migrate";
+import { msFromTimestamp, timestampFromMs, timestampText } from "./time";
 
 /**
  * The store contract, against a real throwaway PostgreSQL: both stores migrate from empty to the
@@ -114,6 +115,21 @@ describe("the Prisma client on PostgreSQL (@prisma/adapter-pg)", () => {
       expect(updated.lastSeenAt?.getTime()).toBe(at.getTime() + 1);
     } finally {
       await prisma.$disconnect();
+    }
+  });
+});
+
+describe("times on PostgreSQL", () => {
+  it("epoch milliseconds survive TIMESTAMP(3) both ways, in SQL and as parameter text", async () => {
+    const client = await connect(inject("postgresUrl"));
+    // Whatever the session's time zone: TIMESTAMP without zone holds UTC wall time.
+    await client.query("SET TIME ZONE 'America/New_York'");
+    for (const ms of [0, -1, 1, 1_764_528_000_123, Date.UTC(2026, 10, 30, 23, 59, 59, 999), 253_402_300_799_999]) {
+      const { rows } = await client.query(
+        `SELECT ${msFromTimestamp(timestampFromMs("$1"))}::text AS viaSql, ${msFromTimestamp("$2::timestamp(3)")}::text AS viaText`,
+        [ms, timestampText(ms)],
+      );
+      expect(rows[0], String(ms)).toEqual({ viasql: String(ms), viatext: String(ms) });
     }
   });
 });
