@@ -52,6 +52,7 @@ it("first start prints the URL, a token and the one-time setup link once; a warm
 
 it.each([
   ["a non-SQLite DATABASE_URL", "postgres://db.example/radar", /\[radar\] DATABASE_URL must be a SQLite file URL/],
+  ["a DATABASE_URL of no known store", "mysql://db.example/radar", /\[radar\] configuration: DATABASE_URL: expected a SQLite file URL like file:\.\/data\/radar\.db or a PostgreSQL URL/],
   // A folder inside a regular file can never be created, even by root.
   ["a data folder that cannot be created", `file:${path.join(root, "package.json")}/data/radar.db`, /\[radar\] Cannot create the data folder/],
 ])("%s stops npm start at once with one clear line", async (_name, url, message) => {
