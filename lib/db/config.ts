@@ -16,7 +16,7 @@ export function resolveDatabasePath(url = config().DATABASE_URL, cwd = process.c
     // Refused before anything runs, so a server never half-runs on a store it cannot serve from.
     throw new DatabaseConfigError(
       `DATABASE_URL must be a SQLite file URL such as "file:./data/radar.db" to serve: PostgreSQL is not served yet ` +
-        `(what works on it today: its migrations and \`npm run migrate-store -- --from file:… --to postgres://…\`; see the README).`,
+        `(what works on it today: \`npm run migrate-store -- --from file:… --to postgres://…\`, which also applies its migrations; see the README).`,
     );
   }
   if (storeOf(url) !== "sqlite") {
