@@ -22,8 +22,12 @@ if (!values.from || !values.to) fail(USAGE);
 
 const started = Date.now();
 try {
-  process.stdout.write(`${"table".padEnd(20)} ${"rows".padStart(15)}  ${"time".padStart(9)}\n`);
-  const copies = await migrateStore({ from: values.from, to: values.to, log: (line) => process.stdout.write(`${line}\n`) });
+  let header = `${"table".padEnd(20)} ${"rows".padStart(15)}  ${"time".padStart(9)}\n`;
+  const log = (line: string) => {
+    process.stdout.write(`${header}${line}\n`);
+    header = "";
+  };
+  const copies = await migrateStore({ from: values.from, to: values.to, log });
   const rows = copies.reduce((sum, copy) => sum + copy.rows, 0);
   process.stdout.write(`moved ${rows} rows in ${copies.length} tables in ${((Date.now() - started) / 1000).toFixed(1)} s; every table's row count verified\n`);
 } catch (error) {
