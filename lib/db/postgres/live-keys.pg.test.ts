@@ -1,0 +1,104 @@
+import pg from "pg";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { PATIENCE_MS } from "@/e2e/support/patience";
+import { freshDatabase } from "@/e2e/support/postgres";
+import { waitFor } from "@/e2e/support/relay-helpers";
+import { decodeKeys, encodeKeys, publishKeys, subscribeKeys, type KeySubscription, type LiveKey } from "./live-keys";
+
+/** Changed thread keys between instances on a real cluster: NOTIFY out, LISTEN in, resync after a drop. */
+const clients: pg.Client[] = [];
+const subscriptions: KeySubscription[] = [];
+
+afterAll(async () => {
+  await Promise.all(subscriptions.map((subscription) => subscription.close()));
+  await Promise.all(clients.map((client) => client.end()));
+});
+
+async function connect(url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  clients.push(client);
+  return client;
+}
+
+function listener(url: string) {
+  const received: LiveKey[] = [];
+  const origins = new Set<string>();
+  let resyncs = 0;
+  const subscription = subscribeKeys(
+    url,
+    (keys, origin) => {
+      received.push(...keys);
+      origins.add(origin);
+    },
+    () => resyncs++,
+    { backoffMs: 20 },
+  );
+  subscriptions.push(subscription);
+  return { subscription, received, origins, resyncs: () => resyncs };
+}
+
+describe("live updates across instances (LISTEN/NOTIFY)", () => {
+  it("chunks stay below PostgreSQL's payload limit and decode to the same keys", () => {
+    const keys = Array.from({ length: 5_000 }, (_, i) => ({ key: 1_000_000 + i, reorder: i % 3 === 0 }));
+    const payloads = encodeKeys("instance-a", keys);
+    expect(payloads.length).toBeGreaterThan(1);
+    for (const payload of payloads) expect(Buffer.byteLength(payload)).toBeLessThan(8_000);
+    const decoded = payloads.map(decodeKeys);
+    expect(decoded.every((chunk) => chunk.origin === "instance-a")).toBe(true);
+    expect(decoded.flatMap((chunk) => chunk.keys)).toEqual(keys);
+    expect(encodeKeys("a", [])).toEqual([]);
+  });
+
+  it("two subscribers on their own connections both get the keys a third connection publishes", async () => {
+    const url = await freshDatabase(inject("postgresUrl"));
+    const a = listener(url);
+    const b = listener(url);
+    await Promise.all([a.subscription.ready, b.subscription.ready]);
+    const publisher = await connect(url);
+    const keys = [
+      { key: 7, reorder: true },
+      { key: 8, reorder: false },
+    ];
+    await publishKeys(publisher, keys, "instance-c");
+    await waitFor(() => a.received.length === 2 && b.received.length === 2, PATIENCE_MS);
+    expect(a.received).toEqual(keys);
+    expect(b.received).toEqual(keys);
+    expect([...a.origins]).toEqual(["instance-c"]);
+  });
+
+  it("5,000 keys arrive complete, across chunks, and only once their transaction commits", async () => {
+    const url = await freshDatabase(inject("postgresUrl"));
+    const a = listener(url);
+    await a.subscription.ready;
+    const publisher = await connect(url);
+    const keys = Array.from({ length: 5_000 }, (_, i) => ({ key: i + 1, reorder: i % 2 === 0 }));
+    await publisher.query("BEGIN");
+    await publishKeys(publisher, keys);
+    await publisher.query("ROLLBACK");
+    await publisher.query("BEGIN");
+    await publishKeys(publisher, keys);
+    await publisher.query("COMMIT");
+    await waitFor(() => a.received.length >= keys.length, PATIENCE_MS, () => `received ${a.received.length}`);
+    // The rolled-back publication never arrives: the committed one is all there is, in order.
+    await publishKeys(publisher, [{ key: -1, reorder: false }]);
+    await waitFor(() => a.received.at(-1)?.key === -1, PATIENCE_MS);
+    expect(a.received.slice(0, -1)).toEqual(keys);
+  });
+
+  it("a subscriber whose connection is killed reconnects, asks for a resync, and hears later keys", async () => {
+    const url = await freshDatabase(inject("postgresUrl"));
+    const a = listener(url);
+    await a.subscription.ready;
+    const admin = await connect(url);
+    const killed = await admin.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'radar-live-keys' AND datname = current_database()`,
+    );
+    expect(killed.rowCount).toBe(1);
+    await waitFor(() => a.resyncs() === 1, PATIENCE_MS);
+    await publishKeys(admin, [{ key: 99, reorder: false }]);
+    await waitFor(() => a.received.length === 1, PATIENCE_MS);
+    expect(a.received).toEqual([{ key: 99, reorder: false }]);
+    expect(a.resyncs()).toBe(1);
+  });
+});

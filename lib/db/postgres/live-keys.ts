@@ -1,0 +1,159 @@
+import pg from "pg";
+
+/**
+ * Live updates across instances: the keys of changed threads travel on one NOTIFY channel, so a
+ * browser on one instance hears of a batch ingested on another. The message is what the
+ * in-process bus (lib/server/bus.ts) publishes: a thread's key, marked `reorder` when lists
+ * filtered or sorted by status may change. Each instance keeps coalescing for its own browsers;
+ * this only carries keys between buses.
+ *
+ * Notifications sent while a listener is disconnected are lost, so after every reconnect the
+ * subscriber calls onResync: its bus must then tell every browser to refetch what it shows.
+ */
+export interface LiveKey {
+  key: number;
+  reorder: boolean;
+}
+
+export const LIVE_KEYS_CHANNEL = "radar_thread_keys";
+
+/** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more; chunks stay below with room. */
+const MAX_PAYLOAD_BYTES = 7_900;
+
+/**
+ * One payload: `origin;` then the keys, comma-separated, a reorder key ending in `!` (ASCII, so
+ * characters are bytes). `origin` names the publishing instance, so it can skip its own keys.
+ */
+export function encodeKeys(origin: string, keys: LiveKey[]): string[] {
+  const head = `${origin};`;
+  const payloads: string[] = [];
+  let current = "";
+  for (const { key, reorder } of keys) {
+    const item = `${key}${reorder ? "!" : ""}`;
+    if (current && head.length + current.length + 1 + item.length > MAX_PAYLOAD_BYTES) {
+      payloads.push(head + current);
+      current = "";
+    }
+    current = current ? `${current},${item}` : item;
+  }
+  if (current) payloads.push(head + current);
+  return payloads;
+}
+
+export function decodeKeys(payload: string): { origin: string; keys: LiveKey[] } {
+  const split = payload.indexOf(";");
+  const keys = payload
+    .slice(split + 1)
+    .split(",")
+    .filter(Boolean)
+    .map((item) => (item.endsWith("!") ? { key: Number(item.slice(0, -1)), reorder: true } : { key: Number(item), reorder: false }));
+  return { origin: payload.slice(0, split), keys };
+}
+
+/**
+ * Publishes changed keys to every instance. Inside a transaction the notifications go out when it
+ * commits (and never if it rolls back), so publishing in the unit of work that changed the threads
+ * announces only what was saved. One round trip whatever the number of chunks.
+ */
+export async function publishKeys(client: pg.ClientBase | pg.Pool, keys: LiveKey[], origin = ""): Promise<void> {
+  const payloads = encodeKeys(origin, keys);
+  if (!payloads.length) return;
+  await client.query(`SELECT pg_notify($1, payload) FROM unnest($2::text[]) WITH ORDINALITY AS p(payload, n) ORDER BY n`, [LIVE_KEYS_CHANNEL, payloads]);
+}
+
+export interface KeySubscription {
+  /** Resolves once the first LISTEN is in place: keys published after it arrive. */
+  ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface SubscribeOptions {
+  /** The first wait before reconnecting after a drop; it doubles up to maxBackoffMs. */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+  /** Called with what broke the connection or failed a reconnect (it is retried). */
+  onError?: (error: Error) => void;
+}
+
+/**
+ * Listens for changed keys on a connection of its own, reconnecting with backoff after a drop
+ * (then onResync, since what was sent meanwhile is lost). `onKeys` gets each chunk as it arrives
+ * with the origin its publisher gave.
+ */
+export function subscribeKeys(url: string, onKeys: (keys: LiveKey[], origin: string) => void, onResync: () => void, options: SubscribeOptions = {}): KeySubscription {
+  const first = options.backoffMs ?? 100;
+  const max = options.maxBackoffMs ?? 5_000;
+  let client: pg.Client | null = null;
+  let closed = false;
+  let backoff = first;
+  let timer: NodeJS.Timeout | null = null;
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+
+  const drop = (error: Error) => {
+    const lost = client;
+    client = null;
+    if (!lost) return;
+    lost.removeAllListeners();
+    lost.on("error", () => undefined);
+    void lost.end().catch(() => undefined);
+    options.onError?.(error);
+    retry();
+  };
+
+  const retry = () => {
+    if (closed || timer) return;
+    timer = setTimeout(() => {
+      timer = null;
+      void listen(true);
+    }, backoff);
+    timer.unref?.();
+    backoff = Math.min(max, backoff * 2);
+  };
+
+  const listen = async (again: boolean) => {
+    const fresh = new pg.Client({ connectionString: url, application_name: "radar-live-keys" });
+    fresh.on("error", (error) => (client === fresh ? drop(error) : undefined));
+    fresh.on("end", () => (client === fresh ? drop(new Error("the live-keys connection ended")) : undefined));
+    fresh.on("notification", (message) => {
+      if (message.channel !== LIVE_KEYS_CHANNEL || message.payload === undefined) return;
+      const { origin, keys } = decodeKeys(message.payload);
+      onKeys(keys, origin);
+    });
+    try {
+      await fresh.connect();
+      await fresh.query(`LISTEN ${LIVE_KEYS_CHANNEL}`);
+    } catch (error) {
+      fresh.removeAllListeners();
+      fresh.on("error", () => undefined);
+      void fresh.end().catch(() => undefined);
+      options.onError?.(error as Error);
+      return retry();
+    }
+    if (closed) {
+      await fresh.end().catch(() => undefined);
+      return;
+    }
+    client = fresh;
+    backoff = first;
+    markReady();
+    if (again) onResync();
+  };
+
+  void listen(false);
+
+  return {
+    ready,
+    async close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+      const held = client;
+      client = null;
+      if (!held) return;
+      held.removeAllListeners();
+      held.on("error", () => undefined);
+      await held.end().catch(() => undefined);
+    },
+  };
+}
