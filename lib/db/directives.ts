@@ -5,7 +5,7 @@ import { statement } from "./statement";
 
 /** Directives: what the engine asks of a source, their delivery and the source's answer. */
 
-interface DirectiveRow {
+export interface DirectiveRow {
   id: string;
   externalId: string;
   turnId: string | null;
@@ -16,7 +16,7 @@ interface DirectiveRow {
   threadId: number;
 }
 
-const toView = (row: DirectiveRow): DirectiveView => ({
+export const toView = (row: DirectiveRow): DirectiveView => ({
   id: row.id,
   threadId: row.externalId,
   turnId: row.turnId,
