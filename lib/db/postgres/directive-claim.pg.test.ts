@@ -1,22 +1,16 @@
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { freshDatabase } from "@/e2e/support/postgres";
+import { postgresClients } from "@/e2e/support/postgres-clients";
 import { acknowledgeDirective, claimDirectives } from "./directive-claim";
 import { migratePostgres } from "./migrate";
 import { timestampFromMs } from "./time";
 
 /** Directive delivery on a real cluster: concurrent pollers on their own connections. */
-const clients: pg.Client[] = [];
+const { connect, end } = postgresClients();
 afterAll(async () => {
-  await Promise.all(clients.map((client) => client.end()));
+  await end();
 });
-
-async function connect(url: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  clients.push(client);
-  return client;
-}
 
 const T0 = Date.UTC(2026, 10, 30, 12, 0, 0, 0);
 const LEASE_MS = 30_000;

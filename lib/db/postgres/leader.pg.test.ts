@@ -4,6 +4,7 @@ import pg from "pg";
 import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
 import { PATIENCE_MS } from "@/e2e/support/patience";
 import { freshDatabase } from "@/e2e/support/postgres";
+import { postgresClients } from "@/e2e/support/postgres-clients";
 import { waitFor } from "@/e2e/support/relay-helpers";
 import { contendForLeadership, type Leadership } from "./leader";
 
@@ -11,22 +12,15 @@ import { contendForLeadership, type Leadership } from "./leader";
 const KEY = 42;
 const contenders: Leadership[] = [];
 const children: ChildProcess[] = [];
-const clients: pg.Client[] = [];
+const { connect, end } = postgresClients();
 
 afterEach(async () => {
   await Promise.all(contenders.splice(0).map((contender) => contender.stop()));
   for (const child of children.splice(0)) child.kill("SIGKILL");
 });
 afterAll(async () => {
-  await Promise.all(clients.map((client) => client.end()));
+  await end();
 });
-
-async function connect(url: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  clients.push(client);
-  return client;
-}
 
 /** Contenders in this process; `leaders` is who believes it leads, and no two ever do at once. */
 function contenders3(url: string, intervalMs: number) {

@@ -1,4 +1,5 @@
 import pg from "pg";
+import { closeQuietly } from "./dedicated";
 
 /**
  * One leader among several instances on one PostgreSQL (the watchdog's): leadership is a
@@ -89,9 +90,7 @@ export function contendForLeadership(url: string, options: LeaderOptions): Leade
     client = null;
     stepDown();
     if (error) options.onError?.(error);
-    lost?.removeAllListeners();
-    lost?.on("error", () => undefined);
-    void lost?.end().catch(() => undefined);
+    if (lost) void closeQuietly(lost);
   };
 
   const connect = async (): Promise<pg.Client> => {
@@ -162,7 +161,7 @@ export function contendForLeadership(url: string, options: LeaderOptions): Leade
       } catch {
         // Closing the connection releases the lock all the same.
       } finally {
-        await held.end().catch(() => undefined);
+        await closeQuietly(held);
       }
     },
   };

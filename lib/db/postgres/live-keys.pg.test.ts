@@ -2,24 +2,18 @@ import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { PATIENCE_MS } from "@/e2e/support/patience";
 import { freshDatabase } from "@/e2e/support/postgres";
+import { postgresClients } from "@/e2e/support/postgres-clients";
 import { waitFor } from "@/e2e/support/relay-helpers";
 import { decodeKeys, encodeKeys, publishKeys, subscribeKeys, type KeySubscription, type LiveKey } from "./live-keys";
 
 /** Changed thread keys between instances on a real cluster: NOTIFY out, LISTEN in, resync after a drop. */
-const clients: pg.Client[] = [];
+const { connect, end } = postgresClients();
 const subscriptions: KeySubscription[] = [];
 
 afterAll(async () => {
   await Promise.all(subscriptions.map((subscription) => subscription.close()));
-  await Promise.all(clients.map((client) => client.end()));
+  await end();
 });
-
-async function connect(url: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  clients.push(client);
-  return client;
-}
 
 function listener(url: string) {
   const received: LiveKey[] = [];

@@ -1,4 +1,5 @@
 import pg from "pg";
+import { closeQuietly } from "./dedicated";
 
 /**
  * Live updates across instances: the keys of changed threads travel on one NOTIFY channel, so a
@@ -94,9 +95,7 @@ export function subscribeKeys(url: string, onKeys: (keys: LiveKey[], origin: str
     const lost = client;
     client = null;
     if (!lost) return;
-    lost.removeAllListeners();
-    lost.on("error", () => undefined);
-    void lost.end().catch(() => undefined);
+    void closeQuietly(lost);
     options.onError?.(error);
     retry();
   };
@@ -124,16 +123,11 @@ export function subscribeKeys(url: string, onKeys: (keys: LiveKey[], origin: str
       await fresh.connect();
       await fresh.query(`LISTEN ${LIVE_KEYS_CHANNEL}`);
     } catch (error) {
-      fresh.removeAllListeners();
-      fresh.on("error", () => undefined);
-      void fresh.end().catch(() => undefined);
+      void closeQuietly(fresh);
       options.onError?.(error as Error);
       return retry();
     }
-    if (closed) {
-      await fresh.end().catch(() => undefined);
-      return;
-    }
+    if (closed) return closeQuietly(fresh);
     client = fresh;
     backoff = first;
     markReady();
@@ -150,10 +144,7 @@ export function subscribeKeys(url: string, onKeys: (keys: LiveKey[], origin: str
       timer = null;
       const held = client;
       client = null;
-      if (!held) return;
-      held.removeAllListeners();
-      held.on("error", () => undefined);
-      await held.end().catch(() => undefined);
+      if (held) await closeQuietly(held);
     },
   };
 }
