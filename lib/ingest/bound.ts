@@ -59,6 +59,13 @@ function cutStrings(node: unknown): unknown {
 
 /** A payload kept whole when its JSON fits, else `{truncated: true, chars, preview}`. */
 export function boundPayload(value: unknown): unknown {
+  return boundPayloadJson(value).value;
+}
+
+/** boundPayload, with the JSON of what is kept: measuring a payload already encodes it, so storage need not again. */
+export function boundPayloadJson(value: unknown): { value: unknown; json: string } {
   const json = JSON.stringify(value) ?? "null";
-  return json.length > MAX_RAW_CHARS ? { truncated: true, chars: json.length, preview: json.slice(0, MAX_RAW_CHARS) } : value;
+  if (json.length <= MAX_RAW_CHARS) return { value, json };
+  const preview = { truncated: true, chars: json.length, preview: json.slice(0, MAX_RAW_CHARS) };
+  return { value: preview, json: JSON.stringify(preview) };
 }

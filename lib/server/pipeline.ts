@@ -46,10 +46,10 @@ interface WorkingThread extends StoredThread {
   /** Kinds of the retry notices this unit of work stored, counted as seen under the thread's saved labels. */
   noticesSeen: string[];
   /**
-   * The thread of another path this one is joined to (lib/db/thread-join.ts), once a line of
-   * this unit of work asked; undefined before. A joined thread's notices feed no incident.
+   * Whether a line of this unit of work joined its paths (lib/db/thread-join.ts). `joinedTo` is
+   * then up to date; a joined thread's notices feed no incident.
    */
-  joinedTo?: number | null;
+  pathsJoined: boolean;
   /** Ids of the retry notices this unit of work stored, whose rollup facts are added when it finishes. */
   noticeIds: number[];
 }
@@ -74,6 +74,8 @@ class Batch {
   limitsChanged = false;
   /** Retry notices and recoveries for the incident detector, in the order they were applied. */
   readonly incidentInputs: IncidentInput[] = [];
+  /** The first event this unit of work stored: an episode from it on began here, so none of its facts is stored yet. */
+  private firstSeq: number | null = null;
   /** Threads a join of this unit of work changed (see joinPaths). */
   private readonly joinedNow = new Set<number>();
 
@@ -128,14 +130,15 @@ class Batch {
    * joined thread leaves it, the thread it joined names one more path.
    */
   async joinPaths(thread: WorkingThread, format: string): Promise<void> {
-    if (thread.joinedTo !== undefined) return;
+    if (thread.pathsJoined) return;
+    thread.pathsJoined = true;
     const { joinedTo, changed } = await this.tx.joinPaths(thread, format);
     thread.joinedTo = joinedTo;
     for (const id of changed) this.joinedNow.add(id);
   }
 
   private remember(sourceId: string, stored: StoredThread, statusBefore: string | null): WorkingThread {
-    const working: WorkingThread = { ...stored, sourceId, needsReplay: false, changed: false, episodes: new Map(), statusBefore, noticesSeen: [], noticeIds: [] };
+    const working: WorkingThread = { ...stored, sourceId, needsReplay: false, pathsJoined: false, changed: false, episodes: new Map(), statusBefore, noticesSeen: [], noticeIds: [] };
     this.threads.set(working.id, working);
     this.bySourceKey.set(`${sourceId}\0${working.externalId}`, working);
     return working;
@@ -148,7 +151,7 @@ class Batch {
   async apply(
     thread: WorkingThread,
     event: NormalizedEvent,
-    meta: { key: string; format: string; nativeType: string | null; raw: unknown; receivedAt: number; clampedFrom?: number },
+    meta: { key: string; format: string; nativeType: string | null; raw: unknown; rawJson?: string; receivedAt: number; clampedFrom?: number },
   ): Promise<AppliedStep | null> {
     thread.changed = true;
     let notice: IncidentNotice | null = null;
@@ -188,8 +191,10 @@ class Batch {
         kind,
         receivedAt: meta.receivedAt,
         raw: meta.raw,
+        rawJson: meta.rawJson,
         clampedFrom: meta.clampedFrom,
       });
+      this.firstSeq ??= seq;
       if (event.type === "retry") thread.noticeIds.push(seq);
       thread.openProgressEventId = event.type === "progress" && inOrder ? seq : null;
     }
@@ -332,7 +337,7 @@ class Batch {
       thread.episodes.clear();
       if (thread.noticesSeen.length) await this.tx.noticesSeen(thread.id, thread.noticesSeen.splice(0));
     }
-    await this.tx.saveEpisodes(episodes);
+    await this.tx.saveEpisodes(episodes, this.firstSeq);
     await this.tx.noticeFacts(threads.flatMap((thread) => thread.noticeIds.splice(0)));
     const changes = threads
       .filter((t) => t.changed)
@@ -461,7 +466,7 @@ export async function ingestLines(source: SourceRecord, given: NormalizedLine[],
       }
       seenKeys.add(line.idempotencyKey);
       accepted++;
-      const meta = { key: line.idempotencyKey, format: line.format, nativeType: line.nativeType, raw: line.raw, receivedAt: line.receivedAt, clampedFrom: line.clampedFrom };
+      const meta = { key: line.idempotencyKey, format: line.format, nativeType: line.nativeType, raw: line.raw, rawJson: line.rawJson, receivedAt: line.receivedAt, clampedFrom: line.clampedFrom };
       if (!line.event || !line.event.threadId) await storeThreadless(tx, source.id, line, meta.key);
       else {
         const thread = await batch.thread(source, line.event.threadId);
@@ -503,6 +508,7 @@ async function storeThreadless(tx: Tx, sourceId: string, line: ClampedLine, key:
     kind: null,
     receivedAt: line.receivedAt,
     raw: line.raw,
+    rawJson: line.rawJson,
     clampedFrom: line.clampedFrom,
   });
 }
