@@ -90,13 +90,15 @@ export function factsSql(episodeWhere: string | null, eventWhere: string | null)
        FROM "Event" e WHERE ${retry} AND e.threadId IS NOT NULL AND (${eventWhere}) GROUP BY 1, 2, 3, 4, 5`,
     );
   }
+  // CROSS JOIN keeps the facts outermost, each finding its thread by id: left to itself, SQLite
+  // walks every thread that is not joined (its index) to meet the few facts of a unit of work.
   return `WITH a AS MATERIALIZED (
       SELECT ep.threadId, ep.kind, ep.endedAt, a.noticeAt, a.advisedDelayMs, a.earlyByMs, ${RETRIED_AT_SQL} AS retriedAt
       FROM "Attempt" a JOIN "Episode" ep ON ep.id = a.episodeId WHERE (${episodeWhere ?? "0"}))
     SELECT f.fact, f.minute, f.kind, coalesce(t.provider, 'unknown') AS provider, coalesce(t.model, 'unknown') AS model,
       coalesce(t.agent, 'unknown') AS agent, t.sourceId, f.label,
       sum(f.n) AS n, sum(f.ms) AS ms, sum(f.waited) AS waited, sum(f.judged) AS judged, sum(f.early) AS early, sum(f.earlyMs) AS earlyMs
-    FROM (${parts.join("\n    UNION ALL ")}) f JOIN "Thread" t ON t.id = f.threadId
+    FROM (${parts.join("\n    UNION ALL ")}) f CROSS JOIN "Thread" t ON t.id = f.threadId
     WHERE ${notJoinedSql()}
     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`;
 }
