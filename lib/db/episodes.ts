@@ -24,6 +24,15 @@ const DELETE_EPISODES = `DELETE FROM "Episode" WHERE threadId = ?`;
 const UPSERT_TURN = `INSERT INTO "Turn" (threadId, externalId, status, startedAt, endedAt) VALUES (?, ?, ?, ?, ?)
   ON CONFLICT (threadId, externalId) DO UPDATE SET status = excluded.status, endedAt = excluded.endedAt`;
 
+/** A turn as saved: its start is kept from the first save, its status and end are the latest. */
+export interface TurnRow {
+  threadId: number;
+  turnId: string;
+  status: string;
+  startedAt: number;
+  endedAt: number | null;
+}
+
 const roundOrNull = (ms: number | null | undefined) => (ms == null ? null : Math.round(ms));
 
 /** The episode and turn statements of a unit of work (see unit-of-work.ts); synchronous on SQLite. */
@@ -46,8 +55,9 @@ export const episodeRows = {
     statement(DELETE_EPISODES).run(threadId);
   },
 
-  saveTurn(threadId: number, turnId: string, status: string, startedAt: number, endedAt: number | null): void {
-    statement(UPSERT_TURN).run(threadId, turnId, status, startedAt, endedAt);
+  saveTurns(turns: readonly TurnRow[]): void {
+    const upsert = statement(UPSERT_TURN);
+    for (const turn of turns) upsert.run(turn.threadId, turn.turnId, turn.status, turn.startedAt, turn.endedAt);
   },
 };
 

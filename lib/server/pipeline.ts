@@ -4,6 +4,7 @@ import type { EngineReach } from "@/lib/threads/control";
 import { SERVER_FORMAT, type NormalizedEvent, type NormalizedLine } from "@/lib/ingest/types";
 import type { SourceRecord } from "@/lib/db/sources";
 import type { StoredThread } from "@/lib/db/thread-state";
+import type { TurnRow } from "@/lib/db/episodes";
 import { transaction, type Tx } from "@/lib/db/unit-of-work";
 import { config, incidentSettings } from "@/lib/config";
 import { isStoppable } from "@/lib/threads/statuses";
@@ -76,6 +77,8 @@ class Batch {
   readonly incidentInputs: IncidentInput[] = [];
   /** The first event this unit of work stored: an episode from it on began here, so none of its facts is stored yet. */
   private firstSeq: number | null = null;
+  /** Turns this unit of work saw, by thread and turn id (see turn()). */
+  private readonly turns = new Map<string, TurnRow>();
   /** Threads a join of this unit of work changed (see joinPaths). */
   private readonly joinedNow = new Set<number>();
 
@@ -221,9 +224,20 @@ class Batch {
     await this.record(thread, before, after);
     if (eventId !== null && after.effects.applied?.late) await this.tx.markLate(eventId, true);
     if (event.turnId && event.type.startsWith("turn.")) {
-      await this.tx.saveTurn(thread.id, event.turnId, TURN_STATUS[event.type] ?? "running", event.at, event.type === "turn.started" ? null : event.at);
+      this.turn(thread.id, event.turnId, TURN_STATUS[event.type] ?? "running", event.at, event.type === "turn.started" ? null : event.at);
     }
     return after.effects.applied;
+  }
+
+  /**
+   * A turn's row is written once per unit of work, when it finishes: as the upserts of each of
+   * its events in turn would leave it (the first one's start, the last one's status and end).
+   */
+  private turn(threadId: number, turnId: string, status: string, startedAt: number, endedAt: number | null) {
+    const key = `${threadId}\0${turnId}`;
+    const known = this.turns.get(key);
+    if (known) Object.assign(known, { status, endedAt });
+    else this.turns.set(key, { threadId, turnId, status, startedAt, endedAt });
   }
 
   /** Fires the timers due by `until` as an on-time watchdog did (see tickOnTime). */
@@ -338,6 +352,8 @@ class Batch {
       if (thread.noticesSeen.length) await this.tx.noticesSeen(thread.id, thread.noticesSeen.splice(0));
     }
     await this.tx.saveEpisodes(episodes, this.firstSeq);
+    await this.tx.saveTurns([...this.turns.values()]);
+    this.turns.clear();
     await this.tx.noticeFacts(threads.flatMap((thread) => thread.noticeIds.splice(0)));
     const changes = threads
       .filter((t) => t.changed)
