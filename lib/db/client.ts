@@ -3,6 +3,7 @@ import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaClient } from "./generated/client";
 import { resolveDatabasePath } from "./config";
 import { migrate } from "./migrate";
+import { startCheckpointer } from "./checkpointer";
 
 /**
  * The one place that opens the database. Two handles on the same WAL file:
@@ -52,9 +53,12 @@ export function openReadOnly(file: string): DatabaseHandles {
   return globalForDb.__radarDb;
 }
 
-/** The process-wide database, opened (and migrated) on first use. */
+/** The process-wide database, opened (and migrated) on first use; its WAL is checkpointed off this thread. */
 export function db(): DatabaseHandles {
-  globalForDb.__radarDb ??= openDatabase();
+  if (!globalForDb.__radarDb) {
+    globalForDb.__radarDb = openDatabase();
+    if (globalForDb.__radarDb.path !== ":memory:") startCheckpointer(globalForDb.__radarDb.sql, globalForDb.__radarDb.path);
+  }
   return globalForDb.__radarDb;
 }
 
