@@ -3,7 +3,6 @@ import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaClient } from "./generated/client";
 import { resolveDatabasePath } from "./config";
 import { migrate } from "./migrate";
-import { startCheckpointer } from "./checkpointer";
 
 /**
  * The one place that opens the database. Two handles on the same WAL file:
@@ -53,12 +52,9 @@ export function openReadOnly(file: string): DatabaseHandles {
   return globalForDb.__radarDb;
 }
 
-/** The process-wide database, opened (and migrated) on first use; its WAL is checkpointed off this thread. */
+/** The process-wide database, opened (and migrated) on first use. */
 export function db(): DatabaseHandles {
-  if (!globalForDb.__radarDb) {
-    globalForDb.__radarDb = openDatabase();
-    if (globalForDb.__radarDb.path !== ":memory:") startCheckpointer(globalForDb.__radarDb.sql, globalForDb.__radarDb.path);
-  }
+  globalForDb.__radarDb ??= openDatabase();
   return globalForDb.__radarDb;
 }
 
