@@ -1,14 +1,13 @@
 import type { EpisodeRecord } from "@/lib/retry";
 import { codeText } from "./events";
 import { rollupRows } from "./rollups";
-import { statement } from "./statement";
+import { pluck, statement } from "./statement";
 
 /** Episodes with their attempts, and turns: rows derived from a thread's events by the engine. */
 
 const UPSERT_EPISODE = `INSERT INTO "Episode" (threadId, seq, turnId, kind, policy, maxAttempts, startedAt, endedAt, outcome, outcomeCode,
     outcomeReason, resetAt)
-  VALUES (@threadId, @seq, @turnId, @kind, @policy, @maxAttempts, @startedAt, @endedAt, @outcome, @outcomeCode,
-    @outcomeReason, @resetAt)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (threadId, seq) DO UPDATE SET turnId = excluded.turnId, kind = excluded.kind, policy = excluded.policy,
     maxAttempts = excluded.maxAttempts, startedAt = excluded.startedAt, endedAt = excluded.endedAt,
     outcome = excluded.outcome, outcomeCode = excluded.outcomeCode, outcomeReason = excluded.outcomeReason,
@@ -16,8 +15,7 @@ const UPSERT_EPISODE = `INSERT INTO "Episode" (threadId, seq, turnId, kind, poli
   RETURNING id`;
 const UPSERT_ATTEMPT = `INSERT INTO "Attempt" (episodeId, n, noticeAt, advisedDelayMs, expectedAt, estimated, deadlineAt, startedAt,
     earlyByMs, httpStatus, code, message)
-  VALUES (@episodeId, @n, @noticeAt, @advisedDelayMs, @expectedAt, @estimated, @deadlineAt, @startedAt,
-    @earlyByMs, @httpStatus, @code, @message)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (episodeId, n) DO UPDATE SET noticeAt = excluded.noticeAt, advisedDelayMs = excluded.advisedDelayMs,
     expectedAt = excluded.expectedAt, estimated = excluded.estimated, deadlineAt = excluded.deadlineAt,
     startedAt = excluded.startedAt, earlyByMs = excluded.earlyByMs, httpStatus = excluded.httpStatus,
@@ -26,14 +24,27 @@ const DELETE_EPISODES = `DELETE FROM "Episode" WHERE threadId = ?`;
 const UPSERT_TURN = `INSERT INTO "Turn" (threadId, externalId, status, startedAt, endedAt) VALUES (?, ?, ?, ?, ?)
   ON CONFLICT (threadId, externalId) DO UPDATE SET status = excluded.status, endedAt = excluded.endedAt`;
 
+/** A turn as saved: its start is kept from the first save, its status and end are the latest. */
+export interface TurnRow {
+  threadId: number;
+  turnId: string;
+  status: string;
+  startedAt: number;
+  endedAt: number | null;
+}
+
 const roundOrNull = (ms: number | null | undefined) => (ms == null ? null : Math.round(ms));
 
 /** The episode and turn statements of a unit of work (see unit-of-work.ts); synchronous on SQLite. */
 export const episodeRows = {
-  /** Upserts episodes with their attempts; the rollups take the difference: their stored facts out, their new facts in. */
-  saveEpisodes(episodes: readonly { threadId: number; episode: EpisodeRecord }[]): void {
+  /**
+   * Upserts episodes with their attempts; the rollups take the difference: their stored facts
+   * out, their new facts in. Episodes from seq `newFrom` on began in this unit of work (their
+   * first event was stored in it): they have no stored facts to take out.
+   */
+  saveEpisodes(episodes: readonly { threadId: number; episode: EpisodeRecord }[], newFrom: number | null = null): void {
     const keys = episodes.map(({ threadId, episode }) => [threadId, episode.seq] as const);
-    rollupRows.episodeFacts(keys, -1);
+    rollupRows.episodeFacts(newFrom === null ? keys : keys.filter(([, seq]) => seq < newFrom), -1);
     for (const { threadId, episode } of episodes) upsertEpisode(threadId, episode);
     rollupRows.episodeFacts(keys, 1);
   },
@@ -44,41 +55,43 @@ export const episodeRows = {
     statement(DELETE_EPISODES).run(threadId);
   },
 
-  saveTurn(threadId: number, turnId: string, status: string, startedAt: number, endedAt: number | null): void {
-    statement(UPSERT_TURN).run(threadId, turnId, status, startedAt, endedAt);
+  saveTurns(turns: readonly TurnRow[]): void {
+    const upsert = statement(UPSERT_TURN);
+    for (const turn of turns) upsert.run(turn.threadId, turn.turnId, turn.status, turn.startedAt, turn.endedAt);
   },
 };
 
 function upsertEpisode(threadId: number, episode: EpisodeRecord): void {
-  const { id: episodeId } = statement(UPSERT_EPISODE).get({
+  // Positional parameters, in the column order of the statements above.
+  const episodeId = pluck(UPSERT_EPISODE).get(
     threadId,
-    seq: episode.seq,
-    turnId: episode.turnId ?? null,
-    kind: episode.kind,
-    policy: episode.policy,
-    maxAttempts: episode.maxAttempts ?? null,
-    startedAt: episode.startedAt,
-    endedAt: episode.endedAt ?? null,
-    outcome: episode.outcome ?? null,
-    outcomeCode: episode.outcomeCode ?? null,
-    outcomeReason: episode.outcomeReason ?? null,
-    resetAt: episode.resetAt ?? null,
-  }) as { id: number };
+    episode.seq,
+    episode.turnId ?? null,
+    episode.kind,
+    episode.policy,
+    episode.maxAttempts ?? null,
+    episode.startedAt,
+    episode.endedAt ?? null,
+    episode.outcome ?? null,
+    episode.outcomeCode ?? null,
+    episode.outcomeReason ?? null,
+    episode.resetAt ?? null,
+  ) as number;
   const upsertAttempt = statement(UPSERT_ATTEMPT);
   for (const attempt of episode.attempts) {
-    upsertAttempt.run({
+    upsertAttempt.run(
       episodeId,
-      n: attempt.n,
-      noticeAt: attempt.noticeAt,
-      advisedDelayMs: roundOrNull(attempt.advisedDelayMs),
-      expectedAt: attempt.expectedAt ?? null,
-      estimated: attempt.estimated ? 1 : 0,
-      deadlineAt: attempt.deadlineAt ?? null,
-      startedAt: attempt.startedAt ?? null,
-      earlyByMs: roundOrNull(attempt.earlyByMs),
-      httpStatus: attempt.httpStatus ?? null,
-      code: codeText(attempt.code),
-      message: attempt.message ?? null,
-    });
+      attempt.n,
+      attempt.noticeAt,
+      roundOrNull(attempt.advisedDelayMs),
+      attempt.expectedAt ?? null,
+      attempt.estimated ? 1 : 0,
+      attempt.deadlineAt ?? null,
+      attempt.startedAt ?? null,
+      roundOrNull(attempt.earlyByMs),
+      attempt.httpStatus ?? null,
+      codeText(attempt.code),
+      attempt.message ?? null,
+    );
   }
 }

@@ -90,13 +90,15 @@ export function factsSql(episodeWhere: string | null, eventWhere: string | null)
        FROM "Event" e WHERE ${retry} AND e.threadId IS NOT NULL AND (${eventWhere}) GROUP BY 1, 2, 3, 4, 5`,
     );
   }
+  // CROSS JOIN keeps the facts outermost, each finding its thread by id: left to itself, SQLite
+  // walks every thread that is not joined (its index) to meet the few facts of a unit of work.
   return `WITH a AS MATERIALIZED (
       SELECT ep.threadId, ep.kind, ep.endedAt, a.noticeAt, a.advisedDelayMs, a.earlyByMs, ${RETRIED_AT_SQL} AS retriedAt
       FROM "Attempt" a JOIN "Episode" ep ON ep.id = a.episodeId WHERE (${episodeWhere ?? "0"}))
     SELECT f.fact, f.minute, f.kind, coalesce(t.provider, 'unknown') AS provider, coalesce(t.model, 'unknown') AS model,
       coalesce(t.agent, 'unknown') AS agent, t.sourceId, f.label,
       sum(f.n) AS n, sum(f.ms) AS ms, sum(f.waited) AS waited, sum(f.judged) AS judged, sum(f.early) AS early, sum(f.earlyMs) AS earlyMs
-    FROM (${parts.join("\n    UNION ALL ")}) f JOIN "Thread" t ON t.id = f.threadId
+    FROM (${parts.join("\n    UNION ALL ")}) f CROSS JOIN "Thread" t ON t.id = f.threadId
     WHERE ${notJoinedSql()}
     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`;
 }
@@ -113,14 +115,15 @@ const ADD = (columns: string) =>
     .map((c) => `${c} = ${c} + excluded.${c}`)
     .join(", ");
 
+// Positional parameters (a fact row's key, then its signed counters): no object per upsert.
 const UPSERT_ROLLUP = `INSERT INTO "Rollup" (${KEY}, ${VALUES})
-  VALUES (@fact, @minute, @kind, @provider, @model, @agent, @sourceId, @label, @n, @ms, @waited, @judged, @early, @earlyMs)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (${KEY}) DO UPDATE SET ${ADD(VALUES)}`;
 const UPSERT_HOUR = `INSERT INTO "RollupHour" (${keyOf("hour")}, ${VALUES})
-  VALUES (@fact, @hour, @kind, @provider, @model, @agent, @sourceId, @label, @n, @ms, @waited, @judged, @early, @earlyMs)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (${keyOf("hour")}) DO UPDATE SET ${ADD(VALUES)}`;
 const UPSERT_TOTAL = `INSERT INTO "MetricTotal" (${TOTAL_KEY}, ${VALUES})
-  VALUES (@fact, @kind, @provider, @model, @agent, @label, @n, @ms, @waited, @judged, @early, @earlyMs)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (${TOTAL_KEY}) DO UPDATE SET ${ADD(VALUES)}`;
 const NOTICE_SEEN = `INSERT INTO "MetricTotal" (${TOTAL_KEY}, n)
   SELECT 'noticeSeen', @kind, coalesce(t.provider, 'unknown'), coalesce(t.model, 'unknown'), coalesce(t.agent, 'unknown'), '', @n
@@ -132,7 +135,7 @@ const NOTICE_SEEN = `INSERT INTO "MetricTotal" (${TOTAL_KEY}, n)
  * no range of that thread can exceed but by a wait still open, the bound by which insights find
  * the top threads of a long range among the few largest instead of summing every thread.
  */
-const UPSERT_THREAD_WAIT = `INSERT INTO "ThreadWaitTotal" (threadId, ms) VALUES (@threadId, @ms)
+const UPSERT_THREAD_WAIT = `INSERT INTO "ThreadWaitTotal" (threadId, ms) VALUES (?, ?)
   ON CONFLICT (threadId) DO UPDATE SET ms = ms + excluded.ms`;
 
 interface FactRow {
@@ -155,12 +158,16 @@ interface FactRow {
 /** Adds (sign 1) or removes (sign -1) the facts the query selects, in both tables. */
 function applyFacts(text: string, params: Record<string, unknown>, sign: 1 | -1): void {
   const rows = statement(text).all(params) as FactRow[];
+  if (rows.length === 0) return;
+  const [rollup, hour, total, threadWait] = [statement(UPSERT_ROLLUP), statement(UPSERT_HOUR), statement(UPSERT_TOTAL), statement(UPSERT_THREAD_WAIT)];
   for (const row of rows) {
-    const signed = { ...row, n: sign * row.n, ms: sign * row.ms, waited: sign * row.waited, judged: sign * row.judged, early: sign * row.early, earlyMs: sign * row.earlyMs };
-    statement(UPSERT_ROLLUP).run(signed);
-    statement(UPSERT_HOUR).run({ ...signed, hour: row.minute < 0 ? row.minute : row.minute - (row.minute % HOUR_MS) });
-    if (!ROLLUP_ONLY_FACTS.includes(row.fact)) statement(UPSERT_TOTAL).run(signed);
-    if (row.fact === "threadWait") statement(UPSERT_THREAD_WAIT).run({ threadId: Number(row.label), ms: signed.ms });
+    const { fact, minute, kind, provider, model, agent, sourceId, label } = row;
+    const n = sign * row.n, ms = sign * row.ms, waited = sign * row.waited;
+    const judged = sign * row.judged, early = sign * row.early, earlyMs = sign * row.earlyMs;
+    rollup.run(fact, minute, kind, provider, model, agent, sourceId, label, n, ms, waited, judged, early, earlyMs);
+    hour.run(fact, minute < 0 ? minute : minute - (minute % HOUR_MS), kind, provider, model, agent, sourceId, label, n, ms, waited, judged, early, earlyMs);
+    if (!ROLLUP_ONLY_FACTS.includes(fact)) total.run(fact, kind, provider, model, agent, label, n, ms, waited, judged, early, earlyMs);
+    if (fact === "threadWait") threadWait.run(Number(label), ms);
   }
 }
 

@@ -27,7 +27,6 @@ import { pluck, statement } from "./statement";
 const REPORTED_BY_RELAY = (t: string) =>
   `EXISTS (SELECT 1 FROM "Event" e WHERE e.threadId = ${t}.id AND e.format NOT IN ('${OTLP_FORMAT}', '${SERVER_FORMAT}'))`;
 
-const JOINED_TO = `SELECT joinedTo FROM "Thread" WHERE id = ?`;
 const RELAY_THREAD = `SELECT t.id FROM "Thread" t WHERE t.externalId = @externalId AND t.sourceId <> @sourceId AND t.joinedTo IS NULL
   AND ${REPORTED_BY_RELAY("t")} ORDER BY t.id LIMIT 1`;
 const OTLP_THREADS = `SELECT t.id FROM "Thread" t WHERE t.externalId = @externalId AND t.sourceId <> @sourceId AND t.joinedTo IS NULL
@@ -46,9 +45,10 @@ export const threadJoinRows = {
   /**
    * A line of `format` is about to be applied to this thread: joins what the paths make one.
    * Returns the thread's own `joinedTo` and the threads a join made now changed (both sides).
+   * `thread.joinedTo` is the stored one, read with the thread.
    */
-  joinPaths(thread: { id: number; sourceId: string; externalId: string }, format: string): { joinedTo: number | null; changed: number[] } {
-    const current = (pluck(JOINED_TO).get(thread.id) as number | null | undefined) ?? null;
+  joinPaths(thread: { id: number; sourceId: string; externalId: string; joinedTo: number | null }, format: string): { joinedTo: number | null; changed: number[] } {
+    const current = thread.joinedTo;
     if (current !== null || format === SERVER_FORMAT) return { joinedTo: current, changed: [] };
     const where = { externalId: thread.externalId, sourceId: thread.sourceId };
     if (format === OTLP_FORMAT) {

@@ -8,7 +8,7 @@ import { serialized } from "./client";
  * readers (board, insights, exports), and its wake time for the watchdog.
  */
 
-const COLUMNS = `id, externalId, state, initialSettings, openProgressEventId, provider, model, agent`;
+const COLUMNS = `id, externalId, state, initialSettings, openProgressEventId, provider, model, agent, joinedTo`;
 const FIND = `SELECT ${COLUMNS} FROM "Thread" WHERE sourceId = ? AND externalId = ?`;
 const BY_ID = `SELECT sourceId, ${COLUMNS} FROM "Thread" WHERE id = ?`;
 const INSERT = `INSERT INTO "Thread" (sourceId, externalId, status, state, initialSettings, createdAt, updatedAt) VALUES (?, ?, 'idle', ?, ?, ?, ?)`;
@@ -40,6 +40,8 @@ export interface StoredThread {
    * created in this unit of work, which has no facts yet: it takes its labels at its first save.
    */
   labels: string | null;
+  /** The thread of another path this one is joined to (thread-join.ts), as stored. */
+  joinedTo: number | null;
 }
 
 interface ThreadRow {
@@ -51,6 +53,7 @@ interface ThreadRow {
   provider: string | null;
   model: string | null;
   agent: string | null;
+  joinedTo: number | null;
 }
 
 /** Older versions stored each step's outputs with the state; they mean nothing once read back. */
@@ -72,6 +75,7 @@ const toStored = (row: ThreadRow): StoredThread => {
     initialSettings: row.initialSettings ? (JSON.parse(row.initialSettings) as ThreadSettings) : state.settings,
     openProgressEventId: row.openProgressEventId,
     labels: labelsKey(row),
+    joinedTo: row.joinedTo,
   };
 };
 
@@ -104,7 +108,7 @@ export const threadRows = {
 
   createThread(sourceId: string, externalId: string, state: ThreadState, now: number): StoredThread {
     const info = statement(INSERT).run(sourceId, externalId, JSON.stringify(state), JSON.stringify(state.settings), now, now);
-    return { id: Number(info.lastInsertRowid), externalId, state, initialSettings: state.settings, openProgressEventId: null, labels: null };
+    return { id: Number(info.lastInsertRowid), externalId, state, initialSettings: state.settings, openProgressEventId: null, labels: null, joinedTo: null };
   },
 
   /**

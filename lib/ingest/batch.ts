@@ -2,7 +2,7 @@
  * normalizeBatch: one request's items → normalized lines + rejected items (by index).
  * Good items are kept when others are rejected; nothing here is I/O.
  */
-import { boundItem, boundPayload, cutString, wellFormed } from "./bound";
+import { boundItem, boundPayload, boundPayloadJson, cutString, wellFormed } from "./bound";
 import { normalizeCanonical } from "./canonical";
 import { normalizeClaude } from "./claude";
 import { normalizeCodexAppServer } from "./codex-app-server";
@@ -87,7 +87,9 @@ export function normalizeBatch(format: LineFormat, items: unknown[], ctx: BatchC
       line.event = maskEvent(line.event);
     }
     for (const limit of line.limits ?? []) boundLimit(limit);
-    line.raw = boundPayload(maskPayload(line.raw));
+    const raw = boundPayloadJson(maskPayload(line.raw));
+    line.raw = raw.value;
+    line.rawJson = raw.json;
     lines.push(line);
   }
   rejected.push(...result.rejected);

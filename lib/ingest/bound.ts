@@ -10,9 +10,12 @@ export type BoundedItem = { ok: true; item: unknown } | { ok: false; error: stri
 
 export function boundItem(item: unknown): BoundedItem {
   let longStrings = false;
-  const stack: [unknown, number][] = [[item, 0]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
+  // Two parallel stacks (node, its depth): no pair allocated per value of every line.
+  const nodes: unknown[] = [item];
+  const depths: number[] = [0];
+  while (nodes.length > 0) {
+    const node = nodes.pop();
+    const depth = depths.pop()!;
     if (typeof node === "string") {
       if (node.length > MAX_STRING_CHARS) longStrings = true;
       continue;
@@ -20,11 +23,17 @@ export function boundItem(item: unknown): BoundedItem {
     if (node === null || typeof node !== "object") continue;
     if (depth >= MAX_DEPTH) return { ok: false, error: `nested deeper than ${MAX_DEPTH} levels` };
     if (Array.isArray(node)) {
-      for (const value of node) stack.push([value, depth + 1]);
+      for (const value of node) {
+        nodes.push(value);
+        depths.push(depth + 1);
+      }
     } else {
-      for (const [key, value] of Object.entries(node)) {
+      const object = node as Record<string, unknown>;
+      for (const key in object) {
+        if (!Object.hasOwn(object, key)) continue;
         if (key.length > MAX_STRING_CHARS) longStrings = true;
-        stack.push([value, depth + 1]);
+        nodes.push(object[key]);
+        depths.push(depth + 1);
       }
     }
   }
@@ -59,6 +68,13 @@ function cutStrings(node: unknown): unknown {
 
 /** A payload kept whole when its JSON fits, else `{truncated: true, chars, preview}`. */
 export function boundPayload(value: unknown): unknown {
+  return boundPayloadJson(value).value;
+}
+
+/** boundPayload, with the JSON of what is kept: measuring a payload already encodes it, so storage need not again. */
+export function boundPayloadJson(value: unknown): { value: unknown; json: string } {
   const json = JSON.stringify(value) ?? "null";
-  return json.length > MAX_RAW_CHARS ? { truncated: true, chars: json.length, preview: json.slice(0, MAX_RAW_CHARS) } : value;
+  if (json.length <= MAX_RAW_CHARS) return { value, json };
+  const preview = { truncated: true, chars: json.length, preview: json.slice(0, MAX_RAW_CHARS) };
+  return { value: preview, json: JSON.stringify(preview) };
 }

@@ -88,6 +88,12 @@ const CREDENTIAL_KEY = new RegExp(String.raw`^(?:[\w-]*[_-])?(?:${CREDENTIAL_NAM
 /** The shortest string any rule matches (`token=x`): shorter strings are never scanned. */
 const MIN_SECRET_CHARS = 7;
 
+/**
+ * What every match of SECRETS contains: a pair's or a URL's `:` or `=`, `bearer`, or a key
+ * shape's prefix. Most strings (ids, names, plain messages) have none and skip the full scan.
+ */
+const MAY_HOLD_SECRET = new RegExp(`[:=]|${anyCase("bearer")}|${KEY_SHAPES.map(([prefix]) => prefix).join("|")}`);
+
 /** A credential value as shown: its scheme or key prefix, then the mask. */
 export function maskCredential(value: string): string {
   if (value.endsWith(MASK)) return value; // already masked: masking twice changes nothing
@@ -100,7 +106,7 @@ export function maskCredential(value: string): string {
 
 /** Masks every credential inside free text; text without one comes back unchanged. */
 export function maskText(text: string): string {
-  if (text.length < MIN_SECRET_CHARS) return text;
+  if (text.length < MIN_SECRET_CHARS || !MAY_HOLD_SECRET.test(text)) return text;
   return text.replace(
     SECRETS,
     (match, name?: string, separator?: string, quote?: string, quoted?: string, scheme?: string, bare?: string, bearer?: string, token?: string, user?: string) => {
@@ -140,7 +146,9 @@ function walk(value: unknown, mask: (text: string) => string): unknown {
   }
   const object = value as Record<string, unknown>;
   let out: Record<string, unknown> | null = null;
-  for (const [key, item] of Object.entries(object)) {
+  for (const key in object) {
+    if (!Object.hasOwn(object, key)) continue;
+    const item = object[key];
     const masked = walk(item, isCredentialName(key) ? maskCredential : mask);
     if (masked !== item) (out ??= { ...object })[key] = masked;
   }

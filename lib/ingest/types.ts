@@ -49,6 +49,8 @@ export interface NormalizedLine {
   idempotencyKey: string;
   /** The item exactly as received (a wrapped line keeps its `{at, message}` wrapper). */
   raw: unknown;
+  /** `raw` as stored (JSON), once bounded and masked (batch.ts); absent, storage encodes `raw`. */
+  rawJson?: string;
   receivedAt: number;
   /** Usage windows the line reports (limit-snapshots.ts); they never change a thread's retry state. */
   limits?: LimitSnapshot[];

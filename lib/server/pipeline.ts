@@ -4,6 +4,7 @@ import type { EngineReach } from "@/lib/threads/control";
 import { SERVER_FORMAT, type NormalizedEvent, type NormalizedLine } from "@/lib/ingest/types";
 import type { SourceRecord } from "@/lib/db/sources";
 import type { StoredThread } from "@/lib/db/thread-state";
+import type { TurnRow } from "@/lib/db/episodes";
 import { transaction, type Tx } from "@/lib/db/unit-of-work";
 import { config, incidentSettings } from "@/lib/config";
 import { isStoppable } from "@/lib/threads/statuses";
@@ -46,10 +47,10 @@ interface WorkingThread extends StoredThread {
   /** Kinds of the retry notices this unit of work stored, counted as seen under the thread's saved labels. */
   noticesSeen: string[];
   /**
-   * The thread of another path this one is joined to (lib/db/thread-join.ts), once a line of
-   * this unit of work asked; undefined before. A joined thread's notices feed no incident.
+   * Whether a line of this unit of work joined its paths (lib/db/thread-join.ts). `joinedTo` is
+   * then up to date; a joined thread's notices feed no incident.
    */
-  joinedTo?: number | null;
+  pathsJoined: boolean;
   /** Ids of the retry notices this unit of work stored, whose rollup facts are added when it finishes. */
   noticeIds: number[];
 }
@@ -74,6 +75,10 @@ class Batch {
   limitsChanged = false;
   /** Retry notices and recoveries for the incident detector, in the order they were applied. */
   readonly incidentInputs: IncidentInput[] = [];
+  /** The first event this unit of work stored: an episode from it on began here, so none of its facts is stored yet. */
+  private firstSeq: number | null = null;
+  /** Turns this unit of work saw, by thread and turn id (see turn()). */
+  private readonly turns = new Map<string, TurnRow>();
   /** Threads a join of this unit of work changed (see joinPaths). */
   private readonly joinedNow = new Set<number>();
 
@@ -128,14 +133,15 @@ class Batch {
    * joined thread leaves it, the thread it joined names one more path.
    */
   async joinPaths(thread: WorkingThread, format: string): Promise<void> {
-    if (thread.joinedTo !== undefined) return;
+    if (thread.pathsJoined) return;
+    thread.pathsJoined = true;
     const { joinedTo, changed } = await this.tx.joinPaths(thread, format);
     thread.joinedTo = joinedTo;
     for (const id of changed) this.joinedNow.add(id);
   }
 
   private remember(sourceId: string, stored: StoredThread, statusBefore: string | null): WorkingThread {
-    const working: WorkingThread = { ...stored, sourceId, needsReplay: false, changed: false, episodes: new Map(), statusBefore, noticesSeen: [], noticeIds: [] };
+    const working: WorkingThread = { ...stored, sourceId, needsReplay: false, pathsJoined: false, changed: false, episodes: new Map(), statusBefore, noticesSeen: [], noticeIds: [] };
     this.threads.set(working.id, working);
     this.bySourceKey.set(`${sourceId}\0${working.externalId}`, working);
     return working;
@@ -148,7 +154,7 @@ class Batch {
   async apply(
     thread: WorkingThread,
     event: NormalizedEvent,
-    meta: { key: string; format: string; nativeType: string | null; raw: unknown; receivedAt: number; clampedFrom?: number },
+    meta: { key: string; format: string; nativeType: string | null; raw: unknown; rawJson?: string; receivedAt: number; clampedFrom?: number },
   ): Promise<AppliedStep | null> {
     thread.changed = true;
     let notice: IncidentNotice | null = null;
@@ -188,8 +194,10 @@ class Batch {
         kind,
         receivedAt: meta.receivedAt,
         raw: meta.raw,
+        rawJson: meta.rawJson,
         clampedFrom: meta.clampedFrom,
       });
+      this.firstSeq ??= seq;
       if (event.type === "retry") thread.noticeIds.push(seq);
       thread.openProgressEventId = event.type === "progress" && inOrder ? seq : null;
     }
@@ -216,9 +224,20 @@ class Batch {
     await this.record(thread, before, after);
     if (eventId !== null && after.effects.applied?.late) await this.tx.markLate(eventId, true);
     if (event.turnId && event.type.startsWith("turn.")) {
-      await this.tx.saveTurn(thread.id, event.turnId, TURN_STATUS[event.type] ?? "running", event.at, event.type === "turn.started" ? null : event.at);
+      this.turn(thread.id, event.turnId, TURN_STATUS[event.type] ?? "running", event.at, event.type === "turn.started" ? null : event.at);
     }
     return after.effects.applied;
+  }
+
+  /**
+   * A turn's row is written once per unit of work, when it finishes: as the upserts of each of
+   * its events in turn would leave it (the first one's start, the last one's status and end).
+   */
+  private turn(threadId: number, turnId: string, status: string, startedAt: number, endedAt: number | null) {
+    const key = `${threadId}\0${turnId}`;
+    const known = this.turns.get(key);
+    if (known) Object.assign(known, { status, endedAt });
+    else this.turns.set(key, { threadId, turnId, status, startedAt, endedAt });
   }
 
   /** Fires the timers due by `until` as an on-time watchdog did (see tickOnTime). */
@@ -332,7 +351,9 @@ class Batch {
       thread.episodes.clear();
       if (thread.noticesSeen.length) await this.tx.noticesSeen(thread.id, thread.noticesSeen.splice(0));
     }
-    await this.tx.saveEpisodes(episodes);
+    await this.tx.saveEpisodes(episodes, this.firstSeq);
+    await this.tx.saveTurns([...this.turns.values()]);
+    this.turns.clear();
     await this.tx.noticeFacts(threads.flatMap((thread) => thread.noticeIds.splice(0)));
     const changes = threads
       .filter((t) => t.changed)
@@ -461,7 +482,7 @@ export async function ingestLines(source: SourceRecord, given: NormalizedLine[],
       }
       seenKeys.add(line.idempotencyKey);
       accepted++;
-      const meta = { key: line.idempotencyKey, format: line.format, nativeType: line.nativeType, raw: line.raw, receivedAt: line.receivedAt, clampedFrom: line.clampedFrom };
+      const meta = { key: line.idempotencyKey, format: line.format, nativeType: line.nativeType, raw: line.raw, rawJson: line.rawJson, receivedAt: line.receivedAt, clampedFrom: line.clampedFrom };
       if (!line.event || !line.event.threadId) await storeThreadless(tx, source.id, line, meta.key);
       else {
         const thread = await batch.thread(source, line.event.threadId);
@@ -503,6 +524,7 @@ async function storeThreadless(tx: Tx, sourceId: string, line: ClampedLine, key:
     kind: null,
     receivedAt: line.receivedAt,
     raw: line.raw,
+    rawJson: line.rawJson,
     clampedFrom: line.clampedFrom,
   });
 }
