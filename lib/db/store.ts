@@ -24,9 +24,9 @@ type Bodies = Record<string, (...args: never[]) => Promise<unknown>>;
 export function onEitherStore<T extends Bodies>(sqlite: T, postgres: NoInfer<T>): T {
   const either = {} as Record<string, unknown>;
   for (const name of Object.keys(sqlite)) {
-    const onSqlite = sqlite[name] as (...args: unknown[]) => Promise<unknown>;
-    const onPostgres = postgres[name] as (...args: unknown[]) => Promise<unknown>;
-    either[name] = (...args: unknown[]) => (currentStore() === "postgres" ? onPostgres(...args) : onSqlite(...args));
+    // Looked up at the call, not here: the PostgreSQL module may import the SQLite module's row
+    // mappers, and in that import cycle one of the two is still loading when the other is read.
+    either[name] = (...args: unknown[]) => ((currentStore() === "postgres" ? postgres : sqlite)[name] as (...args: unknown[]) => Promise<unknown>)(...args);
   }
   return either as T;
 }

@@ -2,6 +2,11 @@ import pg from "pg";
 import { config, storeOf } from "../../config";
 
 /**
+ * SQL here mirrors SQLite's answers: times cross as epoch ms (time.ts), and text is ordered by
+ * `COLLATE "C"` (byte order, as SQLite's default BINARY), whatever the database's own collation.
+ */
+
+/**
  * The one pg Pool of this process on PostgreSQL, from DATABASE_URL, kept on globalThis (like
  * client.ts's handles) so Next's dev reload and repeated imports share it. Raw SQL on PostgreSQL
  * goes through `pool()`, or `inTransaction()` when several statements must commit as one.
