@@ -1,18 +1,24 @@
 import { db, serialized } from "./client";
+import * as postgres from "./postgres/health";
 import { statement } from "./statement";
+import { onEitherStore } from "./store";
 
+/** Whether the database answers, and what it is (for the health check and preflight). */
 export interface DatabaseHealth {
   ok: boolean;
   path?: string;
   journalMode?: string;
   migrations?: number;
   sqliteVersion?: string;
+  postgresVersion?: string;
   error?: string;
 }
 
-export function databaseHealth(): Promise<DatabaseHealth> {
-  return serialized(health);
-}
+const sqlite = {
+  databaseHealth(): Promise<DatabaseHealth> {
+    return serialized(health);
+  },
+};
 
 function health(): DatabaseHealth {
   try {
@@ -27,3 +33,5 @@ function health(): DatabaseHealth {
     return { ok: false, error: (error as Error).message };
   }
 }
+
+export const { databaseHealth } = onEitherStore(sqlite, postgres);
