@@ -4,7 +4,6 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, inject } from "vitest";
 import { resetConfig } from "@/lib/config";
-import type { DatabaseHandles } from "@/lib/db/client";
 import { freshDatabase } from "./postgres";
 
 /**
@@ -49,12 +48,3 @@ export function useStore(store: TestStore): void {
   });
 }
 
-/**
- * The store's Prisma client, to seed rows the way the authentication library writes them (both
- * generated clients have the same models; typed as the SQLite one).
- */
-export async function storePrisma(store: TestStore): Promise<DatabaseHandles["prisma"]> {
-  if (store === "sqlite") return (await import("@/lib/db/client")).db().prisma;
-  const { postgresPrisma } = await import("@/lib/db/postgres/client");
-  return postgresPrisma() as unknown as DatabaseHandles["prisma"];
-}

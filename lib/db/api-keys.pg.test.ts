@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { STORES, storePrisma, useStore } from "@/e2e/support/both-stores";
+import { STORES, useStore } from "@/e2e/support/both-stores";
 import { apiKeyOverviews, insertApiKey, keyHolder, listApiKeys, revokeApiKeys } from "./api-keys";
 import { setDisabled } from "./people";
+import { storePrisma } from "./store";
 
 const T0 = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
 const key = (id: string, name: string, ownerId: string | null) => ({ id, name, role: "operator" as const, keyHash: `hash-${id}`, prefix: `rr_${id}`, ownerId });
@@ -10,7 +11,7 @@ describe.each(STORES)("API keys on %s", (store) => {
   useStore(store);
 
   beforeAll(async () => {
-    const prisma = await storePrisma(store);
+    const { prisma } = storePrisma();
     await prisma.user.create({ data: { id: "ada", name: "Ada", email: "ada@example.com", role: "viewer", createdAt: new Date(T0), updatedAt: new Date(T0) } });
     await insertApiKey(key("k1", "ci", null), T0);
     await insertApiKey(key("k2", "laptop", "ada"), T0 + 1);

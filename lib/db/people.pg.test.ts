@@ -1,10 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { STORES, storePrisma, useStore } from "@/e2e/support/both-stores";
+import { STORES, useStore } from "@/e2e/support/both-stores";
 import { accountGuard } from "@/lib/auth/lockout";
 import { countFailure } from "./sign-in-guard";
 import {
   countOtherAdmins, countPeople, endSession, endSessions, listPeople, peopleOverview, personByEmail, personById, setDisabled, setRole,
 } from "./people";
+import { storePrisma } from "./store";
 
 const T0 = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
 
@@ -12,7 +13,7 @@ describe.each(STORES)("people on %s", (store) => {
   useStore(store);
 
   beforeAll(async () => {
-    const prisma = await storePrisma(store);
+    const { prisma } = storePrisma();
     const person = (id: string, email: string, role: string, at: number) =>
       prisma.user.create({ data: { id, name: id.toUpperCase(), email, role, createdAt: new Date(at), updatedAt: new Date(at) } });
     await person("ada", "ada@example.com", "admin", T0);
@@ -45,7 +46,7 @@ describe.each(STORES)("people on %s", (store) => {
     expect(await setDisabled("bob", true, T0 + 20)).toBe(true);
     expect((await personById("bob"))?.disabled).toBe(true);
     expect(await countOtherAdmins("ada")).toBe(0);
-    const prisma = await storePrisma(store);
+    const { prisma } = storePrisma();
     expect(await prisma.session.count({ where: { userId: "bob" } })).toBe(0);
     expect((await prisma.apiKey.findUnique({ where: { id: "k1" } }))?.revokedAt?.getTime()).toBe(T0 + 20);
     expect(await setDisabled("bob", false, T0 + 30)).toBe(true);
