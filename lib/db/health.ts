@@ -1,18 +1,11 @@
 import { db, serialized } from "./client";
 import * as postgres from "./postgres/health";
 import { statement } from "./statement";
+import type { DatabaseHealth } from "./records/health";
 import { onEitherStore } from "./store";
 
-/** Whether the database answers, and what it is (for the health check and preflight). */
-export interface DatabaseHealth {
-  ok: boolean;
-  path?: string;
-  journalMode?: string;
-  migrations?: number;
-  sqliteVersion?: string;
-  postgresVersion?: string;
-  error?: string;
-}
+export type { DatabaseHealth } from "./records/health";
+
 
 const sqlite = {
   databaseHealth(): Promise<DatabaseHealth> {

@@ -1,46 +1,21 @@
 import type { Role } from "@/lib/auth/roles";
-import { roleOf } from "@/lib/auth/roles";
 import { accountGuard } from "@/lib/auth/lockout";
 import type { PersonOverview } from "@/lib/wire/types";
 import { committedRead, serialized } from "./client";
 import * as postgres from "./postgres/people";
-import { isoOrNull, statement } from "./statement";
+import { toOverview, toPerson, type PersonRecord, type PersonRow } from "./records/people";
+import { statement } from "./statement";
 import { onEitherStore } from "./store";
+
+export type { PersonRecord } from "./records/people";
 
 /**
  * People as Retry Radar reads and changes them. Creating people, passwords and sessions is the
  * authentication library's (lib/auth/better-auth.ts, writing the same tables through Prisma);
  * what only this product does — roles, disabling, the People page's list — is here.
  */
-export interface PersonRecord {
-  id: string;
-  name: string;
-  email: string;
-  role: Role;
-  disabled: boolean;
-  createdAt: number;
-}
-
-/** A person's row as both stores' SQL selects it (`banned` 0/1, times in epoch ms). */
-export interface PersonRow {
-  id: string;
-  name: string;
-  email: string;
-  role: string | null;
-  banned: number | null;
-  createdAt: number;
-}
 
 const COLUMNS = `id, name, email, role, banned, createdAt`;
-export function toPerson(row: PersonRow): PersonRecord {
-  return { id: row.id, name: row.name, email: row.email, role: roleOf(row.role), disabled: row.banned === 1, createdAt: row.createdAt };
-}
-
-/** A person with their sign-in failures in a row (`guard`: their account's, if any) for the People page. */
-export function toOverview(row: PersonRow, guard: { failures: number; lockedUntil: number | null } | undefined, now: number): PersonOverview {
-  const locked = guard?.lockedUntil && guard.lockedUntil > now ? guard.lockedUntil : null;
-  return { ...toPerson(row), createdAt: isoOrNull(row.createdAt)!, lockedUntil: isoOrNull(locked), failures: guard?.failures ?? 0 };
-}
 
 const sqlite = {
   countPeople(): Promise<number> {

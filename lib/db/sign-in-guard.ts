@@ -1,17 +1,15 @@
 import { serialized } from "./client";
 import * as postgres from "./postgres/sign-in-guard";
 import { statement } from "./statement";
+import type { GuardState } from "./records/sign-in-guard";
 import { onEitherStore } from "./store";
+
+export type { GuardState } from "./records/sign-in-guard";
 
 /**
  * Failed sign-ins in a row per key ("account:<email>", "address:<ip>") and the lockout they
  * caused. The rule (how many, how long) is lib/auth/sign-in.ts's; here the counts are kept.
  */
-export interface GuardState {
-  failures: number;
-  lockedUntil: number | null;
-}
-
 const sqlite = {
   guardStates(keys: string[]): Promise<Map<string, GuardState>> {
     return serialized(() => {

@@ -6,7 +6,9 @@ import { postgresPrisma } from "./postgres/client";
  * How one lib/db module answers on either store while its callers never change: the module
  * writes its SQLite bodies as an object and its PostgreSQL bodies as lib/db/postgres/<module>.ts
  * with the same exports, and exports what `onEitherStore` makes of the two. Each exported function
- * runs the body of the store DATABASE_URL names. The type makes the PostgreSQL module mirror the
+ * runs the body of the store DATABASE_URL names. What both bodies share (the records they answer
+ * with, the mapping of a row to one) lives in lib/db/records/<module>.ts, which both import: the
+ * PostgreSQL body never imports its SQLite module, so no import cycle forms. The type makes the PostgreSQL module mirror the
  * SQLite one (a missing function or a different signature does not compile), and the module's
  * contract test (<module>.pg.test.ts) runs the same assertions on both.
  *

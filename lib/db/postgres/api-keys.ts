@@ -1,4 +1,4 @@
-import { KEY_ORDER, needsTouch, toApiKey, toKeyHolder, type ApiKeyRecord, type HolderRow, type KeyHolder, type KeyRow, type NewApiKey } from "../api-keys";
+import { KEY_ORDER, needsTouch, toApiKey, toKeyHolder, type ApiKeyRecord, type HolderRow, type KeyHolder, type KeyRow, type NewApiKey } from "../records/api-keys";
 import { inTransaction, pool } from "./pool";
 import { msFromTimestamp, timestampFromMs } from "./time";
 

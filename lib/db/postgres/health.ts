@@ -1,4 +1,4 @@
-import type { DatabaseHealth } from "../health";
+import type { DatabaseHealth } from "../records/health";
 import { MIGRATIONS_TABLE } from "../migrate";
 import { pool } from "./pool";
 

@@ -1,7 +1,7 @@
 import type { Role } from "@/lib/auth/roles";
 import { accountGuard } from "@/lib/auth/lockout";
 import type { PersonOverview } from "@/lib/wire/types";
-import { toOverview, toPerson, type PersonRecord, type PersonRow } from "../people";
+import { toOverview, toPerson, type PersonRecord, type PersonRow } from "../records/people";
 import { inTransaction, pool } from "./pool";
 import { msFromTimestamp, timestampFromMs } from "./time";
 

@@ -1,4 +1,4 @@
-import type { GuardState } from "../sign-in-guard";
+import type { GuardState } from "../records/sign-in-guard";
 import { inTransaction, pool } from "./pool";
 import { msFromTimestamp, timestampFromMs } from "./time";
 
