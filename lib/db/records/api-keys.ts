@@ -5,6 +5,7 @@ import { roleOf } from "@/lib/auth/roles";
  * What lib/db/api-keys.ts answers, and how either store's rows map to it: one home for both
  * stores' bodies (lib/db/api-keys.ts, lib/db/postgres/api-keys.ts).
  */
+
 /** API keys as stored: only their hash; generating and hashing them is lib/auth/api-keys.ts's. */
 export interface ApiKeyRecord {
   id: string;
@@ -29,18 +30,8 @@ export interface KeyHolder {
   ownerDisabled: boolean;
 }
 
-/** A key's row as both stores' SQL selects it (times in epoch ms). */
-export interface KeyRow {
-  id: string;
-  name: string;
-  role: string;
-  prefix: string;
-  ownerId: string | null;
-  ownerEmail: string | null;
-  createdAt: number;
-  lastUsedAt: number | null;
-  revokedAt: number | null;
-}
+/** A key's row as both stores' SQL selects it (times in epoch ms, the role as stored). */
+export type KeyRow = Omit<ApiKeyRecord, "role"> & { role: string };
 
 export const toApiKey = (row: KeyRow): ApiKeyRecord => ({ ...row, role: roleOf(row.role) });
 
