@@ -6,11 +6,11 @@ import { postgresPrisma } from "./postgres/client";
  * How one lib/db module answers on either store while its callers never change: the module
  * writes its SQLite bodies as an object and its PostgreSQL bodies as lib/db/postgres/<module>.ts
  * with the same exports, and exports what `onEitherStore` makes of the two. Each exported function
- * runs the body of the store DATABASE_URL names. What both bodies share (the records they answer
- * with, the mapping of a row to one) lives in lib/db/records/<module>.ts, which both import: the
- * PostgreSQL body never imports its SQLite module, so no import cycle forms. The type makes the PostgreSQL module mirror the
+ * runs the body of the store DATABASE_URL names. The type makes the PostgreSQL module mirror the
  * SQLite one (a missing function or a different signature does not compile), and the module's
- * contract test (<module>.pg.test.ts) runs the same assertions on both.
+ * contract test (<module>.pg.test.ts) runs the same assertions on both. What both bodies share
+ * (the records they answer with, the mapping of a row to one) lives in
+ * lib/db/records/<module>.ts, which both import: neither body imports the other's module.
  *
  * The store is read on every call, not fixed at import: the configuration is parsed once per
  * process (so a server never switches), and a contract test can run both stores in one process
@@ -28,8 +28,6 @@ type Bodies = Record<string, (...args: never[]) => Promise<unknown>>;
 export function onEitherStore<T extends Bodies>(sqlite: T, postgres: NoInfer<T>): T {
   const either = {} as Record<string, unknown>;
   for (const name of Object.keys(sqlite)) {
-    // Looked up at the call, not here: the PostgreSQL module may import the SQLite module's row
-    // mappers, and in that import cycle one of the two is still loading when the other is read.
     either[name] = (...args: unknown[]) => ((currentStore() === "postgres" ? postgres : sqlite)[name] as (...args: unknown[]) => Promise<unknown>)(...args);
   }
   return either as T;
