@@ -4,10 +4,10 @@ import { betterAuth } from "better-auth";
 import { nextCookies } from "better-auth/next-js";
 import { admin, genericOAuth } from "better-auth/plugins";
 import { config, oidcSettings, publicUrl } from "@/lib/config";
-import { db } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/audit";
 import { personById } from "@/lib/db/people";
 import { settingOrCreate } from "@/lib/db/settings";
+import { storePrisma } from "@/lib/db/store";
 import type { Role } from "./roles";
 import { OIDC_PROVIDER_ID, roleForClaims } from "./sso";
 
@@ -32,12 +32,13 @@ function build(secret: string) {
   // the person within one callback: the library drops `role` from a mapped profile (the admin
   // plugin declares it not settable from input), so the user-creation hook sets it.
   const ssoRoles = new Map<string, Role>();
+  const { prisma, provider } = storePrisma();
   return betterAuth({
     appName: "Retry Radar",
     baseURL: base,
     basePath: "/api/auth",
     secret,
-    database: prismaAdapter(db().prisma, { provider: "sqlite" }),
+    database: prismaAdapter(prisma, { provider }),
     telemetry: { enabled: false },
     // Sign-in attempts are limited by lib/auth/sign-in.ts (per account and address, in the database).
     rateLimit: { enabled: false },
@@ -106,12 +107,15 @@ function build(secret: string) {
 
 export type Auth = ReturnType<typeof build>;
 
-const globalForAuth = globalThis as unknown as { __radarAuth?: Promise<Auth> };
+const globalForAuth = globalThis as unknown as { __radarAuth?: { url: string; auth: Promise<Auth> } };
 
-/** The process's authentication, built on first use with the stored secret. */
+/** The process's authentication, built on first use with the stored secret (again for another database, as in a test). */
 export function auth(): Promise<Auth> {
-  globalForAuth.__radarAuth ??= settingOrCreate(SECRET_SETTING, () => crypto.randomBytes(32).toString("base64url")).then(build);
-  return globalForAuth.__radarAuth;
+  const url = config().DATABASE_URL;
+  if (globalForAuth.__radarAuth?.url !== url) {
+    globalForAuth.__radarAuth = { url, auth: settingOrCreate(SECRET_SETTING, () => crypto.randomBytes(32).toString("base64url")).then(build) };
+  }
+  return globalForAuth.__radarAuth.auth;
 }
 
 /** The origins a browser may send state-changing requests from: loopback on this port and the public URL. */

@@ -98,3 +98,14 @@ function readConnection(): Database.Database {
   globalForCommittedReads.__radarCommittedReads = { path: handles.path, sql };
   return sql;
 }
+
+/** Closes the process-wide handles, if open (the end of a test); the next db() opens them again. */
+export async function closeDatabase(): Promise<void> {
+  const handles = globalForDb.__radarDb;
+  globalForDb.__radarDb = undefined;
+  globalForCommittedReads.__radarCommittedReads?.sql.close();
+  globalForCommittedReads.__radarCommittedReads = undefined;
+  if (!handles) return;
+  if (!handles.sql.readonly) await handles.prisma.$disconnect();
+  handles.sql.close();
+}

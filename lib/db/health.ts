@@ -1,18 +1,17 @@
 import { db, serialized } from "./client";
+import * as postgres from "./postgres/health";
 import { statement } from "./statement";
+import type { DatabaseHealth } from "./records/health";
+import { onEitherStore } from "./store";
 
-export interface DatabaseHealth {
-  ok: boolean;
-  path?: string;
-  journalMode?: string;
-  migrations?: number;
-  sqliteVersion?: string;
-  error?: string;
-}
+export type { DatabaseHealth } from "./records/health";
 
-export function databaseHealth(): Promise<DatabaseHealth> {
-  return serialized(health);
-}
+
+const sqlite = {
+  databaseHealth(): Promise<DatabaseHealth> {
+    return serialized(health);
+  },
+};
 
 function health(): DatabaseHealth {
   try {
@@ -27,3 +26,5 @@ function health(): DatabaseHealth {
     return { ok: false, error: (error as Error).message };
   }
 }
+
+export const { databaseHealth } = onEitherStore(sqlite, postgres);

@@ -1,103 +1,91 @@
 import type { Role } from "@/lib/auth/roles";
-import { roleOf } from "@/lib/auth/roles";
 import { accountGuard } from "@/lib/auth/lockout";
 import type { PersonOverview } from "@/lib/wire/types";
 import { committedRead, serialized } from "./client";
-import { isoOrNull, statement } from "./statement";
+import * as postgres from "./postgres/people";
+import { toOverview, toPerson, type PersonRecord, type PersonRow } from "./records/people";
+import { statement } from "./statement";
+import { onEitherStore } from "./store";
+
+export type { PersonRecord } from "./records/people";
 
 /**
  * People as Retry Radar reads and changes them. Creating people, passwords and sessions is the
  * authentication library's (lib/auth/better-auth.ts, writing the same tables through Prisma);
  * what only this product does — roles, disabling, the People page's list — is here.
  */
-export interface PersonRecord {
-  id: string;
-  name: string;
-  email: string;
-  role: Role;
-  disabled: boolean;
-  createdAt: number;
-}
-
-interface PersonRow {
-  id: string;
-  name: string;
-  email: string;
-  role: string | null;
-  banned: number | null;
-  createdAt: number;
-}
 
 const COLUMNS = `id, name, email, role, banned, createdAt`;
-const toPerson = (row: PersonRow): PersonRecord => ({ id: row.id, name: row.name, email: row.email, role: roleOf(row.role), disabled: row.banned === 1, createdAt: row.createdAt });
 
-export function countPeople(): Promise<number> {
-  return serialized(() => (statement(`SELECT count(*) AS n FROM "User"`).get() as { n: number }).n);
-}
+const sqlite = {
+  countPeople(): Promise<number> {
+    return serialized(() => (statement(`SELECT count(*) AS n FROM "User"`).get() as { n: number }).n);
+  },
 
-/** Every signed-in request resolves its person: a committed read, never queued behind ingestion. */
-export function personById(id: string): Promise<PersonRecord | null> {
-  return committedRead((sql) => {
-    const row = statement(`SELECT ${COLUMNS} FROM "User" WHERE id = ?`, sql).get(id) as PersonRow | undefined;
-    return row ? toPerson(row) : null;
-  });
-}
-
-export function personByEmail(email: string): Promise<PersonRecord | null> {
-  return serialized(() => {
-    const row = statement(`SELECT ${COLUMNS} FROM "User" WHERE email = ?`).get(email.toLowerCase()) as PersonRow | undefined;
-    return row ? toPerson(row) : null;
-  });
-}
-
-export function listPeople(): Promise<PersonRecord[]> {
-  return committedRead((sql) => (statement(`SELECT ${COLUMNS} FROM "User" ORDER BY email`, sql).all() as PersonRow[]).map(toPerson));
-}
-
-/** Everyone, with any sign-in failures in a row and the lockout they caused, for the People page. */
-export function peopleOverview(now = Date.now()): Promise<PersonOverview[]> {
-  return committedRead((sql) => {
-    const guard = statement(`SELECT failures, lockedUntil FROM "SignInGuard" WHERE key = ?`, sql);
-    return (statement(`SELECT ${COLUMNS} FROM "User" ORDER BY email`, sql).all() as PersonRow[]).map((row) => {
-      const person = toPerson(row);
-      const state = guard.get(accountGuard(person.email)) as { failures: number; lockedUntil: number | null } | undefined;
-      const locked = state?.lockedUntil && state.lockedUntil > now ? state.lockedUntil : null;
-      return { ...person, createdAt: isoOrNull(row.createdAt)!, lockedUntil: isoOrNull(locked), failures: state?.failures ?? 0 };
+  /** Every signed-in request resolves its person: a committed read, never queued behind ingestion. */
+  personById(id: string): Promise<PersonRecord | null> {
+    return committedRead((sql) => {
+      const row = statement(`SELECT ${COLUMNS} FROM "User" WHERE id = ?`, sql).get(id) as PersonRow | undefined;
+      return row ? toPerson(row) : null;
     });
-  });
-}
+  },
 
-export function setRole(id: string, role: Role, now = Date.now()): Promise<boolean> {
-  return serialized(() => statement(`UPDATE "User" SET role = ?, updatedAt = ? WHERE id = ?`).run(role, now, id).changes === 1);
-}
+  personByEmail(email: string): Promise<PersonRecord | null> {
+    return serialized(() => {
+      const row = statement(`SELECT ${COLUMNS} FROM "User" WHERE email = ?`).get(email.toLowerCase()) as PersonRow | undefined;
+      return row ? toPerson(row) : null;
+    });
+  },
 
-/** Disables (or enables) a person. Disabling ends every session and revokes their API keys at once. */
-export function setDisabled(id: string, disabled: boolean, now = Date.now()): Promise<boolean> {
-  return serialized(() => {
-    const changed = statement(`UPDATE "User" SET banned = ?, updatedAt = ? WHERE id = ?`).run(disabled ? 1 : 0, now, id).changes === 1;
-    if (changed && disabled) {
-      statement(`DELETE FROM "Session" WHERE userId = ?`).run(id);
-      statement(`UPDATE "ApiKey" SET revokedAt = ? WHERE ownerId = ? AND revokedAt IS NULL`).run(now, id);
-    }
-    return changed;
-  });
-}
+  listPeople(): Promise<PersonRecord[]> {
+    return committedRead((sql) => (statement(`SELECT ${COLUMNS} FROM "User" ORDER BY email`, sql).all() as PersonRow[]).map(toPerson));
+  },
 
-/** Ends every session of a person ("sign out everywhere"). */
-export function endSessions(userId: string): Promise<number> {
-  return serialized(() => statement(`DELETE FROM "Session" WHERE userId = ?`).run(userId).changes);
-}
+  /** Everyone, with any sign-in failures in a row and the lockout they caused, for the People page. */
+  peopleOverview(now = Date.now()): Promise<PersonOverview[]> {
+    return committedRead((sql) => {
+      const guard = statement(`SELECT failures, lockedUntil FROM "SignInGuard" WHERE key = ?`, sql);
+      return (statement(`SELECT ${COLUMNS} FROM "User" ORDER BY email`, sql).all() as PersonRow[]).map((row) =>
+        toOverview(row, guard.get(accountGuard(row.email)) as { failures: number; lockedUntil: number | null } | undefined, now),
+      );
+    });
+  },
 
-/** Ends one session by its id (a session past its absolute lifetime). */
-export function endSession(sessionId: string): Promise<void> {
-  return serialized(() => {
-    statement(`DELETE FROM "Session" WHERE id = ?`).run(sessionId);
-  });
-}
+  setRole(id: string, role: Role, now = Date.now()): Promise<boolean> {
+    return serialized(() => statement(`UPDATE "User" SET role = ?, updatedAt = ? WHERE id = ?`).run(role, now, id).changes === 1);
+  },
 
-/** Admins who can still sign in other than `exceptId`: the People page never leaves none. */
-export function countOtherAdmins(exceptId: string): Promise<number> {
-  return serialized(
-    () => (statement(`SELECT count(*) AS n FROM "User" WHERE role = 'admin' AND coalesce(banned, 0) = 0 AND id != ?`).get(exceptId) as { n: number }).n,
-  );
-}
+  /** Disables (or enables) a person. Disabling ends every session and revokes their API keys at once. */
+  setDisabled(id: string, disabled: boolean, now = Date.now()): Promise<boolean> {
+    return serialized(() => {
+      const changed = statement(`UPDATE "User" SET banned = ?, updatedAt = ? WHERE id = ?`).run(disabled ? 1 : 0, now, id).changes === 1;
+      if (changed && disabled) {
+        statement(`DELETE FROM "Session" WHERE userId = ?`).run(id);
+        statement(`UPDATE "ApiKey" SET revokedAt = ? WHERE ownerId = ? AND revokedAt IS NULL`).run(now, id);
+      }
+      return changed;
+    });
+  },
+
+  /** Ends every session of a person ("sign out everywhere"). */
+  endSessions(userId: string): Promise<number> {
+    return serialized(() => statement(`DELETE FROM "Session" WHERE userId = ?`).run(userId).changes);
+  },
+
+  /** Ends one session by its id (a session past its absolute lifetime). */
+  endSession(sessionId: string): Promise<void> {
+    return serialized(() => {
+      statement(`DELETE FROM "Session" WHERE id = ?`).run(sessionId);
+    });
+  },
+
+  /** Admins who can still sign in other than `exceptId`: the People page never leaves none. */
+  countOtherAdmins(exceptId: string): Promise<number> {
+    return serialized(
+      () => (statement(`SELECT count(*) AS n FROM "User" WHERE role = 'admin' AND coalesce(banned, 0) = 0 AND id != ?`).get(exceptId) as { n: number }).n,
+    );
+  },
+};
+
+export const { countPeople, personById, personByEmail, listPeople, peopleOverview, setRole, setDisabled, endSessions, endSession, countOtherAdmins } =
+  onEitherStore(sqlite, postgres);

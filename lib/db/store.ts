@@ -1,0 +1,44 @@
+import { config, storeOf, type Store } from "../config";
+import { db, type DatabaseHandles } from "./client";
+import { postgresPrisma } from "./postgres/client";
+
+/**
+ * How one lib/db module answers on either store while its callers never change: the module
+ * writes its SQLite bodies as an object and its PostgreSQL bodies as lib/db/postgres/<module>.ts
+ * with the same exports, and exports what `onEitherStore` makes of the two. Each exported function
+ * runs the body of the store DATABASE_URL names. The type makes the PostgreSQL module mirror the
+ * SQLite one (a missing function or a different signature does not compile), and the module's
+ * contract test (<module>.pg.test.ts) runs the same assertions on both. What both bodies share
+ * (the records they answer with, the mapping of a row to one) lives in
+ * lib/db/records/<module>.ts, which both import: neither body imports the other's module.
+ *
+ * The store is read on every call, not fixed at import: the configuration is parsed once per
+ * process (so a server never switches), and a contract test can run both stores in one process
+ * by changing DATABASE_URL and calling resetConfig().
+ */
+export function currentStore(): Store {
+  const store = storeOf(config().DATABASE_URL);
+  if (!store) throw new Error(`DATABASE_URL names no known store: "${config().DATABASE_URL}"`);
+  return store;
+}
+
+// `never[]` parameters: any function that answers with a promise (a store is asynchronous for its callers).
+type Bodies = Record<string, (...args: never[]) => Promise<unknown>>;
+
+export function onEitherStore<T extends Bodies>(sqlite: T, postgres: NoInfer<T>): T {
+  const either = {} as Record<string, unknown>;
+  for (const name of Object.keys(sqlite)) {
+    either[name] = (...args: unknown[]) => ((currentStore() === "postgres" ? postgres : sqlite)[name] as (...args: unknown[]) => Promise<unknown>)(...args);
+  }
+  return either as T;
+}
+
+/**
+ * The store's Prisma client, for the authentication library's adapter (which writes its own
+ * tables through Prisma, not through lib/db): both generated clients have the same models, so it
+ * is typed as the SQLite one; `provider` names the store in the adapter's words.
+ */
+export function storePrisma(): { prisma: DatabaseHandles["prisma"]; provider: "sqlite" | "postgresql" } {
+  if (currentStore() === "postgres") return { prisma: postgresPrisma() as unknown as DatabaseHandles["prisma"], provider: "postgresql" };
+  return { prisma: db().prisma, provider: "sqlite" };
+}
