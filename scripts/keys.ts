@@ -7,11 +7,12 @@ import { ApiKeyError, createApiKey } from "../lib/auth/api-keys";
 import { isRole, ROLES } from "../lib/auth/roles";
 import { listApiKeys, revokeApiKeys } from "../lib/db/api-keys";
 import { recordAudit } from "../lib/db/audit";
-import { fail, table, when } from "./lib/cli";
+import { fail, requireServedStore, table, when } from "./lib/cli";
 
 const USAGE = `usage: npm run keys -- create --role ${ROLES.join("|")} --name <name> | list | revoke <name>`;
 const ACTOR = "shell (npm run keys)";
 
+requireServedStore("keys");
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { role: { type: "string" }, name: { type: "string" } } });
 const [command, argument] = positionals;
 

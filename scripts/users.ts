@@ -11,11 +11,12 @@ import { isRole, ROLES } from "../lib/auth/roles";
 import { publicUrl } from "../lib/config";
 import { recordAudit } from "../lib/db/audit";
 import { listPeople, personByEmail, setDisabled, setRole } from "../lib/db/people";
-import { fail, table, when } from "./lib/cli";
+import { fail, requireServedStore, table, when } from "./lib/cli";
 
 const USAGE = "usage: npm run users -- create --email <e> --role <role> [--name <n>] [--password <p>] | reset-password <email> [--password <p>] | disable <email> | enable <email> | set-role <email> <role> | unlock <email> | setup-link | list";
 const ACTOR = "shell (npm run users)";
 
+requireServedStore("users");
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: { email: { type: "string" }, role: { type: "string" }, name: { type: "string" }, password: { type: "string" } },

@@ -1,3 +1,5 @@
+import { resolveDatabasePath } from "../../lib/db/config";
+
 /** What the shell commands (npm run keys / users) share: failing with one clear line, and a plain table. */
 export function fail(command: string, message: string): never {
   process.stderr.write(`${command}: ${message}\n`);
@@ -13,3 +15,16 @@ export function table(rows: Record<string, string>[]): string {
 }
 
 export const when = (ms: number | null) => (ms === null ? "—" : new Date(ms).toISOString().replace(/\.\d+Z$/, "Z"));
+
+/**
+ * Refuses, before anything is written, a store the app does not serve from yet: some lib/db
+ * modules answer on PostgreSQL already while others (the audit) do not, so a command would
+ * otherwise half-run.
+ */
+export function requireServedStore(command: string): void {
+  try {
+    resolveDatabasePath();
+  } catch (error) {
+    fail(command, error instanceof Error ? error.message : String(error));
+  }
+}
