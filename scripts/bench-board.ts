@@ -79,6 +79,51 @@ async function installWatcher(page: Page): Promise<void> {
   })`);
 }
 
+/**
+ * With RADAR_BENCH_VERBOSE: the page's own log of when each live notice arrived and each thread
+ * request started and ended (browser clock), so a probe's time splits into delivery, request and
+ * render.
+ */
+const TRACE_SCRIPT = `(() => {
+  const log = (window.__radarTrace = []);
+  const NativeSource = window.EventSource;
+  window.EventSource = class extends NativeSource {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("threads", (event) => log.push({ at: Date.now(), what: "notice", data: event.data }));
+    }
+  };
+  const nativeFetch = window.fetch;
+  window.fetch = async (input, init) => {
+    const url = String(input instanceof Request ? input.url : input);
+    if (!url.includes("/api/v1/threads")) return nativeFetch(input, init);
+    const entry = { at: Date.now(), what: url.includes("keys=") ? "rows" : "page", url };
+    log.push(entry);
+    const response = await nativeFetch(input, init);
+    const body = await response.clone().text();
+    entry.end = Date.now();
+    entry.bytes = body.length;
+    return response;
+  };
+})()`;
+
+interface TraceEntry {
+  at: number;
+  what: "notice" | "rows" | "page";
+  end?: number;
+  data?: string;
+}
+
+/** One probe's split: when the notice naming its thread arrived, and the request that brought its row. */
+function split(trace: TraceEntry[], sent: number, seen: number, key: number | undefined): string {
+  const since = (t: number | undefined) => (t === undefined ? "—" : `${t - sent}`);
+  const after = trace.filter((e) => e.at >= sent && e.at <= seen);
+  const notice = after.find((e) => e.what === "notice" && key !== undefined && (JSON.parse(e.data!) as { threads: { key: number }[] }).threads.some((t) => t.key === key));
+  const fetchedBy = after.filter((e) => e.what !== "notice" && e.end !== undefined && e.end <= seen).at(-1);
+  const requests = after.filter((e) => e.what !== "notice").map((e) => `${e.what} ${since(e.at)}→${since(e.end)}`);
+  return `notice at ${since(notice?.at)}; brought by ${fetchedBy ? `${fetchedBy.what} ${since(fetchedBy.at)}→${since(fetchedBy.end)}` : "—"}; requests ${requests.join(", ") || "none"}`;
+}
+
 async function probe(page: Page, server: RunningServer, i: number, shown: string[]): Promise<Probe> {
   // Even probes add a thread; odd ones move the previous probe's thread to its next attempt.
   const isNew = i % 2 === 0 || shown.length === 0;
@@ -91,6 +136,11 @@ async function probe(page: Page, server: RunningServer, i: number, shown: string
   const stored = Date.now();
   const at = await Promise.race([seen, new Promise<number>((resolve) => setTimeout(() => resolve(Infinity), GIVE_UP_MS))]);
   if (isNew) shown.push(threadId);
+  if (process.env.RADAR_BENCH_VERBOSE) {
+    const trace = (await page.evaluate("window.__radarTrace.splice(0)")) as TraceEntry[];
+    const key = (await page.locator(`[data-testid="thread-row"][data-thread-id="${threadId}"]`).getAttribute("data-thread-key").catch(() => null)) ?? undefined;
+    process.stderr.write(`  ${threadId}: ${split(trace, sent, at, key === undefined ? undefined : Number(key))}\n`);
+  }
   return { kind: isNew ? "new row" : "changed row", ms: Math.min(GIVE_UP_MS, at - sent), afterStoredMs: Math.min(GIVE_UP_MS, Math.max(0, at - stored)) };
 }
 
@@ -144,6 +194,7 @@ export async function benchBoard(): Promise<BoardBench> {
     }
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     const page = await context.newPage();
+    if (process.env.RADAR_BENCH_VERBOSE) await page.addInitScript(TRACE_SCRIPT);
     // Signed in as a person, as the board is used (a session, not an API key).
     await page.goto(`${server.url}/sign-in`);
     await page.getByTestId("sign-in-email").fill(PERSON.email);
