@@ -27,10 +27,11 @@ const rowsQuery = z.object({
  */
 export const GET = route({ access: "viewer", query: { schema: rowsQuery, title: "Bad keys", detail: `keys: ${KEYS_HINT}.` } }, async ({ query, search, now }) => {
   const parsed = parseThreadQuery(search);
-  if (!parsed.ok) return problem(400, "Bad filter", parsed.error);
-  const { page, pageSize, ...filter } = parsed.query;
+  const matching = !query.keys || search.get("matching") === "1";
+  if (matching && !parsed.ok) return problem(400, "Bad filter", parsed.error);
+  const { page, pageSize, ...filter } = parsed.ok ? parsed.query : {};
   if (query.keys) {
-    const rows = await threadRows(query.keys, now, search.get("matching") === "1" ? filter : undefined);
+    const rows = await threadRows(query.keys, now, matching ? filter : undefined);
     return Response.json({ threads: rows, serverTime: new Date(now).toISOString() } satisfies ThreadRows);
   }
   return Response.json(await threadBoard(filter, { page, pageSize, attentionFirst: search.get("order") === "attention" }, now));
