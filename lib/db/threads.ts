@@ -7,7 +7,7 @@ import { committedRead, db } from "./client";
 import { threadEventPage } from "./events";
 import { blockingWindowKeys, windowsBlocking } from "./limits";
 import { parseState } from "./thread-state";
-import { statement, type Sql } from "./statement";
+import { pluck, statement, type Sql } from "./statement";
 import { isStalledRow, threadFilterSql, threadWhere, viewStatusSql, type Clause, type ThreadFilter } from "./thread-filter";
 
 /**
@@ -125,6 +125,14 @@ function viewsOf(rows: SqlViewRow[], now: number): ThreadView[] {
   );
 }
 
+/** The rows of `keys`, in that order. */
+function rowsInOrder(sql: Sql, keys: number[], now: number): ThreadView[] {
+  if (keys.length === 0) return [];
+  const rows = statement(`${VIEW_SELECT} WHERE t.id IN (SELECT value FROM json_each(?))`, sql).all(JSON.stringify(keys)) as SqlViewRow[];
+  const byKey = new Map(rows.map((row) => [row.id, row]));
+  return viewsOf(keys.flatMap((key) => byKey.get(key) ?? []), now);
+}
+
 /** The filter as SQL on alias `t`, its updatedAt range included. */
 function boardClause(filter: ThreadFilter, now: number): Clause {
   const clause = threadFilterSql(filter, now);
@@ -176,15 +184,17 @@ function readPage(
   const { total } = totals;
   const skip = (page - 1) * pageSize;
   const where = boardClause(filter, now);
-  const rows = (part: string | null, take: number, offset: number) =>
-    statement(`${VIEW_SELECT} WHERE ${where.sql}${part ? ` AND ${part}` : ""} ${NEWEST_FIRST} LIMIT ? OFFSET ?`, sql).all(...where.params, take, offset) as SqlViewRow[];
+  // The page's keys first, from the board index alone where the filter allows (a thread row is
+  // large: it holds the engine's state), then those rows.
+  const keys = (part: string | null, take: number, offset: number) =>
+    pluck(`SELECT t.id FROM "Thread" t WHERE ${where.sql}${part ? ` AND ${part}` : ""} ${NEWEST_FIRST} LIMIT ? OFFSET ?`, sql).all(...where.params, take, offset) as number[];
   if (!options.attentionFirst) {
-    return { threads: skip < total ? viewsOf(rows(null, pageSize, skip), now) : [], total, page, pageSize };
+    return { threads: skip < total ? rowsInOrder(sql, keys(null, pageSize, skip), now) : [], total, page, pageSize };
   }
   // Attention rows first, then the others; each part newest first.
-  const first = skip < totals.attention ? rows(ATTENTION_SQL, pageSize, skip) : [];
-  const rest = first.length < pageSize && skip + first.length < total ? rows(`NOT ${ATTENTION_SQL}`, pageSize - first.length, Math.max(0, skip - totals.attention)) : [];
-  return { threads: viewsOf([...first, ...rest], now), total, page, pageSize };
+  const first = skip < totals.attention ? keys(ATTENTION_SQL, pageSize, skip) : [];
+  const rest = first.length < pageSize && skip + first.length < total ? keys(`NOT ${ATTENTION_SQL}`, pageSize - first.length, Math.max(0, skip - totals.attention)) : [];
+  return { threads: rowsInOrder(sql, [...first, ...rest], now), total, page, pageSize };
 }
 
 /**
