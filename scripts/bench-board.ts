@@ -206,6 +206,13 @@ export async function benchBoard(): Promise<BoardBench> {
     await page.getByTestId("signed-in-role").waitFor();
     let requests = 0;
     let bytes = 0;
+    // With RADAR_BENCH_VERBOSE: every request the page made under load, by path (its share of the browser's connections).
+    const byPath = new Map<string, number>();
+    page.on("request", (request) => {
+      const url = new URL(request.url());
+      const key = `${url.pathname}${url.searchParams.has("_rsc") || request.headers()["rsc"] ? " (RSC)" : ""}`;
+      byPath.set(key, (byPath.get(key) ?? 0) + 1);
+    });
     page.on("requestfinished", (request) => {
       if (!new URL(request.url()).pathname.startsWith("/api/v1/threads")) return;
       requests++;
@@ -228,7 +235,12 @@ export async function benchBoard(): Promise<BoardBench> {
     const loadStarted = performance.now();
     requests = 0;
     bytes = 0;
+    byPath.clear();
     const loaded = await measure(page, server, PROBES);
+    if (process.env.RADAR_BENCH_VERBOSE) {
+      const counts = [...byPath].sort((a, b) => b[1] - a[1]).slice(0, 12);
+      process.stderr.write(`requests under load by path: ${counts.map(([path, n]) => `${path} ${n}`).join(", ")}\n`);
+    }
     const seconds = (performance.now() - loadStarted) / 1000;
     const fetched = { requests, bytes };
     loading = false;

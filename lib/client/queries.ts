@@ -59,7 +59,8 @@ export const LIVE_KEYS = [queryKeys.threads, queryKeys.insights, queryKeys.limit
  * request with their own filter, and put them in place (mergeBoardRows): changed rows replaced,
  * rows that left the filter removed, a first page gaining the new threads that sort onto it. When
  * a thread is new or changed status, the page's counts and membership may change too, so boards
- * also read their page again, at most PAGE_READS_PER_SECOND times a second. Open thread pages of changed
+ * also read their page again, at most SUMMARY_READS_PER_SECOND times a second, as do usage windows
+ * and incidents. Open thread pages of changed
  * threads refetch; insights, which aggregate every thread, refetch too. Every refetch goes
  * through `refresh`, so a busy fleet costs a browser at most one request in flight per query and
  * one more queued.
@@ -68,9 +69,9 @@ export async function applyThreadChanges(queryClient: QueryClient, changes: Stre
   refresh(queryClient, queryKeys.insights);
   for (const { key } of changes) refresh(queryClient, queryKeys.thread(key));
   if (changes.some((change) => change.reorder)) {
-    refresh(queryClient, queryKeys.boards, PAGE_READS_PER_SECOND);
-    refresh(queryClient, queryKeys.limits);
-    refresh(queryClient, queryKeys.incidents);
+    refresh(queryClient, queryKeys.boards, SUMMARY_READS_PER_SECOND);
+    refresh(queryClient, queryKeys.limits, SUMMARY_READS_PER_SECOND);
+    refresh(queryClient, queryKeys.incidents, SUMMARY_READS_PER_SECOND);
   }
   const reads: Promise<void>[] = [];
   for (const query of queryClient.getQueryCache().findAll({ queryKey: queryKeys.boards, type: "active" })) {
@@ -85,10 +86,16 @@ export async function applyThreadChanges(queryClient: QueryClient, changes: Stre
 }
 
 /**
- * How many times a second a board reads its page at most: on a busy fleet every notice may change
- * its counts, and the rows that matter come at once by key anyway. A quiet board reads at once.
+ * How many times a second a board page, the usage windows and the incidents are read at most: on a
+ * busy fleet every notice may change their counts, and the rows that matter come at once by key
+ * anyway. After a quiet spell they are read at once.
  */
-const PAGE_READS_PER_SECOND = 3;
+const SUMMARY_READS_PER_SECOND = 3;
+
+/** A `limits` or `incidents` notice: those are read again, never cancelling a read under way. */
+export function applyNotice(queryClient: QueryClient, queryKey: typeof queryKeys.limits | typeof queryKeys.incidents): void {
+  refresh(queryClient, queryKey, SUMMARY_READS_PER_SECOND);
+}
 
 /** Reads a board's changed rows by key, one request at a time; keys that change meanwhile go together in the next. */
 async function readBoardRows(queryClient: QueryClient, queryString: string, changes: StreamThreads["threads"]): Promise<void> {
