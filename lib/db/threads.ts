@@ -22,7 +22,7 @@ const threadInclude = { source: { select: { name: true, capabilities: true, last
 /** A stored time as Prisma reads it (a Date) or as SQL does (epoch ms). */
 type Instant = Date | number | null;
 
-/** The columns a ThreadView is made of, as Prisma (threadInclude) or VIEW_SELECT reads them. */
+/** The columns a ThreadView is made of, as Prisma (threadInclude) or VIEW_COLUMNS reads them. */
 interface ViewRow {
   id: number;
   externalId: string;
@@ -104,18 +104,22 @@ function toThreadView(row: ViewRow, now: number): ThreadView {
  * The board's reads (its page, counts and row refetches) are SQL on a read-only connection, each
  * synchronous inside one read transaction: Prisma's client awaits between its queries, and under
  * ingestion every await waited behind the batches queued meanwhile, so a page of a few queries
- * took ten times its own cost. VIEW_SELECT reads what toThreadView needs, thread alias `t`.
+ * took ten times its own cost. VIEW_COLUMNS are what toThreadView needs, thread alias `t`.
  */
-const VIEW_SELECT = `SELECT t.id, t.externalId, t.title, t.agent, t.provider, t.model, t.sourceId, t.parentExternalId, t.status,
+const VIEW_COLUMNS = `t.id, t.externalId, t.title, t.agent, t.provider, t.model, t.sourceId, t.parentExternalId, t.status,
     t.turnId, t.retryKind, t.retryAttempt, t.retryMaxAttempts, t.nextAttemptAt, t.nextAttemptEstimated, t.deadlineAt, t.resetAt,
     t.advisedDelayMs, t.policy, t.lastErrorKind, t.lastErrorHttpStatus, t.lastErrorCode, t.lastErrorMessage, t.wakeAt,
     t.updatedAt, t.lastEventAt, t.archivedAt, t.snoozedUntil,
-    s.name AS sourceName, s.capabilities AS sourceCapabilities, s.lastPolledAt AS sourceLastPolledAt, s.lastOtlpAt AS sourceLastOtlpAt
-  FROM "Thread" t JOIN "Source" s ON s.id = t.sourceId`;
+    s.name AS sourceName, s.capabilities AS sourceCapabilities, s.lastPolledAt AS sourceLastPolledAt, s.lastOtlpAt AS sourceLastOtlpAt`;
+/**
+ * Threads by a JSON array of keys (`?`). The CROSS JOIN makes SQLite start from the keys: it
+ * cannot tell how few they are and otherwise may walk every thread for them.
+ */
+const byKeys = (column: "id" | "joinedTo") =>
+  `FROM (SELECT DISTINCT value FROM json_each(?)) k CROSS JOIN "Thread" t ON t.${column} = k.value JOIN "Source" s ON s.id = t.sourceId`;
 const NEWEST_FIRST = `ORDER BY t.updatedAt DESC, t.id DESC`;
 const ATTENTION_SQL = `t.status IN (${ATTENTION_STATUSES.map((status) => `'${status}'`).join(", ")})`;
-const OTHER_PATHS = `SELECT t.id AS key, t.joinedTo, t.sourceId, s.name AS source FROM "Thread" t JOIN "Source" s ON s.id = t.sourceId
-  WHERE t.joinedTo IN (SELECT value FROM json_each(?)) ORDER BY t.id`;
+const OTHER_PATHS = `SELECT t.id AS key, t.joinedTo, t.sourceId, s.name AS source ${byKeys("joinedTo")} ORDER BY t.id`;
 
 type SqlViewRow = Omit<ViewRow, "source"> & { sourceName: string; sourceCapabilities: string | null; sourceLastPolledAt: number | null; sourceLastOtlpAt: number | null };
 
@@ -128,7 +132,7 @@ function viewsOf(rows: SqlViewRow[], now: number): ThreadView[] {
 /** The rows of `keys`, in that order. */
 function rowsInOrder(sql: Sql, keys: number[], now: number): ThreadView[] {
   if (keys.length === 0) return [];
-  const rows = statement(`${VIEW_SELECT} WHERE t.id IN (SELECT value FROM json_each(?))`, sql).all(JSON.stringify(keys)) as SqlViewRow[];
+  const rows = statement(`SELECT ${VIEW_COLUMNS} ${byKeys("id")}`, sql).all(JSON.stringify(keys)) as SqlViewRow[];
   const byKey = new Map(rows.map((row) => [row.id, row]));
   return viewsOf(keys.flatMap((key) => byKey.get(key) ?? []), now);
 }
@@ -237,7 +241,7 @@ export function threadRows(keys: number[], now = Date.now(), filter?: ThreadFilt
   if (keys.length === 0) return Promise.resolve([]);
   return boardRead((sql) => {
     const where = filter ? boardClause(filter, now) : { sql: "1", params: [] };
-    const rows = statement(`${VIEW_SELECT} WHERE t.id IN (SELECT value FROM json_each(?)) AND ${where.sql} ORDER BY t.id`, sql).all(JSON.stringify(keys), ...where.params) as SqlViewRow[];
+    const rows = statement(`SELECT ${VIEW_COLUMNS} ${byKeys("id")} WHERE ${where.sql} ORDER BY t.id`, sql).all(JSON.stringify(keys), ...where.params) as SqlViewRow[];
     return withSurroundings(sql, viewsOf(rows, now), now);
   });
 }
