@@ -1,4 +1,7 @@
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
 import { pathToFileURL } from "node:url";
 import { chromium, type Page } from "@playwright/test";
 import { buildBenchDatabase } from "./bench-insights";
@@ -79,6 +82,51 @@ async function installWatcher(page: Page): Promise<void> {
   })`);
 }
 
+/**
+ * With RADAR_BENCH_VERBOSE: the page's own log of when each live notice arrived and each thread
+ * request started and ended (browser clock), so a probe's time splits into delivery, request and
+ * render.
+ */
+const TRACE_SCRIPT = `(() => {
+  const log = (window.__radarTrace = []);
+  const NativeSource = window.EventSource;
+  window.EventSource = class extends NativeSource {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("threads", (event) => log.push({ at: Date.now(), what: "notice", data: event.data }));
+    }
+  };
+  const nativeFetch = window.fetch;
+  window.fetch = async (input, init) => {
+    const url = String(input instanceof Request ? input.url : input);
+    if (!url.includes("/api/v1/threads")) return nativeFetch(input, init);
+    const entry = { at: Date.now(), what: url.includes("keys=") ? "rows" : "page", url };
+    log.push(entry);
+    const response = await nativeFetch(input, init);
+    const body = await response.clone().text();
+    entry.end = Date.now();
+    entry.bytes = body.length;
+    return response;
+  };
+})()`;
+
+interface TraceEntry {
+  at: number;
+  what: "notice" | "rows" | "page";
+  end?: number;
+  data?: string;
+}
+
+/** One probe's split: when the notice naming its thread arrived, and the request that brought its row. */
+function split(trace: TraceEntry[], sent: number, seen: number, key: number | undefined): string {
+  const since = (t: number | undefined) => (t === undefined ? "—" : `${t - sent}`);
+  const after = trace.filter((e) => e.at >= sent && e.at <= seen);
+  const notice = after.find((e) => e.what === "notice" && key !== undefined && (JSON.parse(e.data!) as { threads: { key: number }[] }).threads.some((t) => t.key === key));
+  const fetchedBy = after.filter((e) => e.what !== "notice" && e.end !== undefined && e.end <= seen).at(-1);
+  const requests = after.filter((e) => e.what !== "notice").map((e) => `${e.what} ${since(e.at)}→${since(e.end)}`);
+  return `notice at ${since(notice?.at)}; brought by ${fetchedBy ? `${fetchedBy.what} ${since(fetchedBy.at)}→${since(fetchedBy.end)}` : "—"}; requests ${requests.join(", ") || "none"}`;
+}
+
 async function probe(page: Page, server: RunningServer, i: number, shown: string[]): Promise<Probe> {
   // Even probes add a thread; odd ones move the previous probe's thread to its next attempt.
   const isNew = i % 2 === 0 || shown.length === 0;
@@ -91,6 +139,11 @@ async function probe(page: Page, server: RunningServer, i: number, shown: string
   const stored = Date.now();
   const at = await Promise.race([seen, new Promise<number>((resolve) => setTimeout(() => resolve(Infinity), GIVE_UP_MS))]);
   if (isNew) shown.push(threadId);
+  if (process.env.RADAR_BENCH_VERBOSE) {
+    const trace = (await page.evaluate("window.__radarTrace.splice(0)")) as TraceEntry[];
+    const key = (await page.locator(`[data-testid="thread-row"][data-thread-id="${threadId}"]`).getAttribute("data-thread-key").catch(() => null)) ?? undefined;
+    process.stderr.write(`  ${threadId}: ${split(trace, sent, at, key === undefined ? undefined : Number(key))}\n`);
+  }
   return { kind: isNew ? "new row" : "changed row", ms: Math.min(GIVE_UP_MS, at - sent), afterStoredMs: Math.min(GIVE_UP_MS, Math.max(0, at - stored)) };
 }
 
@@ -144,6 +197,7 @@ export async function benchBoard(): Promise<BoardBench> {
     }
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     const page = await context.newPage();
+    if (process.env.RADAR_BENCH_VERBOSE) await page.addInitScript(TRACE_SCRIPT);
     // Signed in as a person, as the board is used (a session, not an API key).
     await page.goto(`${server.url}/sign-in`);
     await page.getByTestId("sign-in-email").fill(PERSON.email);
@@ -152,6 +206,13 @@ export async function benchBoard(): Promise<BoardBench> {
     await page.getByTestId("signed-in-role").waitFor();
     let requests = 0;
     let bytes = 0;
+    // With RADAR_BENCH_VERBOSE: every request the page made under load, by path (its share of the browser's connections).
+    const byPath = new Map<string, number>();
+    page.on("request", (request) => {
+      const url = new URL(request.url());
+      const key = `${url.pathname}${url.searchParams.has("_rsc") || request.headers()["rsc"] ? " (RSC)" : ""}`;
+      byPath.set(key, (byPath.get(key) ?? 0) + 1);
+    });
     page.on("requestfinished", (request) => {
       if (!new URL(request.url()).pathname.startsWith("/api/v1/threads")) return;
       requests++;
@@ -174,7 +235,12 @@ export async function benchBoard(): Promise<BoardBench> {
     const loadStarted = performance.now();
     requests = 0;
     bytes = 0;
+    byPath.clear();
     const loaded = await measure(page, server, PROBES);
+    if (process.env.RADAR_BENCH_VERBOSE) {
+      const counts = [...byPath].sort((a, b) => b[1] - a[1]).slice(0, 12);
+      process.stderr.write(`requests under load by path: ${counts.map(([path, n]) => `${path} ${n}`).join(", ")}\n`);
+    }
     const seconds = (performance.now() - loadStarted) / 1000;
     const fetched = { requests, bytes };
     loading = false;
@@ -220,6 +286,7 @@ const API_VIEWS = [
   "keys=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20",
 ];
 const API_RUNS = 15;
+const WARM_MS = 4_000;
 
 export interface BoardApiBench {
   threads: number;
@@ -227,21 +294,27 @@ export interface BoardApiBench {
   views: { view: string; p50Ms: number }[];
 }
 
-export async function benchBoardApi(): Promise<BoardApiBench> {
-  const built = buildBenchDatabase(Date.now());
+export async function benchBoardApi(databaseFile?: string): Promise<BoardApiBench> {
+  // A database already built (bench-insights.ts's) saves a minute; it is copied, as the server migrates it.
+  const built = databaseFile ? copyDatabase(databaseFile) : buildBenchDatabase(Date.now());
   const server = await startServer({}, { databaseFile: built.file });
   try {
+    const timed = async (view: string) => {
+      const started = performance.now();
+      const response = await fetch(`${server.url}/api/v1/threads?${view}`, { headers: { authorization: `Bearer ${server.apiKey}` } });
+      if (!response.ok) throw new Error(`GET /api/v1/threads?${view}: ${response.status} ${await response.text()}`);
+      await response.arrayBuffer();
+      return performance.now() - started;
+    };
+    // Untimed passes over every view first: they warm statement caches, and let the server's
+    // first seconds on a database of this size (its start-up passes) go by.
+    const warmUntil = performance.now() + WARM_MS;
+    do for (const view of API_VIEWS) await timed(view);
+    while (performance.now() < warmUntil);
     const views: BoardApiBench["views"] = [];
     for (const view of API_VIEWS) {
       const times: number[] = [];
-      for (let i = 0; i <= API_RUNS; i++) {
-        const started = performance.now();
-        const response = await fetch(`${server.url}/api/v1/threads?${view}`, { headers: { authorization: `Bearer ${server.apiKey}` } });
-        if (!response.ok) throw new Error(`GET /api/v1/threads?${view}: ${response.status} ${await response.text()}`);
-        await response.arrayBuffer();
-        // The first request of each view warms statement caches: not counted.
-        if (i > 0) times.push(performance.now() - started);
-      }
+      for (let i = 0; i < API_RUNS; i++) times.push(await timed(view));
       views.push({ view, p50Ms: +percentile(times.toSorted((a, b) => a - b), 50).toFixed(1) });
     }
     return { threads: 10_000, events: built.events, views };
@@ -251,6 +324,16 @@ export async function benchBoardApi(): Promise<BoardApiBench> {
   }
 }
 
+function copyDatabase(file: string): { dir: string; file: string; events: number } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-bench-board-"));
+  const copy = path.join(dir, "radar.db");
+  fs.copyFileSync(file, copy);
+  const sql = new Database(copy, { readonly: true });
+  const events = sql.prepare(`SELECT count(*) FROM "Event"`).pluck().get() as number;
+  sql.close();
+  return { dir, file: copy, events };
+}
+
 export function formatBoardApiBench(result: BoardApiBench): string {
   return [
     `board API at ${result.threads.toLocaleString("en")} threads / ${result.events.toLocaleString("en")} events (target p50 < 20 ms):`,
@@ -258,8 +341,8 @@ export function formatBoardApiBench(result: BoardApiBench): string {
   ].join("\n");
 }
 
-// `npx tsx scripts/bench-board.ts [api]`: this part alone (the browser, or the API at 10k threads).
+// `npx tsx scripts/bench-board.ts [api [database]]`: this part alone (the browser, or the API at 10k threads).
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  if (process.argv[2] === "api") benchBoardApi().then((result) => console.log(formatBoardApiBench(result)));
+  if (process.argv[2] === "api") benchBoardApi(process.argv[3]).then((result) => console.log(formatBoardApiBench(result)));
   else benchBoard().then((result) => console.log(formatBoardBench(result)));
 }

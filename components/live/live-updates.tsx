@@ -2,7 +2,7 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
-import { applyThreadChanges, LIVE_KEYS, queryKeys, STREAM_URL } from "@/lib/client/queries";
+import { applyNotice, applyThreadChanges, LIVE_KEYS, queryKeys, STREAM_URL } from "@/lib/client/queries";
 import type { StreamHello, StreamLimits, StreamThreads } from "@/lib/wire/types";
 import { useServerClock } from "@/components/time/server-clock";
 
@@ -41,11 +41,11 @@ export function LiveUpdatesProvider({ children }: { children: ReactNode }) {
     });
     source.addEventListener("limits", (event) => {
       observe((JSON.parse((event as MessageEvent).data) as StreamLimits).serverTime);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.limits });
+      applyNotice(queryClient, queryKeys.limits);
     });
     source.addEventListener("incidents", (event) => {
       observe((JSON.parse((event as MessageEvent).data) as StreamLimits).serverTime);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.incidents });
+      applyNotice(queryClient, queryKeys.incidents);
     });
     source.addEventListener("error", () =>
       setState((previous) => (previous.status === "reconnecting" ? previous : { status: "reconnecting", since: Date.now() })),

@@ -15,6 +15,7 @@ import {
   type ThreadRows,
   type AlertsOverview,
 } from "@/lib/wire/types";
+import { mergeBoardRows, type RowsRead } from "./board-rows";
 
 /**
  * Everything the browser reads from the API: one fetcher, the query keys and the query options.
@@ -54,42 +55,72 @@ export const LIVE_KEYS = [queryKeys.threads, queryKeys.insights, queryKeys.limit
 
 /**
  * The browser's half of the live-update protocol (README "Live updates"): a change notice makes
- * stale only what it touches. A new thread or a changed status may change which rows a board
- * shows and their order, so boards refetch their page; otherwise only the changed rows that a
- * board shows are refetched, in one request, and replaced in place (their order by recency is
- * brought up to date with the next page refetch). Open thread pages of changed threads refetch;
- * insights, which aggregate every thread, refetch too. Every refetch goes through `refresh`, so
- * a busy fleet costs a browser at most one request in flight per query and one more queued.
+ * stale only what it touches. Boards read the changed threads they may show at once, in one
+ * request with their own filter, and put them in place (mergeBoardRows): changed rows replaced,
+ * rows that left the filter removed, a first page gaining the new threads that sort onto it. When
+ * a thread is new or changed status, the page's counts and membership may change too, so boards
+ * also read their page again, at most SUMMARY_READS_PER_SECOND times a second, as do usage windows
+ * and incidents. Open thread pages of changed
+ * threads refetch; insights, which aggregate every thread, refetch too. Every refetch goes
+ * through `refresh`, so a busy fleet costs a browser at most one request in flight per query and
+ * one more queued.
  */
 export async function applyThreadChanges(queryClient: QueryClient, changes: StreamThreads["threads"]): Promise<void> {
   refresh(queryClient, queryKeys.insights);
   for (const { key } of changes) refresh(queryClient, queryKeys.thread(key));
   if (changes.some((change) => change.reorder)) {
-    refresh(queryClient, queryKeys.boards);
-    refresh(queryClient, queryKeys.limits);
-    refresh(queryClient, queryKeys.incidents);
-    return;
+    refresh(queryClient, queryKeys.boards, SUMMARY_READS_PER_SECOND);
+    refresh(queryClient, queryKeys.limits, SUMMARY_READS_PER_SECOND);
+    refresh(queryClient, queryKeys.incidents, SUMMARY_READS_PER_SECOND);
   }
-  const boards = queryClient.getQueriesData<ThreadBoard>({ queryKey: queryKeys.boards });
-  const shown = new Set(boards.flatMap(([, board]) => board?.threads.map((thread) => thread.key) ?? []));
-  const rows = liveState(queryClient).rows;
-  for (const { key } of changes) if (shown.has(key)) rows.pending.add(key);
-  if (rows.running || rows.pending.size === 0) return;
+  const reads: Promise<void>[] = [];
+  for (const query of queryClient.getQueryCache().findAll({ queryKey: queryKeys.boards, type: "active" })) {
+    const board = query.state.data as ThreadBoard | undefined;
+    if (!board) continue;
+    const shown = new Set(board.threads.map((thread) => thread.key));
+    // A first page may gain any new or re-sorted thread; other pages only change the rows they show.
+    const wanted = changes.filter((change) => shown.has(change.key) || (change.reorder && board.page === 1));
+    if (wanted.length > 0) reads.push(readBoardRows(queryClient, query.queryKey[2] as string, wanted));
+  }
+  await Promise.all(reads);
+}
+
+/**
+ * How many times a second a board page, the usage windows and the incidents are read at most: on a
+ * busy fleet every notice may change their counts, and the rows that matter come at once by key
+ * anyway. After a quiet spell they are read at once.
+ */
+const SUMMARY_READS_PER_SECOND = 3;
+
+/** A `limits` or `incidents` notice: those are read again, never cancelling a read under way. */
+export function applyNotice(queryClient: QueryClient, queryKey: typeof queryKeys.limits | typeof queryKeys.incidents): void {
+  refresh(queryClient, queryKey, SUMMARY_READS_PER_SECOND);
+}
+
+/** Reads a board's changed rows by key, one request at a time; keys that change meanwhile go together in the next. */
+async function readBoardRows(queryClient: QueryClient, queryString: string, changes: StreamThreads["threads"]): Promise<void> {
+  const state = liveState(queryClient);
+  let rows = state.rows.get(queryString);
+  if (!rows) state.rows.set(queryString, (rows = { running: false, pending: new Map() }));
+  for (const { key, reorder } of changes) rows.pending.set(key, (rows.pending.get(key) ?? false) || reorder);
+  if (rows.running) return;
   rows.running = true;
   try {
-    // Keys that change while a row request is out wait for it, then go together in the next.
     while (rows.pending.size > 0) {
-      const keys = [...rows.pending];
+      const pending = [...rows.pending];
       rows.pending.clear();
-      if (keys.length > MAX_THREAD_ROWS) {
-        refresh(queryClient, queryKeys.boards);
+      if (pending.length > MAX_THREAD_ROWS) {
+        refresh(queryClient, queryKeys.board(queryString));
         continue;
       }
-      const fetched = await fetchJson<ThreadRows>(`/api/v1/threads?keys=${keys.join(",")}`);
-      const fresh = new Map(fetched.threads.map((thread) => [thread.key, thread]));
-      queryClient.setQueriesData<ThreadBoard>({ queryKey: queryKeys.boards }, (board) =>
-        board && { ...board, serverTime: fetched.serverTime, threads: board.threads.map((thread) => fresh.get(thread.key) ?? thread) },
-      );
+      const asked = pending.map(([key]) => key);
+      const params = new URLSearchParams(queryString);
+      params.set("keys", asked.join(","));
+      params.set("matching", "1");
+      const fetched = await fetchJson<ThreadRows>(`/api/v1/threads?${params}`);
+      const read: RowsRead = { asked, fresh: fetched.threads, reorder: pending.some(([, reorder]) => reorder), serverTime: fetched.serverTime };
+      rememberRows(state, queryString, read);
+      queryClient.setQueryData<ThreadBoard>(queryKeys.board(queryString), (board) => board && mergeBoardRows(board, read));
     }
   } finally {
     rows.running = false;
@@ -97,17 +128,42 @@ export async function applyThreadChanges(queryClient: QueryClient, changes: Stre
   }
 }
 
-/** Per query client: the live refetches in flight and queued, and the board rows waiting for theirs. */
+/**
+ * Row reads newer than a page read that is still under way are applied again to that page when
+ * it arrives (boardQuery), so a page read that started before a change never hides it.
+ */
+function rememberRows(state: LiveRefetches, queryString: string, read: RowsRead): void {
+  const reads = state.rowReads.get(queryString) ?? [];
+  reads.push(read);
+  state.rowReads.set(queryString, reads.slice(-MAX_REMEMBERED_ROW_READS));
+}
+const MAX_REMEMBERED_ROW_READS = 20;
+
+function withNewerRows(queryClient: QueryClient, queryString: string, board: ThreadBoard): ThreadBoard {
+  const state = liveState(queryClient);
+  const newer = (state.rowReads.get(queryString) ?? []).filter((read) => read.serverTime > board.serverTime);
+  state.rowReads.set(queryString, newer);
+  return newer.reduce(mergeBoardRows, board);
+}
+
+/** Per query client: the live refetches in flight, queued and held back by their rate, and each board's row reads. */
 interface LiveRefetches {
   running: Set<string>;
   queued: Set<string>;
-  rows: { running: boolean; pending: Set<number> };
+  held: Set<string>;
+  /** When the refetches of each key of a limited rate started, within the last second. */
+  started: Map<string, number[]>;
+  rows: Map<string, { running: boolean; pending: Map<number, boolean> }>;
+  rowReads: Map<string, RowsRead[]>;
 }
 const liveRefetches = new WeakMap<QueryClient, LiveRefetches>();
 
 function liveState(queryClient: QueryClient): LiveRefetches {
   let state = liveRefetches.get(queryClient);
-  if (!state) liveRefetches.set(queryClient, (state = { running: new Set(), queued: new Set(), rows: { running: false, pending: new Set() } }));
+  if (!state) {
+    state = { running: new Set(), queued: new Set(), held: new Set(), started: new Map(), rows: new Map(), rowReads: new Map() };
+    liveRefetches.set(queryClient, state);
+  }
   return state;
 }
 
@@ -115,16 +171,29 @@ function liveState(queryClient: QueryClient): LiveRefetches {
  * Marks a live key stale and refetches what is shown of it, never cancelling a refetch under
  * way: notices arrive every few hundred milliseconds on a busy fleet, and if each cancelled the
  * previous refetch a board slower than that to read would never show anything. A notice that
- * arrives during a refetch queues one more, since what is being read may predate it.
+ * arrives during a refetch queues one more, since what is being read may predate it. With
+ * `perSecond`, a refetch that would be one more than that within a second waits until it is not.
  */
-function refresh(queryClient: QueryClient, queryKey: readonly unknown[]): void {
+function refresh(queryClient: QueryClient, queryKey: readonly unknown[], perSecond = Infinity): void {
   const state = liveState(queryClient);
   const id = JSON.stringify(queryKey);
+  if (state.held.has(id)) return;
   if (state.running.has(id)) {
     state.queued.add(id);
     return;
   }
+  const now = Date.now();
+  const recent = (state.started.get(id) ?? []).filter((at) => at > now - 1000);
+  if (recent.length >= perSecond) {
+    state.held.add(id);
+    setTimeout(() => {
+      state.held.delete(id);
+      refresh(queryClient, queryKey, perSecond);
+    }, recent[0] + 1000 - now);
+    return;
+  }
   state.running.add(id);
+  if (perSecond !== Infinity) state.started.set(id, [...recent, now]);
   // A refetch started elsewhere (a mount, a reconnect) may predate this notice: it is awaited,
   // not joined, and then the query is read again.
   const startedElsewhere = queryClient.isFetching({ queryKey }) > 0;
@@ -134,7 +203,7 @@ function refresh(queryClient: QueryClient, queryKey: readonly unknown[]): void {
     .catch(() => {})
     .finally(() => {
       state.running.delete(id);
-      if (state.queued.delete(id)) refresh(queryClient, queryKey);
+      if (state.queued.delete(id)) refresh(queryClient, queryKey, perSecond);
     });
 }
 
@@ -158,7 +227,10 @@ async function problemDetail(response: Response): Promise<string | null> {
 export function boardQuery(queryString: string) {
   const params = new URLSearchParams(queryString);
   params.set("order", "attention");
-  return queryOptions({ queryKey: queryKeys.board(queryString), queryFn: () => fetchJson<ThreadBoard>(`/api/v1/threads?${params}`) });
+  return queryOptions({
+    queryKey: queryKeys.board(queryString),
+    queryFn: async ({ client }) => withNewerRows(client, queryString, await fetchJson<ThreadBoard>(`/api/v1/threads?${params}`)),
+  });
 }
 
 /** One thread by its internal key (the thread page). */

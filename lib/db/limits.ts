@@ -4,7 +4,7 @@ import { THREAD_STATUSES } from "@/lib/retry/types";
 import { isStoppable } from "@/lib/threads/statuses";
 import type { BlockingWindow, LimitsView, LimitWindowView } from "@/lib/wire/types";
 import { serialized } from "./client";
-import { isoOrNull, statement } from "./statement";
+import { isoOrNull, statement, type Sql } from "./statement";
 
 /**
  * Usage windows: every limit snapshot a source reported (history for the sparklines, pruned with
@@ -158,15 +158,17 @@ export function windowsBlocking(threadKey: number, now = Date.now()): Promise<Bl
   );
 }
 
-/** For each of the given threads waiting on a usage window, that window's key (the board links its row; the latest reset wins). */
-export function blockingWindowKeys(threadKeys: number[], now = Date.now()): Promise<Map<number, string>> {
-  if (threadKeys.length === 0) return Promise.resolve(new Map());
-  return serialized(() => {
-    const rows = statement(BLOCKING_MANY).all({ keys: JSON.stringify(threadKeys), now, held: HELD }) as (Parameters<typeof windowOf>[0] & { threadKey: number })[];
-    const keys = new Map<number, string>();
-    for (const row of rows) if (!keys.has(row.threadKey)) keys.set(row.threadKey, limitWindowKey(row.sourceId, row.account, row.provider, row.window));
-    return keys;
-  });
+/**
+ * For each of the given threads waiting on a usage window, that window's key (the board links its
+ * row; the latest reset wins). Synchronous on the caller's connection: the board reads it inside
+ * its own read transaction (lib/db/threads.ts).
+ */
+export function blockingWindowKeys(sql: Sql, threadKeys: number[], now = Date.now()): Map<number, string> {
+  const keys = new Map<number, string>();
+  if (threadKeys.length === 0) return keys;
+  const rows = statement(BLOCKING_MANY, sql).all({ keys: JSON.stringify(threadKeys), now, held: HELD }) as (Parameters<typeof windowOf>[0] & { threadKey: number })[];
+  for (const row of rows) if (!keys.has(row.threadKey)) keys.set(row.threadKey, limitWindowKey(row.sourceId, row.account, row.provider, row.window));
+  return keys;
 }
 
 /** Deletes up to `limit` snapshots observed before `cutoff`; the current rows stay. Returns how many. */

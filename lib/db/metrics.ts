@@ -1,6 +1,6 @@
 import type { HistogramRow, LabelRow, MetricsSnapshot } from "@/lib/insights/metrics";
 import { GAP_BOUNDS_MS } from "@/lib/insights/gaps";
-import { db, serialized } from "./client";
+import { committedRead, db } from "./client";
 import { pluck, statement, type Sql } from "./statement";
 import { notJoinedSql, viewStatusSql } from "./thread-filter";
 
@@ -10,13 +10,17 @@ import { notJoinedSql, viewStatusSql } from "./thread-filter";
  * cost does not grow with the history of notices, episodes and attempts.
  * `notices` are the monotonic counts of notices seen; the others are the corrected facts (a
  * replay may lower one; lib/insights/metrics.ts keeps what it exposes from going down).
+ *
+ * It is read where it is asked, on the read-only connection in one read transaction (or on `sql`
+ * when given): a few milliseconds at any history, as its thread counts come from an index alone,
+ * so a scrape neither queues behind ingestion nor waits for the read worker's longer reads.
  */
-export function metricsSnapshot(now: number, sql: Sql = db().sql): Promise<MetricsSnapshot> {
-  return serialized(() => readMetrics(now, sql));
+export function metricsSnapshot(now: number, sql?: Sql): Promise<MetricsSnapshot> {
+  if (sql) return Promise.resolve(readMetrics(now, sql));
+  return committedRead((readOnly) => readOnly.transaction(() => readMetrics(now, readOnly))());
 }
 
-/** The same, read at once (the read worker runs it; see reads.ts). */
-export function readMetrics(now: number, sql: Sql = db().sql): MetricsSnapshot {
+function readMetrics(now: number, sql: Sql = db().sql): MetricsSnapshot {
   const all = <T>(text: string, ...params: unknown[]) => statement(text, sql).all(...params) as T[];
   // `labels` are the label columns; MetricTotal's `label` is the outcome or a histogram bin.
   const totals = <L extends string>(fact: string, labels: string, value: string, having = "sum(n) > 0") =>

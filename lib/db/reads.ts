@@ -1,7 +1,6 @@
 import type { AuditFilter } from "./audit";
 import { AUDIT_COLUMNS, auditExportPages, EXPORT_COLUMNS, exportPages, TIMELINE_COLUMNS, timelinePages } from "./exports";
 import { readInsights } from "./insights";
-import { readMetrics } from "./metrics";
 import type { ExportQuery, InsightsQuery } from "@/lib/insights/range";
 import { exportStream, type ExportFormat, type ExportKind, type ExportRow } from "@/lib/insights/stream";
 
@@ -17,7 +16,6 @@ import { exportStream, type ExportFormat, type ExportKind, type ExportRow } from
  */
 export const READS = {
   insights: (query: InsightsQuery, now: number) => readInsights(query, now),
-  metrics: (now: number) => readMetrics(now),
 };
 export type ReadName = keyof typeof READS;
 

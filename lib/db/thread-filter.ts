@@ -42,9 +42,9 @@ export interface Clause {
   params: unknown[];
 }
 
-/** The stalled rule on a row already read (the deadline as a Date, as Prisma returns it). */
-export function isStalledRow(row: { status: string; deadlineAt: Date | null }, now: number): boolean {
-  return WAITING.includes(row.status) && row.deadlineAt !== null && row.deadlineAt.getTime() <= now;
+/** The stalled rule on a row already read (the deadline as a Date, as Prisma returns it, or epoch ms, as SQL does). */
+export function isStalledRow(row: { status: string; deadlineAt: Date | number | null }, now: number): boolean {
+  return WAITING.includes(row.status) && row.deadlineAt !== null && Number(row.deadlineAt) <= now;
 }
 
 /** The stalled rule as a Prisma condition. */

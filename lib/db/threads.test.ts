@@ -3,7 +3,8 @@ import { ATTENTION_STATUSES, STOPPABLE_STATUSES } from "@/lib/threads/statuses";
 import type { DatabaseHandles } from "./client";
 import { NOW, openSeeded } from "./fixture";
 import { isStalledRow, type ThreadFilter } from "./thread-filter";
-import { threadBoard } from "./threads";
+import { threadBoard, threadRows } from "./threads";
+import { boardOrder } from "@/lib/client/board-rows";
 
 /** The board's counts, totals and pages against the same figures worked out row by row (fixture.ts). */
 
@@ -57,5 +58,22 @@ describe("threadBoard", () => {
       const plain = await threadBoard(filter, { page: 1, pageSize }, NOW);
       expect(plain.threads.map((t) => t.key)).toEqual(matching.slice(0, pageSize).map((row) => row.id));
     }
+  });
+});
+
+describe("the board's order in the browser", () => {
+  it("is the order the server pages in, so rows read by key land where the page puts them", async () => {
+    const board = await threadBoard({ archived: "show" }, { pageSize: 500, attentionFirst: true }, NOW);
+    expect(board.threads.length).toBeGreaterThan(1);
+    expect(board.threads.toSorted(boardOrder).map((t) => t.key)).toEqual(board.threads.map((t) => t.key));
+  });
+
+  it("rows read with a board's filter are those of the board", async () => {
+    const filter: ThreadFilter = { provider: ["openai"] };
+    const board = await threadBoard(filter, { pageSize: 500, attentionFirst: true }, NOW);
+    const all = (await handles.prisma.thread.findMany({ select: { id: true } })).map((row) => row.id);
+    const rows = await threadRows(all, NOW, filter);
+    expect(rows.map((t) => t.key).toSorted()).toEqual(board.threads.map((t) => t.key).toSorted());
+    expect((await threadRows(all, NOW)).length).toBe(all.length);
   });
 });

@@ -1,13 +1,14 @@
 import type { Prisma } from "./generated/client";
 import type { ThreadState } from "@/lib/retry/types";
-import { threadControl } from "@/lib/threads/control";
+import { threadControl, type SourceReach } from "@/lib/threads/control";
 import { ATTENTION_STATUSES, STOPPABLE_STATUSES } from "@/lib/threads/statuses";
 import { EVENT_PAGE_SIZE, type FilterOptions, type ThreadBoard, type ThreadDetail, type ThreadPage, type ThreadView } from "@/lib/wire/types";
-import { db } from "./client";
+import { committedRead, db } from "./client";
 import { threadEventPage } from "./events";
 import { blockingWindowKeys, windowsBlocking } from "./limits";
 import { parseState } from "./thread-state";
-import { isStalledRow, threadFilterSql, threadWhere, viewStatusSql, type ThreadFilter } from "./thread-filter";
+import { pluck, statement, type Sql } from "./statement";
+import { isStalledRow, threadFilterSql, threadWhere, viewStatusSql, type Clause, type ThreadFilter } from "./thread-filter";
 
 /**
  * The read side for threads: the board, the threads API and the thread page read through here.
@@ -17,11 +18,46 @@ import { isStalledRow, threadFilterSql, threadWhere, viewStatusSql, type ThreadF
 
 
 const threadInclude = { source: { select: { name: true, capabilities: true, lastPolledAt: true, lastOtlpAt: true } } } satisfies Prisma.ThreadInclude;
-type ThreadRow = Prisma.ThreadGetPayload<{ include: typeof threadInclude }>;
 
-const iso = (date: Date | null) => (date ? date.toISOString() : null);
+/** A stored time as Prisma reads it (a Date) or as SQL does (epoch ms). */
+type Instant = Date | number | null;
 
-function toThreadView(row: ThreadRow, now: number): ThreadView {
+/** The columns a ThreadView is made of, as Prisma (threadInclude) or VIEW_COLUMNS reads them. */
+interface ViewRow {
+  id: number;
+  externalId: string;
+  title: string | null;
+  agent: string | null;
+  provider: string | null;
+  model: string | null;
+  sourceId: string;
+  parentExternalId: string | null;
+  status: string;
+  turnId: string | null;
+  retryKind: string | null;
+  retryAttempt: number | null;
+  retryMaxAttempts: number | null;
+  nextAttemptAt: Instant;
+  nextAttemptEstimated: boolean | number;
+  deadlineAt: Instant;
+  resetAt: Instant;
+  advisedDelayMs: number | null;
+  policy: string | null;
+  lastErrorKind: string | null;
+  lastErrorHttpStatus: number | null;
+  lastErrorCode: string | null;
+  lastErrorMessage: string | null;
+  wakeAt: Instant;
+  updatedAt: Date | number;
+  lastEventAt: Instant;
+  archivedAt: Instant;
+  snoozedUntil: Instant;
+  source: SourceReach & { name: string };
+}
+
+const iso = (at: Instant) => (at === null ? null : new Date(at).toISOString());
+
+function toThreadView(row: ViewRow, now: number): ThreadView {
   const stalled = isStalledRow(row, now);
   return {
     id: row.externalId,
@@ -41,7 +77,7 @@ function toThreadView(row: ThreadRow, now: number): ThreadView {
           attempt: row.retryAttempt,
           maxAttempts: row.retryMaxAttempts,
           nextAttemptAt: iso(row.nextAttemptAt),
-          nextAttemptEstimated: row.nextAttemptEstimated,
+          nextAttemptEstimated: Boolean(row.nextAttemptEstimated),
           deadlineAt: iso(row.deadlineAt),
           resetAt: iso(row.resetAt),
           advisedDelayMs: row.advisedDelayMs,
@@ -53,87 +89,59 @@ function toThreadView(row: ThreadRow, now: number): ThreadView {
       row.lastErrorKind || row.lastErrorMessage || row.lastErrorCode
         ? { kind: row.lastErrorKind, httpStatus: row.lastErrorHttpStatus, code: row.lastErrorCode, message: row.lastErrorMessage }
         : null,
-    updatedAt: row.updatedAt.toISOString(),
+    updatedAt: iso(row.updatedAt)!,
     lastEventAt: iso(row.lastEventAt),
     control: threadControl(row.source),
     alsoReportedBy: [],
     // A scheduled continuation is the only thing a thread in that status wakes for.
     resumeAt: row.status === "recovery_scheduled" ? iso(row.wakeAt) : null,
     archivedAt: iso(row.archivedAt),
-    snoozedUntil: row.snoozedUntil && row.snoozedUntil.getTime() > now ? row.snoozedUntil.toISOString() : null,
+    snoozedUntil: row.snoozedUntil !== null && Number(row.snoozedUntil) > now ? iso(row.snoozedUntil) : null,
   };
 }
 
 /**
- * Names the other paths that report each thread: the threads joined to it (lib/db/thread-join.ts).
- * One query for a whole page.
+ * The board's reads (its page, counts and row refetches) are SQL on a read-only connection, each
+ * synchronous inside one read transaction: Prisma's client awaits between its queries, and under
+ * ingestion every await waited behind the batches queued meanwhile, so a page of a few queries
+ * took ten times its own cost. VIEW_COLUMNS are what toThreadView needs, thread alias `t`.
  */
-async function withOtherPaths(views: ThreadView[]): Promise<ThreadView[]> {
-  if (views.length === 0) return views;
-  const joined = await db().prisma.thread.findMany({
-    where: { joinedTo: { in: views.map((view) => view.key) } },
-    select: { id: true, joinedTo: true, sourceId: true, source: { select: { name: true } } },
-    orderBy: { id: "asc" },
-  });
-  return views.map((view) => ({
-    ...view,
-    alsoReportedBy: joined.filter((other) => other.joinedTo === view.key).map((other) => ({ key: other.id, source: other.source.name, sourceId: other.sourceId })),
-  }));
-}
-
-/** Adds the usage window each thread waits on (one query for all of them). */
-async function withLimitKeys(views: ThreadView[], now: number): Promise<ThreadView[]> {
-  const keys = await blockingWindowKeys(views.filter((view) => view.resetAt !== null).map((view) => view.key), now);
-  return views.map((view) => ({ ...view, limitKey: keys.get(view.key) ?? null }));
-}
-
+const VIEW_COLUMNS = `t.id, t.externalId, t.title, t.agent, t.provider, t.model, t.sourceId, t.parentExternalId, t.status,
+    t.turnId, t.retryKind, t.retryAttempt, t.retryMaxAttempts, t.nextAttemptAt, t.nextAttemptEstimated, t.deadlineAt, t.resetAt,
+    t.advisedDelayMs, t.policy, t.lastErrorKind, t.lastErrorHttpStatus, t.lastErrorCode, t.lastErrorMessage, t.wakeAt,
+    t.updatedAt, t.lastEventAt, t.archivedAt, t.snoozedUntil,
+    s.name AS sourceName, s.capabilities AS sourceCapabilities, s.lastPolledAt AS sourceLastPolledAt, s.lastOtlpAt AS sourceLastOtlpAt`;
 /**
- * One page, newest first; `attentionFirst` puts the statuses an operator must act on before the
- * rest. The totals come from the status counts (viewStatusCounts), which already hold them.
+ * Threads by a JSON array of keys (`?`). The CROSS JOIN makes SQLite start from the keys: it
+ * cannot tell how few they are and otherwise may walk every thread for them.
  */
-async function listThreads(
-  filter: ThreadFilter,
-  totals: { total: number; attention: number },
-  options: { page?: number; pageSize?: number; attentionFirst?: boolean; now?: number } = {},
-): Promise<ThreadPage> {
-  const now = options.now ?? Date.now();
-  const page = Math.max(1, options.page ?? 1);
-  const pageSize = Math.min(500, Math.max(1, options.pageSize ?? 50));
-  const { total } = totals;
-  const skip = (page - 1) * pageSize;
-  const where = threadWhere(filter, now);
-  const { prisma } = db();
-  const newestFirst = [{ updatedAt: "desc" }, { id: "desc" }] satisfies Prisma.ThreadOrderByWithRelationInput[];
-  if (!options.attentionFirst) {
-    const rows = skip < total ? await prisma.thread.findMany({ where, include: threadInclude, orderBy: newestFirst, skip, take: pageSize }) : [];
-    return { threads: await withLimitKeys(rows.map((row) => toThreadView(row, now)), now), total, page, pageSize };
-  }
-  // Attention rows first, then the others; each part newest first.
-  const attention: Prisma.ThreadWhereInput = { status: { in: [...ATTENTION_STATUSES] } };
-  const first =
-    skip < totals.attention ? await prisma.thread.findMany({ where: { AND: [where, attention] }, include: threadInclude, orderBy: newestFirst, skip, take: pageSize }) : [];
-  const rest =
-    first.length < pageSize && skip + first.length < total
-      ? await prisma.thread.findMany({
-          where: { AND: [where, { NOT: attention }] },
-          include: threadInclude,
-          orderBy: newestFirst,
-          skip: Math.max(0, skip - totals.attention),
-          take: pageSize - first.length,
-        })
-      : [];
-  return { threads: await withLimitKeys([...first, ...rest].map((row) => toThreadView(row, now)), now), total, page, pageSize };
+const byKeys = (column: "id" | "joinedTo") =>
+  `FROM (SELECT DISTINCT value FROM json_each(?)) k CROSS JOIN "Thread" t ON t.${column} = k.value JOIN "Source" s ON s.id = t.sourceId`;
+const NEWEST_FIRST = `ORDER BY t.updatedAt DESC, t.id DESC`;
+const ATTENTION_SQL = `t.status IN (${ATTENTION_STATUSES.map((status) => `'${status}'`).join(", ")})`;
+const OTHER_PATHS = `SELECT t.id AS key, t.joinedTo, t.sourceId, s.name AS source ${byKeys("joinedTo")} ORDER BY t.id`;
+
+type SqlViewRow = Omit<ViewRow, "source"> & { sourceName: string; sourceCapabilities: string | null; sourceLastPolledAt: number | null; sourceLastOtlpAt: number | null };
+
+function viewsOf(rows: SqlViewRow[], now: number): ThreadView[] {
+  return rows.map((row) =>
+    toThreadView({ ...row, source: { name: row.sourceName, capabilities: row.sourceCapabilities, lastPolledAt: row.sourceLastPolledAt, lastOtlpAt: row.sourceLastOtlpAt } }, now),
+  );
 }
 
-/**
- * Threads per status as readers show it (stalled derived), in one grouped query: the board
- * header's counts, and from them the page's totals and what Stop all matching would stop.
- * Read on Prisma's connection, which no unit of work holds, so ingestion never queues it.
- */
-async function viewStatusCounts(filter: Omit<ThreadFilter, "status">, now: number): Promise<Record<string, number>> {
+/** The rows of `keys`, in that order. */
+function rowsInOrder(sql: Sql, keys: number[], now: number): ThreadView[] {
+  if (keys.length === 0) return [];
+  const rows = statement(`SELECT ${VIEW_COLUMNS} ${byKeys("id")}`, sql).all(JSON.stringify(keys)) as SqlViewRow[];
+  const byKey = new Map(rows.map((row) => [row.id, row]));
+  return viewsOf(keys.flatMap((key) => byKey.get(key) ?? []), now);
+}
+
+/** The filter as SQL on alias `t`, its updatedAt range included. */
+function boardClause(filter: ThreadFilter, now: number): Clause {
   const clause = threadFilterSql(filter, now);
   const where = [clause.sql];
-  const params: unknown[] = [now, ...clause.params];
+  const params = [...clause.params];
   if (filter.from !== undefined) {
     where.push("t.updatedAt >= ?");
     params.push(filter.from);
@@ -142,12 +150,69 @@ async function viewStatusCounts(filter: Omit<ThreadFilter, "status">, now: numbe
     where.push("t.updatedAt <= ?");
     params.push(filter.to);
   }
-  const rows = await db().prisma.$queryRawUnsafe<{ status: string; n: number | bigint }[]>(
-    `SELECT ${viewStatusSql("t")} AS status, count(*) AS n FROM "Thread" t WHERE ${where.join(" AND ")} GROUP BY 1`,
-    ...params,
-  );
+  return { sql: where.join(" AND "), params };
+}
+
+/**
+ * Adds what the board shows beside each row: the other paths that report it (the threads joined
+ * to it, lib/db/thread-join.ts) and the usage window it waits on.
+ */
+function withSurroundings(sql: Sql, views: ThreadView[], now: number): ThreadView[] {
+  if (views.length === 0) return views;
+  const limitKeys = blockingWindowKeys(sql, views.filter((view) => view.resetAt !== null).map((view) => view.key), now);
+  return withOtherPaths(sql, views).map((view) => ({ ...view, limitKey: limitKeys.get(view.key) ?? null }));
+}
+
+/** Names the other paths that report each thread: the threads joined to it (lib/db/thread-join.ts). */
+function withOtherPaths(sql: Sql, views: ThreadView[]): ThreadView[] {
+  const joined = statement(OTHER_PATHS, sql).all(JSON.stringify(views.map((view) => view.key))) as { key: number; joinedTo: number; sourceId: string; source: string }[];
+  return views.map((view) => ({
+    ...view,
+    alsoReportedBy: joined.filter((other) => other.joinedTo === view.key).map(({ key, source, sourceId }) => ({ key, source, sourceId })),
+  }));
+}
+
+/**
+ * One page, newest first; `attentionFirst` puts the statuses an operator must act on before the
+ * rest. The totals come from the status counts (readStatusCounts), which already hold them.
+ */
+function readPage(
+  sql: Sql,
+  filter: ThreadFilter,
+  totals: { total: number; attention: number },
+  options: { page?: number; pageSize?: number; attentionFirst?: boolean },
+  now: number,
+): ThreadPage {
+  const page = Math.max(1, options.page ?? 1);
+  const pageSize = Math.min(500, Math.max(1, options.pageSize ?? 50));
+  const { total } = totals;
+  const skip = (page - 1) * pageSize;
+  const where = boardClause(filter, now);
+  // The page's keys first, from the board index alone where the filter allows (a thread row is
+  // large: it holds the engine's state), then those rows.
+  const keys = (part: string | null, take: number, offset: number) =>
+    pluck(`SELECT t.id FROM "Thread" t WHERE ${where.sql}${part ? ` AND ${part}` : ""} ${NEWEST_FIRST} LIMIT ? OFFSET ?`, sql).all(...where.params, take, offset) as number[];
+  if (!options.attentionFirst) {
+    return { threads: skip < total ? rowsInOrder(sql, keys(null, pageSize, skip), now) : [], total, page, pageSize };
+  }
+  // Attention rows first, then the others; each part newest first.
+  const first = skip < totals.attention ? keys(ATTENTION_SQL, pageSize, skip) : [];
+  const rest = first.length < pageSize && skip + first.length < total ? keys(`NOT ${ATTENTION_SQL}`, pageSize - first.length, Math.max(0, skip - totals.attention)) : [];
+  return { threads: rowsInOrder(sql, [...first, ...rest], now), total, page, pageSize };
+}
+
+/**
+ * Threads per status as readers show it (stalled derived), in one grouped query: the board
+ * header's counts, and from them the page's totals and what Stop all matching would stop.
+ */
+function readStatusCounts(sql: Sql, filter: Omit<ThreadFilter, "status">, now: number): Record<string, number> {
+  const where = boardClause(filter, now);
+  const rows = statement(`SELECT ${viewStatusSql("t")} AS status, count(*) AS n FROM "Thread" t WHERE ${where.sql} GROUP BY 1`, sql).all(now, ...where.params) as {
+    status: string;
+    n: number;
+  }[];
   const counts: Record<string, number> = {};
-  for (const row of rows) counts[row.status] = Number(row.n);
+  for (const row of rows) counts[row.status] = row.n;
   return counts;
 }
 
@@ -162,11 +227,23 @@ function countOf(counts: Record<string, number>, statuses: string[] | undefined,
   return sum;
 }
 
-/** The current rows of the given threads (the live board's row refetch); unknown keys are left out. */
-export async function threadRows(keys: number[], now = Date.now()): Promise<ThreadView[]> {
-  if (keys.length === 0) return [];
-  const rows = await db().prisma.thread.findMany({ where: { id: { in: keys } }, include: threadInclude });
-  return withLimitKeys(await withOtherPaths(rows.map((row) => toThreadView(row, now))), now);
+/** A read of the board's, whole, on the read-only connection: one snapshot, no await inside. */
+function boardRead<T>(read: (sql: Sql) => T): Promise<T> {
+  return committedRead((sql) => sql.transaction(() => read(sql))());
+}
+
+/**
+ * The current rows of the given threads (the live board's row refetch); unknown keys are left
+ * out, and so are those `filter` (when given) does not match: a board that asks with its own
+ * filter learns which changed threads it still shows.
+ */
+export function threadRows(keys: number[], now = Date.now(), filter?: ThreadFilter): Promise<ThreadView[]> {
+  if (keys.length === 0) return Promise.resolve([]);
+  return boardRead((sql) => {
+    const where = filter ? boardClause(filter, now) : { sql: "1", params: [] };
+    const rows = statement(`SELECT ${VIEW_COLUMNS} ${byKeys("id")} WHERE ${where.sql} ORDER BY t.id`, sql).all(JSON.stringify(keys), ...where.params) as SqlViewRow[];
+    return withSurroundings(sql, viewsOf(rows, now), now);
+  });
 }
 
 /** Distinct values for the filter menus. */
@@ -231,7 +308,7 @@ export async function threadDetail(key: number, now = Date.now()): Promise<Threa
     windowsBlocking(key, now),
     row.joinedTo === null ? null : prisma.thread.findUnique({ where: { id: row.joinedTo }, include: threadInclude }),
   ]);
-  const [thread] = await withOtherPaths([toThreadView(row, now)]);
+  const [thread] = await committedRead((sql) => withOtherPaths(sql, [toThreadView(row, now)]));
   // The other paths' newest events are merged in reducer order (time, then sequence); the
   // earlier pages are the thread's own.
   const joinedEvents = (await Promise.all(thread.alsoReportedBy.map((other) => threadEventPage(other.key, { limit: EVENT_PAGE_SIZE })))).flatMap((page) => page.events);
@@ -292,14 +369,16 @@ export async function threadDetail(key: number, now = Date.now()): Promise<Threa
 }
 
 /** Everything the board and GET /api/v1/threads show for one filter. */
-export async function threadBoard(
+export function threadBoard(
   filter: ThreadFilter,
   options: { page?: number; pageSize?: number; attentionFirst?: boolean } = {},
   now = Date.now(),
 ): Promise<ThreadBoard> {
-  const { status, ...withoutStatus } = filter;
-  const counts = await viewStatusCounts(withoutStatus, now);
-  const totals = { total: countOf(counts, status), attention: countOf(counts, status, ATTENTION_STATUSES) };
-  const page = await listThreads(filter, totals, { ...options, now });
-  return { ...page, threads: await withOtherPaths(page.threads), counts, stoppable: countOf(counts, status, STOPPABLE_STATUSES), serverTime: new Date(now).toISOString() };
+  return boardRead((sql) => {
+    const { status, ...withoutStatus } = filter;
+    const counts = readStatusCounts(sql, withoutStatus, now);
+    const totals = { total: countOf(counts, status), attention: countOf(counts, status, ATTENTION_STATUSES) };
+    const page = readPage(sql, filter, totals, options, now);
+    return { ...page, threads: withSurroundings(sql, page.threads, now), counts, stoppable: countOf(counts, status, STOPPABLE_STATUSES), serverTime: new Date(now).toISOString() };
+  });
 }

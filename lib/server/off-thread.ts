@@ -5,7 +5,7 @@ import { EXPORTS, READS, type ExportName, type FromWorker, type ReadName, type T
 import { READ_WORKER_BUNDLE } from "./read-worker-bundle.mjs";
 
 /**
- * The heavy reads (lib/db/reads.ts: insights, the metrics snapshot, exports) run on the read
+ * The heavy reads (lib/db/reads.ts: insights and exports) run on the read
  * worker (lib/db/read-worker.ts), so the thread that takes requests and ingests never stalls on
  * one: here they cost a message each way. Without a built worker (a server not started through
  * the prepare step) they run on this thread, queued with everything else, as a last resort.

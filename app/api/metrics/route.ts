@@ -1,5 +1,5 @@
 import { createMetricsRegistry } from "@/lib/insights/metrics";
-import { read } from "@/lib/server/off-thread";
+import { metricsSnapshot } from "@/lib/db/metrics";
 import { route } from "@/lib/server/route";
 
 export const dynamic = "force-dynamic";
@@ -11,7 +11,7 @@ const globalForMetrics = globalThis as unknown as { __radarMetrics?: ReturnType<
 
 /** Prometheus text exposition: retry notices, episodes, directives, threads, advised delays and gaps. */
 export const GET = route({ access: "viewer" }, async () => {
-  globalForMetrics.__radarMetrics ??= createMetricsRegistry(() => read("metrics", Date.now()));
+  globalForMetrics.__radarMetrics ??= createMetricsRegistry(() => metricsSnapshot(Date.now()));
   const metrics = globalForMetrics.__radarMetrics;
   return new Response(await metrics.scrape(), { headers: { "content-type": metrics.contentType, "cache-control": "no-store" } });
 });

@@ -22,14 +22,17 @@ const rowsQuery = z.object({
 /**
  * Threads, newest first (`order=attention`: those needing an operator first), filtered like the
  * board: ?status=&kind=&provider=&model=&source=&q=&from=&to=&page=&pageSize=
- * Or `?keys=1,2,3`: the current rows of those threads, by key (the live-update protocol).
+ * Or `?keys=1,2,3`: the current rows of those threads, by key (the live-update protocol); with
+ * `&matching=1` and a filter, only those the filter matches (what a board of that filter shows).
  */
 export const GET = route({ access: "viewer", query: { schema: rowsQuery, title: "Bad keys", detail: `keys: ${KEYS_HINT}.` } }, async ({ query, search, now }) => {
-  if (query.keys) {
-    return Response.json({ threads: await threadRows(query.keys, now), serverTime: new Date(now).toISOString() } satisfies ThreadRows);
-  }
   const parsed = parseThreadQuery(search);
-  if (!parsed.ok) return problem(400, "Bad filter", parsed.error);
-  const { page, pageSize, ...filter } = parsed.query;
+  const matching = !query.keys || search.get("matching") === "1";
+  if (matching && !parsed.ok) return problem(400, "Bad filter", parsed.error);
+  const { page, pageSize, ...filter } = parsed.ok ? parsed.query : {};
+  if (query.keys) {
+    const rows = await threadRows(query.keys, now, matching ? filter : undefined);
+    return Response.json({ threads: rows, serverTime: new Date(now).toISOString() } satisfies ThreadRows);
+  }
   return Response.json(await threadBoard(filter, { page, pageSize, attentionFirst: search.get("order") === "attention" }, now));
 });
