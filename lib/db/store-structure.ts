@@ -4,8 +4,8 @@ import { MIGRATIONS_TABLE } from "./migrate";
 
 /**
  * What a migrated database holds, read from the store's own catalogue in one shape for SQLite
- * and PostgreSQL: tables, columns (in order, with nullability), primary keys, unique indexes and
- * foreign keys. The store contract test compares the two (so neither schema drifts unnoticed),
+ * and PostgreSQL: tables, columns (in order, with nullability), primary keys, unique and plain
+ * indexes (a missing index is a drift too: the other store would read a whole table) and foreign keys. The store contract test compares the two (so neither schema drifts unnoticed),
  * and migrate-store copies tables in foreign-key order with it.
  */
 export interface TableStructure {
@@ -13,6 +13,8 @@ export interface TableStructure {
   primaryKey: string[];
   /** Column lists of unique indexes other than the primary key, sorted. */
   unique: string[][];
+  /** Column lists of the other indexes, sorted. */
+  indexes: string[][];
   foreignKeys: { columns: string[]; table: string; references: string[]; onDelete: string }[];
 }
 
@@ -31,9 +33,9 @@ export function sqliteStructure(db: Database.Database): StoreStructure {
     const info = db.prepare(`SELECT name, "notnull", pk FROM pragma_table_info(?) ORDER BY cid`).all(table) as { name: string; notnull: number; pk: number }[];
     const primaryKey = info.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name);
     const indexes = db.prepare(`SELECT name, "unique", origin FROM pragma_index_list(?)`).all(table) as { name: string; unique: number; origin: string }[];
-    const unique = indexes
-      .filter((index) => index.unique && index.origin !== "pk")
-      .map((index) => (db.prepare(`SELECT name FROM pragma_index_info(?) ORDER BY seqno`).pluck().all(index.name) as string[]));
+    const columnsOf = (name: string) => db.prepare(`SELECT name FROM pragma_index_info(?) ORDER BY seqno`).pluck().all(name) as string[];
+    const unique = indexes.filter((index) => index.unique && index.origin !== "pk").map((index) => columnsOf(index.name));
+    const plain = indexes.filter((index) => !index.unique).map((index) => columnsOf(index.name));
     const keys = db.prepare(`SELECT id, "table", "from", "to", on_delete FROM pragma_foreign_key_list(?) ORDER BY id, seq`).all(table) as {
       id: number;
       table: string;
@@ -53,6 +55,7 @@ export function sqliteStructure(db: Database.Database): StoreStructure {
       columns: info.map((c) => ({ name: c.name, nullable: c.notnull === 0 && c.pk === 0 })),
       primaryKey,
       unique: byKey(unique),
+      indexes: byKey(plain),
       foreignKeys: byKey([...foreignKeys.values()]),
     };
   }
@@ -65,12 +68,12 @@ export async function postgresStructure(client: pg.ClientBase, schema = "public"
      WHERE table_schema = $1 AND table_name <> $2 ORDER BY table_name, ordinal_position`,
     [schema, MIGRATIONS_TABLE],
   );
-  const { rows: indexes } = await client.query<{ table: string; primary: boolean; columns: string[] }>(
-    `SELECT t.relname AS table, i.indisprimary AS primary,
+  const { rows: indexes } = await client.query<{ table: string; primary: boolean; unique: boolean; columns: string[] }>(
+    `SELECT t.relname AS table, i.indisprimary AS primary, i.indisunique AS unique,
             array(SELECT a.attname FROM unnest(i.indkey) WITH ORDINALITY k(attnum, n)
                   JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum ORDER BY k.n)::text[] AS columns
      FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid JOIN pg_namespace s ON s.oid = t.relnamespace
-     WHERE s.nspname = $1 AND i.indisunique`,
+     WHERE s.nspname = $1`,
     [schema],
   );
   const { rows: keys } = await client.query<{ table: string; columns: string[]; references_table: string; references: string[]; on_delete: string }>(
@@ -86,20 +89,22 @@ export async function postgresStructure(client: pg.ClientBase, schema = "public"
   );
   const out: StoreStructure = {};
   for (const column of columns) {
-    out[column.table] ??= { columns: [], primaryKey: [], unique: [], foreignKeys: [] };
+    out[column.table] ??= { columns: [], primaryKey: [], unique: [], indexes: [], foreignKeys: [] };
     out[column.table].columns.push({ name: column.name, nullable: column.nullable === "YES" });
   }
   for (const index of indexes) {
     const table = out[index.table];
     if (!table) continue;
     if (index.primary) table.primaryKey = index.columns;
-    else table.unique.push(index.columns);
+    else if (index.unique) table.unique.push(index.columns);
+    else table.indexes.push(index.columns);
   }
   for (const key of keys) {
     out[key.table]?.foreignKeys.push({ columns: key.columns, table: key.references_table, references: key.references, onDelete: key.on_delete });
   }
   for (const table of Object.values(out)) {
     table.unique = byKey(table.unique);
+    table.indexes = byKey(table.indexes);
     table.foreignKeys = byKey(table.foreignKeys);
   }
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
