@@ -5,19 +5,20 @@ import { post, startServer, threadDetail, type RunningServer } from "../support/
 
 /**
  * The ingestion listener in front of Next (lib/server/listener) answers the ingestion and
- * directive routes itself. Each request here is sent twice: in origin form (`POST /api/v1/events`),
- * which the listener serves, and in absolute form (`POST http://127.0.0.1:port/api/v1/events`),
- * which it leaves to Next: both must get the same answer. The listener marks what it served with
- * `X-Radar-Listener: lean`, so each test also proves which path answered.
+ * directive routes itself. Each request here goes to two servers: `server`, where the listener
+ * answers it, and `nextServer` (RADAR_INGEST_LISTENER=next), where Next does: both must give the
+ * same answer. The listener marks what it answered with `X-Radar-Listener: lean`, so each test
+ * also proves which path answered.
  */
 let server: RunningServer;
-let port: number;
+let nextServer: RunningServer;
 
 beforeAll(async () => {
-  server = await startServer();
-  port = Number(new URL(server.url).port);
+  [server, nextServer] = await Promise.all([startServer(), startServer({ RADAR_INGEST_LISTENER: "next" })]);
 });
-afterAll(() => server?.stop());
+afterAll(() => Promise.all([server?.stop(), nextServer?.stop()]));
+
+const portOf = (on: RunningServer) => Number(new URL(on.url).port);
 
 interface Answer {
   status: number;
@@ -32,12 +33,22 @@ interface Call {
   body?: string;
 }
 
-function send(target: string, call: Call): Promise<Answer> {
+/**
+ * A request as a client sends it, to `on`, with its ingest token unless the call names other
+ * headers (an empty one is left out); `PORT` in a header stands for that server's port.
+ */
+function send(on: RunningServer, call: Call): Promise<Answer> {
+  const port = portOf(on);
+  const headers: Record<string, string> = { authorization: `Bearer ${on.token}`, "content-type": "application/json" };
+  for (const [name, value] of Object.entries(call.headers ?? {})) {
+    if (value === "") delete headers[name];
+    else headers[name] = value.replace("PORT", String(port));
+  }
   return new Promise((resolve, reject) => {
-    const request = http.request({ host: "127.0.0.1", port, method: call.method, path: target, headers: call.headers ?? {} }, (response) => {
+    const request = http.request({ host: "127.0.0.1", port, method: call.method, path: call.path, headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => resolve({ status: response.statusCode!, headers: response.headers, text: Buffer.concat(chunks).toString("utf8") }));
+      response.on("end", () => resolve({ status: response.statusCode!, headers: response.headers, text: Buffer.concat(chunks).toString("utf8").replaceAll(String(port), "PORT") }));
       response.on("error", reject);
     });
     request.on("error", reject);
@@ -47,8 +58,7 @@ function send(target: string, call: Call): Promise<Answer> {
 
 /** The same request through the listener and through Next. */
 async function both(call: Call): Promise<{ lean: Answer; next: Answer }> {
-  const lean = await send(call.path, call);
-  const next = await send(`http://127.0.0.1:${port}${call.path}`, call);
+  const [lean, next] = await Promise.all([send(server, call), send(nextServer, call)]);
   expect(lean.headers["x-radar-listener"], `${call.path} through the listener`).toBe("lean");
   expect(next.headers["x-radar-listener"], `${call.path} through Next`).toBeUndefined();
   return { lean, next };
@@ -62,23 +72,22 @@ function comparable(answer: Answer) {
   return { status: answer.status, type, body, security: answer.headers["x-content-type-options"] };
 }
 
-const ingest = () => ({ authorization: `Bearer ${server.token}`, "content-type": "application/json" });
 const thread = (name: string) => `${name}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
 
 describe("the listener answers the ingestion routes as Next does", () => {
-  it.each<[string, () => Call, number]>([
-    ["an anonymous caller", () => ({ method: "POST", path: "/api/v1/events", headers: { "content-type": "application/json" }, body: "{}" }), 401],
-    ["a wrong token", () => ({ method: "POST", path: "/api/v1/events", headers: { ...ingest(), authorization: "Bearer rr_wrong" }, body: "{}" }), 401],
-    ["a body over the limit", () => ({ method: "POST", path: "/api/v1/events", headers: ingest(), body: "x".repeat(11 * 1024 * 1024) }), 413],
-    ["a foreign Host with a body", () => ({ method: "POST", path: "/api/v1/events", headers: { ...ingest(), host: `evil.example:${port}` }, body: "{}" }), 421],
-    ["a foreign Host on a long-poll", () => ({ method: "GET", path: "/api/v1/directives?wait=0", headers: { authorization: ingest().authorization, host: `evil.example:${port}` } }), 421],
-    ["an undecodable path", () => ({ method: "POST", path: "/api/v1/ingest/%FF", headers: ingest(), body: "{}" }), 400],
-    ["malformed JSON", () => ({ method: "POST", path: "/api/v1/events", headers: ingest(), body: '{"threadId": "t-bad", "type": ' }), 400],
-    ["an unknown native format", () => ({ method: "POST", path: "/api/v1/ingest/nope", headers: ingest(), body: "{}" }), 404],
-    ["an unknown directive's acknowledgement", () => ({ method: "POST", path: "/api/v1/directives/nope/ack", headers: ingest(), body: '{"result":"acknowledged"}' }), 404],
-    ["a bad long-poll query", () => ({ method: "GET", path: "/api/v1/directives?wait=99", headers: { authorization: ingest().authorization } }), 400],
+  it.each<[string, Call, number]>([
+    ["an anonymous caller", { method: "POST", path: "/api/v1/events", headers: { authorization: "" }, body: "{}" }, 401],
+    ["a wrong token", { method: "POST", path: "/api/v1/events", headers: { authorization: "Bearer rr_wrong" }, body: "{}" }, 401],
+    ["a body over the limit", { method: "POST", path: "/api/v1/events", body: "x".repeat(11 * 1024 * 1024) }, 413],
+    ["a foreign Host with a body", { method: "POST", path: "/api/v1/events", headers: { host: "evil.example:PORT" }, body: "{}" }, 421],
+    ["a foreign Host on a long-poll", { method: "GET", path: "/api/v1/directives?wait=0", headers: { host: "evil.example:PORT" } }, 421],
+    ["an undecodable path", { method: "POST", path: "/api/v1/ingest/%FF", body: "{}" }, 400],
+    ["malformed JSON", { method: "POST", path: "/api/v1/events", body: '{"threadId": "t-bad", "type": ' }, 400],
+    ["an unknown native format", { method: "POST", path: "/api/v1/ingest/nope", body: "{}" }, 404],
+    ["an unknown directive's acknowledgement", { method: "POST", path: "/api/v1/directives/nope/ack", body: '{"result":"acknowledged"}' }, 404],
+    ["a bad long-poll query", { method: "GET", path: "/api/v1/directives?wait=99" }, 400],
   ])("%s", async (_name, call, status) => {
-    const { lean, next } = await both(call());
+    const { lean, next } = await both(call);
     expect(comparable(lean)).toEqual(comparable(next));
     expect(lean.status).toBe(status);
     expect(lean.headers["content-type"]).toContain("application/problem+json");
@@ -86,7 +95,7 @@ describe("the listener answers the ingestion routes as Next does", () => {
   });
 
   it("names where malformed JSON went wrong", async () => {
-    const { lean } = await both({ method: "POST", path: "/api/v1/events", headers: ingest(), body: '{"threadId": "t-bad", "type": ' });
+    const { lean } = await both({ method: "POST", path: "/api/v1/events", body: '{"threadId": "t-bad", "type": ' });
     expect(JSON.parse(lean.text).detail).toMatch(/JSON/);
   });
 
@@ -95,15 +104,14 @@ describe("the listener answers the ingestion routes as Next does", () => {
       { threadId: id, type: "turn.started", turnId: "t1", agent: "codex", provider: "openai", model: "gpt-5.5" },
       { threadId: id, type: "retry", turnId: "t1", attempt: 1, maxAttempts: 5, error: { httpStatus: 429, message: "Rate limit reached." } },
     ]);
-    const leanBatch = await send("/api/v1/events", { method: "POST", path: "", headers: ingest(), body: batch(thread("lean")) });
-    const nextBatch = await send(`http://127.0.0.1:${port}/api/v1/events`, { method: "POST", path: "", headers: ingest(), body: batch(thread("next")) });
-    expect(leanBatch.headers["x-radar-listener"]).toBe("lean");
-    expect(comparable(leanBatch)).toEqual(comparable(nextBatch));
-    expect(JSON.parse(leanBatch.text)).toMatchObject({ accepted: 2, rejected: [] });
+    const { lean: accepted } = await both({ method: "POST", path: "/api/v1/events", body: batch(thread("batch")) });
+    expect(JSON.parse(accepted.text)).toMatchObject({ accepted: 2, rejected: [] });
 
     for (const call of [
-      { method: "POST", path: "/v1/logs", headers: ingest(), body: "{}" },
-      { method: "GET", path: "/api/v1/directives?wait=0", headers: { authorization: ingest().authorization } },
+      { method: "POST", path: "/api/v1/events", body: batch(thread("batch")) },
+      { method: "POST", path: "/api/v1/ingest/codex-exec", headers: { "content-type": "application/x-ndjson" }, body: `${JSON.stringify({ type: "thread.started", thread_id: thread("native") })}\n` },
+      { method: "POST", path: "/v1/logs", body: "{}" },
+      { method: "GET", path: "/api/v1/directives?wait=0" },
     ] satisfies Call[]) {
       const { lean, next } = await both(call);
       expect(lean.status, call.path).toBe(200);
@@ -133,7 +141,7 @@ describe("the listener shares Next's modules", () => {
     };
     try {
       await until(() => text.includes("event: hello"));
-      const sent = await send("/api/v1/events", { method: "POST", path: "", headers: ingest(), body: JSON.stringify({ threadId: id, type: "turn.started", turnId: "t1" }) });
+      const sent = await send(server, { method: "POST", path: "/api/v1/events", body: JSON.stringify({ threadId: id, type: "turn.started", turnId: "t1" }) });
       expect(sent.headers["x-radar-listener"]).toBe("lean");
       expect(sent.status).toBe(200);
       const { key } = (await threadDetail(server, id)).thread;
@@ -146,14 +154,14 @@ describe("the listener shares Next's modules", () => {
 
   it("writes through the listener and through Next interleave safely", async () => {
     // A relay that can interrupt, so an operator's stop has someone to reach.
-    expect((await send("/api/v1/directives?wait=0&can=interrupt,continue", { method: "GET", path: "", headers: { authorization: ingest().authorization } })).status).toBe(200);
+    expect((await send(server, { method: "GET", path: "/api/v1/directives?wait=0&can=interrupt,continue" })).status).toBe(200);
     const ids = Array.from({ length: 12 }, (_, i) => thread(`interleave-${i}`));
     const retry = (id: string, attempt: number) => ({ threadId: id, type: "retry", turnId: "t1", attempt, maxAttempts: 9, error: { httpStatus: 429, message: "Rate limit reached." } });
     for (const id of ids) expect((await post(server, "/api/v1/events", [{ threadId: id, type: "turn.started", turnId: "t1" }, retry(id, 1)])).status).toBe(200);
     // Each thread: more retries through the listener while an operator stops it through Next.
     const answers = await Promise.all(
       ids.flatMap((id) => [
-        send("/api/v1/events", { method: "POST", path: "", headers: ingest(), body: JSON.stringify([retry(id, 2), retry(id, 3)]) }).then((answer) => answer.status),
+        send(server, { method: "POST", path: "/api/v1/events", body: JSON.stringify([retry(id, 2), retry(id, 3)]) }).then((answer) => answer.status),
         server.fetch(`/api/v1/threads/${id}/stop`, { method: "POST", body: JSON.stringify({ reason: "interleaving" }) }).then((answer) => answer.status),
       ]),
     );

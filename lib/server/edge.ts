@@ -129,8 +129,8 @@ export function refuseAtEdge(request: Request, settings: EdgeSettings): Response
 export type TrustedProxies = readonly string[] | undefined;
 
 /**
- * The header the server's socket address arrives in (set by instrumentation.ts on every request,
- * overwriting whatever a client sent): Next fills X-Forwarded-For from the socket only when the
+ * The header the server's socket address arrives in (set by the server, lib/server/listener, on
+ * every request, overwriting whatever a client sent): Next fills X-Forwarded-For from the socket only when the
  * client sent none, so that header alone cannot tell a client's claim from the truth.
  */
 export const PEER_HEADER = "x-radar-peer";

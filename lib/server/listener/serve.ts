@@ -2,7 +2,7 @@ import http from "node:http";
 import nodeModule from "node:module";
 import path from "node:path";
 import { config, ConfigError } from "@/lib/config";
-import { edgeSettings, refuseAtEdge } from "../edge";
+import { edgeSettings, PEER_HEADER, refuseAtEdge } from "../edge";
 import { problem } from "../http";
 import { withSecurityHeaders } from "../security-headers";
 import { sendWebResponse, toWebRequest } from "./node-http";
@@ -35,7 +35,7 @@ export async function serve(root: string): Promise<void> {
     process.stderr.write(`[radar] ${error instanceof ConfigError ? error.message : String(error)}\n`);
     process.exit(1);
   }
-  const { HOST: hostname, PORT: port } = settings;
+  const { HOST: hostname, PORT: port, RADAR_INGEST_LISTENER: listener } = settings;
   // As `next start` does: Next and React pick their production builds by it.
   (process.env as Record<string, string | undefined>).NODE_ENV ||= "production";
   const { default: next } = await import("next");
@@ -56,8 +56,11 @@ export async function serve(root: string): Promise<void> {
     const raw = incoming.url ?? "/";
     const query = raw.indexOf("?");
     const rawPath = query === -1 ? raw : raw.slice(0, query);
-    const match = raw.startsWith("/") ? matchLeanRoute(incoming.method ?? "GET", rawPath) : null;
+    const match = listener !== "next" && raw.startsWith("/") ? matchLeanRoute(incoming.method ?? "GET", rawPath) : null;
     if (!match) {
+      // Who connected, for Next's routes too (they see only headers; Next fills X-Forwarded-For
+      // from the socket only when the client sent none), replacing whatever a client sent.
+      incoming.headers[PEER_HEADER] = incoming.socket.remoteAddress ?? "";
       void handleNext(incoming, outgoing);
       return;
     }
