@@ -66,7 +66,10 @@ export async function serve(root: string): Promise<void> {
     }
     void handlers.then((loaded) => answer(loaded.get(match.route)!, match.params, incoming, outgoing, origin + raw, rawPath));
   });
-  server.listen(port, hostname, () => process.stdout.write(`[radar] listening on http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}\n`));
+  server.listen(port, hostname, () => {
+    const address = `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+    process.stdout.write(`[radar] Ready in ${Math.round(process.uptime() * 1000)} ms, listening on ${address}\n`);
+  });
   server.on("error", (error) => {
     process.stderr.write(`[radar] cannot listen on ${hostname}:${port}: ${error.message}\n`);
     process.exit(1);
