@@ -24,7 +24,11 @@ export function toWebRequest(incoming: IncomingMessage, url: string, signal: Abo
   } as RequestInit);
 }
 
-/** Writes a handler's Response: status, headers (each Set-Cookie on its own), then the body as it comes. */
+/**
+ * Writes a handler's Response: status, headers (each Set-Cookie on its own) and the body in one
+ * write with its length. The listener's routes answer small JSON documents, so the body is read
+ * whole first: one write instead of a chunked stream's several.
+ */
 export async function sendWebResponse(response: Response, outgoing: ServerResponse): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
@@ -32,26 +36,14 @@ export async function sendWebResponse(response: Response, outgoing: ServerRespon
   });
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers["set-cookie"] = cookies;
-  outgoing.writeHead(response.status, response.statusText || undefined, headers);
-  if (!response.body) {
-    outgoing.end();
-    return;
-  }
-  const reader = response.body.getReader();
+  let body: Buffer;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      // Respect the client's pace: wait for the socket to drain before reading on.
-      if (!outgoing.write(value)) await new Promise<void>((resolve) => outgoing.once("drain", resolve).once("close", resolve));
-      if (outgoing.destroyed) {
-        await reader.cancel().catch(() => undefined);
-        return;
-      }
-    }
+    body = response.body ? Buffer.from(await response.arrayBuffer()) : Buffer.alloc(0);
   } catch {
     outgoing.destroy();
     return;
   }
-  outgoing.end();
+  headers["content-length"] = String(body.byteLength);
+  outgoing.writeHead(response.status, response.statusText || undefined, headers);
+  outgoing.end(body);
 }
