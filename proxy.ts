@@ -1,5 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { edgeSettings, refuseForeignAction, refuseForeignHost, refuseMalformedPath } from "@/lib/server/edge";
+import { edgeSettings, refuseAtEdge } from "@/lib/server/edge";
 import { contentSecurityPolicy, newNonce } from "@/lib/server/security-headers";
 
 /**
@@ -8,11 +8,7 @@ import { contentSecurityPolicy, newNonce } from "@/lib/server/security-headers";
  * a body skip it (see `config`); the route wrapper checks their Host.
  */
 export function proxy(request: NextRequest) {
-  const settings = edgeSettings();
-  const refused =
-    refuseForeignHost(request.headers.get("host"), settings) ??
-    refuseMalformedPath(new URL(request.url).pathname) ??
-    refuseForeignAction(request, settings);
+  const refused = refuseAtEdge(request, edgeSettings());
   if (refused) return refused;
   if (request.nextUrl.pathname.startsWith("/api/") || request.nextUrl.pathname.startsWith("/v1/")) return NextResponse.next();
 

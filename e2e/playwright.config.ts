@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
+import { LISTENER_BUNDLE } from "../lib/server/listener/bundle.mjs";
 import { ADMIN_STATE, E2E_ADMIN, E2E_TOKEN } from "./support/e2e-env";
 
 // `npm test` passes a free port, a temporary data folder and the Chromium it found.
@@ -46,8 +47,8 @@ export default defineConfig({
     { name: "dashboard", dependencies: ["first-run"], testIgnore: /first-run\.spec\.ts/, use: { storageState: path.join(root, ADMIN_STATE) } },
   ],
   webServer: {
-    // The built app on its own database and port; `npm test` builds it first.
-    command: `${path.join(root, "node_modules", ".bin", "next")} start -H 127.0.0.1 -p ${port}`,
+    // The built app, as `npm start` serves it, on its own database and port (HOST and PORT below); `npm test` builds it first.
+    command: `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(root, LISTENER_BUNDLE))}`,
     cwd: root,
     url: `http://127.0.0.1:${port}/api/health`,
     reuseExistingServer: false,

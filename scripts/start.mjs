@@ -6,6 +6,7 @@ import { spawn, spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import path from "node:path";
 import { isLoopbackInterface, isWildcardInterface } from "./lib/loopback.mjs";
+import { LISTENER_BUNDLE } from "../lib/server/listener/bundle.mjs";
 import { ensureBuilt, ensureGenerated, ensureInstalled, log, root } from "./lib/prepare.mjs";
 
 const host = process.env.HOST || "127.0.0.1";
@@ -31,7 +32,8 @@ const token = process.env.RADAR_INGEST_TOKEN || (demo ? `rr_demo_${crypto.random
 
 log(`ready to serve after ${((Date.now() - started) / 1000).toFixed(1)} s of preparation`);
 const children = [];
-const server = spawn(path.join(root, "node_modules", ".bin", "next"), ["start", "-H", host, "-p", port], {
+// The ingestion listener in front of Next (lib/server/listener), on HOST:PORT.
+const server = spawn(process.execPath, [path.join(root, LISTENER_BUNDLE)], {
   cwd: root,
   stdio: "inherit",
   env: { ...process.env, HOST: host, PORT: port, NEXT_TELEMETRY_DISABLED: "1", ...(token ? { RADAR_INGEST_TOKEN: token } : {}) },

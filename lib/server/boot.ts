@@ -1,7 +1,6 @@
 import { ensureFirstAdmin } from "@/lib/auth/people";
 import { config, ConfigError, publicUrl, type Config } from "@/lib/config";
 import { db } from "@/lib/db/client";
-import { recordSocketPeers } from "./socket-peer";
 import { ensureDefaultSource } from "./tokens";
 import { startRetention } from "./retention";
 import { startUsageCount } from "./usage";
@@ -14,7 +13,6 @@ const globalForBoot = globalThis as unknown as { __radarBooted?: boolean };
 export async function boot(): Promise<void> {
   if (globalForBoot.__radarBooted) return;
   globalForBoot.__radarBooted = true;
-  recordSocketPeers();
   let settings: Config;
   try {
     settings = config();

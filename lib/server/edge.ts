@@ -112,12 +112,25 @@ export function refuseMalformedPath(rawPath: string): Response | null {
   }
 }
 
+/**
+ * Every check a request meets before the app, in order: a foreign Host, an undecodable path, a
+ * foreign action origin. proxy.ts runs it for Next; the ingestion listener (lib/server/listener)
+ * runs it for the routes it serves. Null when the request may go on.
+ */
+export function refuseAtEdge(request: Request, settings: EdgeSettings): Response | null {
+  return (
+    refuseForeignHost(request.headers.get("host"), settings) ??
+    refuseMalformedPath(new URL(request.url).pathname) ??
+    refuseForeignAction(request, settings)
+  );
+}
+
 /** `RADAR_TRUST_PROXY`: `loopback` and/or proxy addresses; absent, no forwarding header is believed. */
 export type TrustedProxies = readonly string[] | undefined;
 
 /**
- * The header the server's socket address arrives in (set by instrumentation.ts on every request,
- * overwriting whatever a client sent): Next fills X-Forwarded-For from the socket only when the
+ * The header the server's socket address arrives in (set by the server, lib/server/listener, on
+ * every request, overwriting whatever a client sent): Next fills X-Forwarded-For from the socket only when the
  * client sent none, so that header alone cannot tell a client's claim from the truth.
  */
 export const PEER_HEADER = "x-radar-peer";

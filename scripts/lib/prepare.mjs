@@ -4,6 +4,7 @@ import { spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { LISTENER_BUNDLE, LISTENER_ENTRY } from "../../lib/server/listener/bundle.mjs";
 import { READ_WORKER_BUNDLE, READ_WORKER_ENTRY } from "../../lib/server/read-worker-bundle.mjs";
 
 export const root = path.resolve(import.meta.dirname, "..", "..");
@@ -97,8 +98,8 @@ export function ensureBuilt() {
   const want = hashFiles(files);
   const marker = path.join(root, ".next", "radar-build-hash");
   if (fs.existsSync(path.join(root, ".next", "BUILD_ID")) && fs.existsSync(marker) && fs.readFileSync(marker, "utf8") === want) {
-    if (fs.existsSync(path.join(root, READ_WORKER_BUNDLE))) return false;
-    buildReadWorker();
+    if (BUNDLES.every(([, outfile]) => fs.existsSync(path.join(root, outfile)))) return false;
+    buildBundles();
     return true;
   }
   log("building the dashboard (about 20–40 s)");
@@ -106,30 +107,39 @@ export function ensureBuilt() {
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
   });
   // After Next's build, which empties .next.
-  buildReadWorker();
+  buildBundles();
   fs.writeFileSync(marker, want);
   return true;
 }
 
 /**
- * The read worker (lib/db/read-worker.ts) runs in a thread of the server, out of Next's sight:
- * esbuild (which tsx brings) bundles it into one file, leaving native addons and Prisma's
- * runtime to node_modules.
+ * What runs out of Next's sight, each bundled by esbuild (which tsx brings) into one file beside
+ * Next's build, leaving native addons, Prisma's runtime and Next to node_modules: the read worker
+ * (lib/db/read-worker.ts), a thread of the server; and the server itself, the ingestion listener
+ * in front of Next (lib/server/listener), which `npm start` and the test server run.
  */
-function buildReadWorker() {
-  run(path.join(root, "node_modules", ".bin", "esbuild"), [
-    READ_WORKER_ENTRY,
-    "--bundle",
-    "--platform=node",
-    "--format=esm",
-    "--target=node20",
-    "--external:better-sqlite3",
-    "--external:@prisma/*",
-    `--outfile=${READ_WORKER_BUNDLE}`,
-    "--log-level=warning",
-    // Bundled CommonJS may require() Node's own modules, which an ES module cannot without this.
-    '--banner:js=import { createRequire } from "node:module"; const require = createRequire(import.meta.url);',
-  ]);
+const BUNDLES = [
+  [READ_WORKER_ENTRY, READ_WORKER_BUNDLE],
+  [LISTENER_ENTRY, LISTENER_BUNDLE],
+];
+
+function buildBundles() {
+  for (const [entry, outfile] of BUNDLES) {
+    run(path.join(root, "node_modules", ".bin", "esbuild"), [
+      entry,
+      "--bundle",
+      "--platform=node",
+      "--format=esm",
+      "--target=node20",
+      "--external:better-sqlite3",
+      "--external:@prisma/*",
+      "--external:next",
+      `--outfile=${outfile}`,
+      "--log-level=warning",
+      // Bundled CommonJS may require() Node's own modules, which an ES module cannot without this.
+      '--banner:js=import { createRequire } from "node:module"; const require = createRequire(import.meta.url);',
+    ]);
+  }
 }
 
 export function prepare() {

@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { newApiKey } from "../../lib/auth/api-keys";
+import { LISTENER_BUNDLE } from "../../lib/server/listener/bundle.mjs";
 import { insertApiKeyInto } from "../../lib/db/api-keys";
 import { insertSourceInto } from "../../lib/db/sources";
 import { generateToken, storedToken } from "../../lib/server/tokens";
@@ -17,7 +18,7 @@ import { freePort } from "./port.mjs";
 const HEALTHY_WITHIN_MS = 120_000;
 
 /**
- * Starts the built app (`next start`) on a free 127.0.0.1 port with its own SQLite file, for
+ * Starts the built app (as `npm start` serves it) on a free 127.0.0.1 port with its own SQLite file, for
  * integration suites. The server is killed when the suite ends or the test process exits.
  */
 export interface RunningServer {
@@ -59,7 +60,8 @@ export async function startServer(env: Record<string, string> = {}, options: { d
   let log = "";
 
   const launch = async () => {
-    child = spawn(path.join(root, "node_modules", ".bin", "next"), ["start", "-H", "127.0.0.1", "-p", String(port)], {
+    // The server `npm start` runs: the ingestion listener in front of Next.
+    child = spawn(process.execPath, [path.join(root, LISTENER_BUNDLE)], {
       cwd: root,
       env: {
         ...process.env,

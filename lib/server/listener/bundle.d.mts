@@ -1,0 +1,2 @@
+export const LISTENER_ENTRY: string;
+export const LISTENER_BUNDLE: string;

@@ -1,0 +1,62 @@
+/**
+ * The routes the ingestion listener serves itself instead of handing them to Next: what agents
+ * and relays call many times a second. Each names the built route module Next would load for it
+ * (`.next/server/<module>/route.js`), so both run the very same handler, on the same modules.
+ */
+export interface LeanRoute {
+  method: "GET" | "POST";
+  /** The app directory of the route, as Next builds it. */
+  module: string;
+  /** The path, with one `[name]` segment at most standing for a parameter. */
+  path: string;
+}
+
+export const LEAN_ROUTES: readonly LeanRoute[] = [
+  { method: "POST", path: "/api/v1/events", module: "app/api/v1/events" },
+  { method: "POST", path: "/api/v1/ingest/[format]", module: "app/api/v1/ingest/[format]" },
+  { method: "POST", path: "/v1/logs", module: "app/v1/logs" },
+  { method: "POST", path: "/v1/traces", module: "app/v1/traces" },
+  { method: "POST", path: "/v1/metrics", module: "app/v1/metrics" },
+  { method: "GET", path: "/api/v1/directives", module: "app/api/v1/directives" },
+  { method: "POST", path: "/api/v1/directives/[id]/ack", module: "app/api/v1/directives/[id]/ack" },
+];
+
+export interface LeanMatch {
+  route: LeanRoute;
+  /** Path parameters, still percent-encoded (the caller decodes them as Next would). */
+  params: Record<string, string>;
+}
+
+/**
+ * The lean route a request's method and raw path name, or null for Next. A path Next would
+ * normalise first (a trailing slash, `//`, dot segments) is left to Next, which redirects or
+ * answers it as it always has.
+ */
+export function matchLeanRoute(method: string, rawPath: string): LeanMatch | null {
+  if (/\/\/|\/\.\.?(\/|$)|.\/$/.test(rawPath)) return null;
+  const segments = rawPath.split("/");
+  for (const route of LEAN_ROUTES) {
+    if (route.method !== method) continue;
+    const pattern = route.path.split("/");
+    if (pattern.length !== segments.length) continue;
+    const params: Record<string, string> = {};
+    let matches = true;
+    for (let i = 0; i < pattern.length && matches; i++) {
+      const name = /^\[(\w+)\]$/.exec(pattern[i])?.[1];
+      if (name) params[name] = segments[i];
+      else matches = pattern[i] === segments[i];
+    }
+    if (matches) return { route, params };
+  }
+  return null;
+}
+
+/**
+ * Whether Next would run proxy.ts for this request (its `config.matcher`): API requests without
+ * a body, and /api/ paths with a non-ASCII escape. Requests with a body skip it there (their
+ * route wrapper checks the Host), and so they do here.
+ */
+export function passesProxy(rawPath: string, headers: { [name: string]: string | string[] | undefined }): boolean {
+  if (headers["content-length"] === undefined && headers["transfer-encoding"] === undefined) return true;
+  return rawPath.startsWith("/api/") && /%[89a-fA-F]/.test(rawPath);
+}

@@ -1,0 +1,136 @@
+import http from "node:http";
+import nodeModule from "node:module";
+import path from "node:path";
+import { config, ConfigError } from "@/lib/config";
+import { edgeSettings, PEER_HEADER, refuseAtEdge } from "../edge";
+import { problem } from "../http";
+import { withSecurityHeaders } from "../security-headers";
+import { sendWebResponse, toWebRequest } from "./node-http";
+import { LEAN_ROUTES, matchLeanRoute, passesProxy, type LeanRoute } from "./routes";
+
+/**
+ * The server `npm start` and the test server run: one Node HTTP listener on HOST:PORT in front
+ * of Next. The ingestion routes (routes.ts) are answered here, by the very route handlers Next
+ * would call, without Next's per-request work (routing, its request wrappers, response
+ * rewriting), which costs several times what a single-event POST itself does; everything else is
+ * Next's request handler, exactly as `next start` serves it.
+ *
+ * Why the handlers are taken from Next's own build output rather than bundled separately: the
+ * built route files (`.next/server/app/…/route.js`) are what Next itself `require`s, so Node's
+ * module cache hands this listener the very same module instances Next serves them with — one
+ * writer queue (lib/db/client.ts), one live-update bus, one set of rate limits and caches. A
+ * copy bundled on its own would have its own module state, and even instrumentation.ts's modules
+ * are separate instances from the routes' in Next's build.
+ */
+
+type RouteHandler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+const RESPONSE_HEADER = "x-radar-listener";
+
+export async function serve(root: string): Promise<void> {
+  let settings: ReturnType<typeof config>;
+  try {
+    settings = config();
+  } catch (error) {
+    process.stderr.write(`[radar] ${error instanceof ConfigError ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+  const { HOST: hostname, PORT: port, RADAR_INGEST_LISTENER: listener } = settings;
+  // As `next start` does: Next and React pick their production builds by it.
+  (process.env as Record<string, string | undefined>).NODE_ENV ||= "production";
+  const { default: next } = await import("next");
+  const app = next({ dev: false, dir: root, hostname, port });
+  await app.prepare();
+  const handleNext = app.getRequestHandler();
+  // Loading the routes' code takes seconds (Next too loads it at a route's first request): the
+  // server listens meanwhile, and a lean request waits for it.
+  const handlers = loadHandlers(root);
+  handlers.catch((error: Error) => {
+    process.stderr.write(`[radar] ${error.message}\n`);
+    process.exit(1);
+  });
+  // Only the path and query of a handler's request URL are ever read; the Host header is checked on its own.
+  const origin = `http://127.0.0.1:${port}`;
+
+  const server = http.createServer((incoming, outgoing) => {
+    const raw = incoming.url ?? "/";
+    const query = raw.indexOf("?");
+    const rawPath = query === -1 ? raw : raw.slice(0, query);
+    const match = listener !== "next" && raw.startsWith("/") ? matchLeanRoute(incoming.method ?? "GET", rawPath) : null;
+    if (!match) {
+      // Who connected, for Next's routes too (they see only headers; Next fills X-Forwarded-For
+      // from the socket only when the client sent none), replacing whatever a client sent.
+      incoming.headers[PEER_HEADER] = incoming.socket.remoteAddress ?? "";
+      void handleNext(incoming, outgoing);
+      return;
+    }
+    void handlers.then((loaded) => answer(loaded.get(match.route)!, match.params, incoming, outgoing, origin + raw, rawPath));
+  });
+  server.listen(port, hostname, () => {
+    const address = `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+    process.stdout.write(`[radar] Ready in ${Math.round(process.uptime() * 1000)} ms, listening on ${address}\n`);
+  });
+  server.on("error", (error) => {
+    process.stderr.write(`[radar] cannot listen on ${hostname}:${port}: ${error.message}\n`);
+    process.exit(1);
+  });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      server.close();
+      process.exit(0);
+    });
+  }
+}
+
+/**
+ * The handler of every lean route, from the module Next loads for it (its route module loads the
+ * route's own code lazily: awaited here, it is loaded once, for both). A build without one fails the start.
+ */
+async function loadHandlers(root: string): Promise<Map<LeanRoute, RouteHandler>> {
+  const load = nodeModule.createRequire(path.join(root, "package.json"));
+  const handlers = new Map<LeanRoute, RouteHandler>();
+  for (const route of LEAN_ROUTES) {
+    const file = path.join(root, ".next", "server", route.module, "route.js");
+    const { routeModule } = load(file) as { routeModule?: { ensureUserland(): Promise<void>; userland: Record<string, unknown> } };
+    await routeModule?.ensureUserland();
+    const handler = routeModule?.userland[route.method];
+    if (typeof handler !== "function") throw new Error(`${file} has no ${route.method} handler: rebuild with \`npm start\``);
+    handlers.set(route, handler as RouteHandler);
+  }
+  return handlers;
+}
+
+async function answer(
+  handler: RouteHandler,
+  rawParams: Record<string, string>,
+  incoming: http.IncomingMessage,
+  outgoing: http.ServerResponse,
+  url: string,
+  rawPath: string,
+): Promise<void> {
+  const gone = new AbortController();
+  outgoing.once("close", () => {
+    if (!outgoing.writableFinished) gone.abort();
+  });
+  let response: Response;
+  try {
+    const request = toWebRequest(incoming, url, gone.signal);
+    // proxy.ts's checks, on the requests Next would have run it for.
+    const refused = passesProxy(rawPath, incoming.headers) ? refuseAtEdge(request, edgeSettings()) : null;
+    response = refused ?? (await handler(request, { params: Promise.resolve(decodeParams(rawParams)) }));
+  } catch (error) {
+    // What Next does with a handler that throws: log it, answer 500.
+    process.stderr.write(`[radar] ${incoming.method} ${rawPath} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    response = problem(500, "Internal Server Error", "The server failed to answer this request; it has been logged.");
+  }
+  response = withSecurityHeaders(response);
+  response.headers.set(RESPONSE_HEADER, "lean");
+  await sendWebResponse(response, outgoing);
+}
+
+/** Path parameters as Next hands them to a route: percent-decoded (the edge check has refused undecodable ones). */
+function decodeParams(raw: Record<string, string>): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) params[name] = decodeURIComponent(value);
+  return params;
+}
