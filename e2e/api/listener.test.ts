@@ -94,6 +94,18 @@ describe("the listener answers the ingestion routes as Next does", () => {
     if (status === 413) expect(lean.headers.connection).toBe("close");
   });
 
+  // An ASCII escape that does not decode, on a request with a body, escapes proxy.ts's matcher:
+  // Next answers 500 while decoding the route's parameter; the listener refuses it as a bad path.
+  it.each<[string, Call]>([
+    ["a broken escape in a parameter", { method: "POST", path: "/api/v1/ingest/%zz", body: "{}" }],
+    ["a broken escape in an acknowledgement", { method: "POST", path: "/api/v1/directives/%4/ack", body: '{"result":"acknowledged"}' }],
+  ])("%s is a 400 before anything is decoded", async (_name, call) => {
+    const { lean, next } = await both(call);
+    expect(lean.status).toBe(400);
+    expect(lean.headers["content-type"]).toContain("application/problem+json");
+    expect(next.status).toBeGreaterThanOrEqual(400);
+  });
+
   it("names where malformed JSON went wrong", async () => {
     const { lean } = await both({ method: "POST", path: "/api/v1/events", body: '{"threadId": "t-bad", "type": ' });
     expect(JSON.parse(lean.text).detail).toMatch(/JSON/);

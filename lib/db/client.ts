@@ -64,11 +64,14 @@ export function db(): DatabaseHandles {
  * unit-of-work.ts). A queued function may be asynchronous (a unit of work awaits its `Tx`); the
  * next one starts when its promise settles.
  */
-let tail: Promise<unknown> = Promise.resolve();
+// On globalThis, like the handles: Next's build gives instrumentation (the watchdog, alert
+// delivery, retention), the route handlers and the pages separate copies of this module, and a
+// queue per copy would let their units of work interleave on the one connection.
+const globalForQueue = globalThis as unknown as { __radarWriterTail?: Promise<unknown> };
 
 export function serialized<T>(fn: () => T | Promise<T>): Promise<T> {
-  const result = tail.then(fn);
-  tail = result.catch(() => undefined);
+  const result = (globalForQueue.__radarWriterTail ?? Promise.resolve()).then(fn);
+  globalForQueue.__radarWriterTail = result.catch(() => undefined);
   return result;
 }
 

@@ -1,6 +1,7 @@
 import { ensureFirstAdmin } from "@/lib/auth/people";
 import { config, ConfigError, publicUrl, type Config } from "@/lib/config";
 import { db } from "@/lib/db/client";
+import { recordSocketPeers } from "./socket-peer";
 import { ensureDefaultSource } from "./tokens";
 import { startRetention } from "./retention";
 import { startUsageCount } from "./usage";
@@ -13,6 +14,9 @@ const globalForBoot = globalThis as unknown as { __radarBooted?: boolean };
 export async function boot(): Promise<void> {
   if (globalForBoot.__radarBooted) return;
   globalForBoot.__radarBooted = true;
+  // Under the listener (lib/server/listener) it writes the same address again; under a bare
+  // `next start` or `next dev` it is what keeps a client from naming its own address.
+  recordSocketPeers();
   let settings: Config;
   try {
     settings = config();

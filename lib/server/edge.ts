@@ -152,12 +152,15 @@ export function clientAddress(headers: Headers): string {
  * X-Forwarded-Proto). Sign-in rate limits and per-client caps key on this address.
  */
 export function requestClient(headers: Headers, trusted: TrustedProxies): RequestClient {
-  const peer = normalizeAddress(headers.get(PEER_HEADER) ?? "");
-  if (!peer) {
+  const recorded = headers.get(PEER_HEADER);
+  if (recorded === null) {
     // No socket address recorded (a request built in a test, not from the server): the nearest hop.
     const forwarded = forwardedChain(headers);
     return { address: forwarded.at(-1) ?? "unknown", protocol: "http" };
   }
+  // Recorded but empty or not an address (the socket was already gone): nobody's word is taken.
+  const peer = normalizeAddress(recorded);
+  if (!peer) return { address: "unknown", protocol: "http" };
   if (!isTrusted(peer, trusted)) return { address: peer, protocol: "http" };
   let address = peer;
   for (const hop of forwardedChain(headers).reverse()) {

@@ -8,12 +8,12 @@ import { PEER_HEADER } from "../edge";
  * one as it arrives), the socket's own address in PEER_HEADER, an AbortSignal that fires when
  * the client goes away (a directive long-poll stops waiting).
  */
-export function toWebRequest(incoming: IncomingMessage, url: string, signal: AbortSignal): Request {
+export function toWebRequest(incoming: IncomingMessage, url: string, signal: AbortSignal, peer: string): Request {
   const headers = new Headers();
   const raw = incoming.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) headers.append(raw[i], raw[i + 1]);
   // The socket's address, never what a client claims under the same name.
-  headers.set(PEER_HEADER, incoming.socket.remoteAddress ?? "");
+  headers.set(PEER_HEADER, peer);
   const method = incoming.method ?? "GET";
   const hasBody = method !== "GET" && method !== "HEAD";
   return new Request(url, {
@@ -29,10 +29,14 @@ export function toWebRequest(incoming: IncomingMessage, url: string, signal: Abo
  * write with its length. The listener's routes answer small JSON documents, so the body is read
  * whole first: one write instead of a chunked stream's several.
  */
+/** Set here, never copied from a handler's headers: a second framing would let a proxy read two responses. */
+const FRAMING_HEADERS = new Set(["set-cookie", "content-length", "transfer-encoding", "keep-alive"]);
+const BODILESS_STATUSES = new Set([204, 304]);
+
 export async function sendWebResponse(response: Response, outgoing: ServerResponse): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
-    if (name !== "set-cookie") headers[name] = value;
+    if (!FRAMING_HEADERS.has(name)) headers[name] = value;
   });
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers["set-cookie"] = cookies;
@@ -43,7 +47,8 @@ export async function sendWebResponse(response: Response, outgoing: ServerRespon
     outgoing.destroy();
     return;
   }
-  headers["content-length"] = String(body.byteLength);
+  if (BODILESS_STATUSES.has(response.status)) body = Buffer.alloc(0);
+  else headers["content-length"] = String(body.byteLength);
   outgoing.writeHead(response.status, response.statusText || undefined, headers);
   outgoing.end(body);
 }

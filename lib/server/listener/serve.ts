@@ -2,7 +2,7 @@ import http from "node:http";
 import nodeModule from "node:module";
 import path from "node:path";
 import { config, ConfigError } from "@/lib/config";
-import { edgeSettings, PEER_HEADER, refuseAtEdge } from "../edge";
+import { edgeSettings, PEER_HEADER, refuseAtEdge, refuseMalformedPath } from "../edge";
 import { problem } from "../http";
 import { withSecurityHeaders } from "../security-headers";
 import { sendWebResponse, toWebRequest } from "./node-http";
@@ -26,6 +26,10 @@ import { LEAN_ROUTES, matchLeanRoute, passesProxy, type LeanRoute } from "./rout
 type RouteHandler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
 const RESPONSE_HEADER = "x-radar-listener";
+const HEADERS_TIMEOUT_MS = 20_000;
+const REQUEST_TIMEOUT_MS = 120_000;
+/** How long a stopping server waits for the answers under way. */
+const DRAIN_MS = 2_000;
 
 export async function serve(root: string): Promise<void> {
   let settings: ReturnType<typeof config>;
@@ -56,16 +60,25 @@ export async function serve(root: string): Promise<void> {
     const raw = incoming.url ?? "/";
     const query = raw.indexOf("?");
     const rawPath = query === -1 ? raw : raw.slice(0, query);
+    // Who connected, read now: the socket may be gone by the time a lean route's handlers load.
+    const peer = incoming.socket.remoteAddress ?? "";
     const match = listener !== "next" && raw.startsWith("/") ? matchLeanRoute(incoming.method ?? "GET", rawPath) : null;
     if (!match) {
-      // Who connected, for Next's routes too (they see only headers; Next fills X-Forwarded-For
-      // from the socket only when the client sent none), replacing whatever a client sent.
-      incoming.headers[PEER_HEADER] = incoming.socket.remoteAddress ?? "";
-      void handleNext(incoming, outgoing);
+      // For Next's routes too (they see only headers; Next fills X-Forwarded-For from the socket
+      // only when the client sent none), replacing whatever a client sent.
+      incoming.headers[PEER_HEADER] = peer;
+      // As `next start` does around the same call: a failure is logged and answered 500.
+      handleNext(incoming, outgoing).catch((error: unknown) => failed(error, incoming, outgoing, rawPath));
       return;
     }
-    void handlers.then((loaded) => answer(loaded.get(match.route)!, match.params, incoming, outgoing, origin + raw, rawPath));
+    handlers
+      .then((loaded) => answer(loaded.get(match.route)!, match.params, incoming, outgoing, origin + raw, rawPath, peer))
+      .catch((error: unknown) => failed(error, incoming, outgoing, rawPath));
   });
+  // A client that trickles its headers or body is cut off; a long-poll waits for its answer, not
+  // for the request, so it is unaffected.
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
   server.listen(port, hostname, () => {
     const address = `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
     process.stdout.write(`[radar] Ready in ${Math.round(process.uptime() * 1000)} ms, listening on ${address}\n`);
@@ -76,8 +89,11 @@ export async function serve(root: string): Promise<void> {
   });
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {
-      server.close();
-      process.exit(0);
+      // Requests under way (an ingest batch takes milliseconds) get their answers; idle
+      // connections and parked long-polls are not waited for (a relay polls again).
+      server.close(() => process.exit(0));
+      server.closeIdleConnections();
+      setTimeout(() => process.exit(0), DRAIN_MS).unref();
     });
   }
 }
@@ -107,6 +123,7 @@ async function answer(
   outgoing: http.ServerResponse,
   url: string,
   rawPath: string,
+  peer: string,
 ): Promise<void> {
   const gone = new AbortController();
   outgoing.once("close", () => {
@@ -114,21 +131,39 @@ async function answer(
   });
   let response: Response;
   try {
-    const request = toWebRequest(incoming, url, gone.signal);
-    // proxy.ts's checks, on the requests Next would have run it for.
-    const refused = passesProxy(rawPath, incoming.headers) ? refuseAtEdge(request, edgeSettings()) : null;
+    const request = toWebRequest(incoming, url, gone.signal, peer);
+    // proxy.ts's checks, on the requests Next would have run it for; an undecodable path is
+    // refused on every lean route, as Next refuses it before decoding a route's parameters.
+    const refused = passesProxy(rawPath, incoming.headers) ? refuseAtEdge(request, edgeSettings()) : refuseMalformedPath(rawPath);
     response = refused ?? (await handler(request, { params: Promise.resolve(decodeParams(rawParams)) }));
   } catch (error) {
     // What Next does with a handler that throws: log it, answer 500.
-    process.stderr.write(`[radar] ${incoming.method} ${rawPath} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    logFailure(error, incoming, rawPath);
     response = problem(500, "Internal Server Error", "The server failed to answer this request; it has been logged.");
   }
-  response = withSecurityHeaders(response);
-  response.headers.set(RESPONSE_HEADER, "lean");
-  await sendWebResponse(response, outgoing);
+  // A handler's own Response may have immutable headers (Response.redirect, a fetched one).
+  const headers = new Headers(response.headers);
+  headers.set(RESPONSE_HEADER, "lean");
+  await sendWebResponse(withSecurityHeaders(new Response(response.body, { status: response.status, statusText: response.statusText, headers })), outgoing);
 }
 
-/** Path parameters as Next hands them to a route: percent-decoded (the edge check has refused undecodable ones). */
+function logFailure(error: unknown, incoming: http.IncomingMessage, rawPath: string): void {
+  process.stderr.write(`[radar] ${incoming.method} ${rawPath} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+}
+
+/** A request that failed outside a handler (or in Next): logged, answered 500 if nothing was sent yet, else cut. */
+function failed(error: unknown, incoming: http.IncomingMessage, outgoing: http.ServerResponse, rawPath: string): void {
+  logFailure(error, incoming, rawPath);
+  if (outgoing.headersSent) {
+    outgoing.destroy();
+    return;
+  }
+  outgoing.statusCode = 500;
+  outgoing.setHeader("content-type", "text/plain; charset=utf-8");
+  outgoing.end("Internal Server Error");
+}
+
+/** Path parameters as Next hands them to a route: percent-decoded (undecodable paths were refused above). */
 function decodeParams(raw: Record<string, string>): Record<string, string> {
   const params: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) params[name] = decodeURIComponent(value);
