@@ -93,6 +93,8 @@ describe("the client of a request", () => {
     ["a listed proxy chain: the nearest untrusted hop", { [PEER_HEADER]: "10.0.0.2", "x-forwarded-for": "6.6.6.6, 198.51.100.7, 10.0.0.3" }, ["10.0.0.2", "10.0.0.3"], "198.51.100.7", "http"],
     ["a peer that is not the trusted proxy", { [PEER_HEADER]: "198.51.100.8", "x-forwarded-for": "6.6.6.6" }, ["loopback"], "198.51.100.8", "http"],
     ["a trusted proxy that forwarded nothing", { [PEER_HEADER]: "127.0.0.1" }, ["loopback"], "127.0.0.1", "http"],
+    ["a recorded but empty peer (the socket was gone): nobody's word", { [PEER_HEADER]: "", "x-forwarded-for": "6.6.6.6" }, undefined, "unknown", "http"],
+    ["a recorded peer that is not an address: nobody's word", { [PEER_HEADER]: "nonsense", "x-forwarded-for": "6.6.6.6" }, ["loopback"], "unknown", "http"],
     ["garbage in X-Forwarded-For is skipped", { [PEER_HEADER]: "127.0.0.1", "x-forwarded-for": "198.51.100.7, not-an-address" }, ["loopback"], "198.51.100.7", "http"],
     ["no socket address recorded (in-process)", { "x-forwarded-for": "192.0.2.4" }, undefined, "192.0.2.4", "http"],
   ] as const)("%s", (_name, values, trusted, address, protocol) => {
