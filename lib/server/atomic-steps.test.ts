@@ -1,8 +1,6 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { NormalizedEvent, NormalizedLine } from "@/lib/ingest/types";
+import { normalizedLines, useFreshDatabase } from "@/e2e/support/in-process";
 
 /**
  * Atomic steps and time you can trust, in process on a real SQLite file: an acknowledgement
@@ -10,7 +8,7 @@ import type { NormalizedEvent, NormalizedLine } from "@/lib/ingest/types";
  * one poison thread never holds back the others' deadlines, and a source clock far ahead is
  * clamped.
  */
-process.env.DATABASE_URL = `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), "radar-atomic-")), "radar.db")}`;
+useFreshDatabase("atomic");
 process.env.RADAR_STOP_GRACE_MS = "60000";
 
 type Modules = {
@@ -33,18 +31,8 @@ beforeAll(async () => {
   };
 });
 
-let keySeq = 0;
-function lines(events: Partial<NormalizedEvent>[], receivedAt: number): NormalizedLine[] {
-  return events.map((event, index) => ({
-    index,
-    event: { type: "progress", at: receivedAt, threadId: "t", ...event } as NormalizedEvent,
-    nativeType: null,
-    format: "canonical",
-    idempotencyKey: `a${++keySeq}`,
-    raw: event,
-    receivedAt,
-  }));
-}
+const lines = (events: Partial<NormalizedEvent>[], receivedAt: number): NormalizedLine[] =>
+  normalizedLines(events, { receivedAt, base: { at: receivedAt, threadId: "t" } });
 const sql = () => m.client.db().sql;
 const threadRow = (sourceId: string, id: string) =>
   sql().prepare(`SELECT id, status, wakeAt, state, lastErrorMessage FROM "Thread" WHERE sourceId = ? AND externalId = ?`).get(sourceId, id) as {

@@ -1,14 +1,12 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { NormalizedEvent, NormalizedLine } from "@/lib/ingest/types";
+import { normalizedLines, useFreshDatabase } from "@/e2e/support/in-process";
 
 /**
  * What the server asks of a source on the engine's initiative and on an operator's, in process on
  * a real SQLite file: nothing a source cannot carry out, and Resume now / archive audited.
  */
-process.env.DATABASE_URL = `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), "radar-continue-")), "radar.db")}`;
+useFreshDatabase("continue");
 
 type Modules = {
   pipeline: typeof import("./pipeline");
@@ -31,17 +29,7 @@ beforeAll(async () => {
 });
 
 const T0 = Date.now() - 60_000;
-let keySeq = 0;
-const lines = (events: Partial<NormalizedEvent>[]): NormalizedLine[] =>
-  events.map((event, index) => ({
-    index,
-    event: { type: "progress", at: T0, threadId: "t", ...event } as NormalizedEvent,
-    nativeType: null,
-    format: "canonical",
-    idempotencyKey: `c${++keySeq}`,
-    raw: event,
-    receivedAt: T0,
-  }));
+const lines = (events: Partial<NormalizedEvent>[]): NormalizedLine[] => normalizedLines(events, { receivedAt: T0, base: { at: T0, threadId: "t" } });
 const sql = () => m.client.db().sql;
 const threadKey = (sourceId: string, id: string) => (sql().prepare(`SELECT id FROM "Thread" WHERE sourceId = ? AND externalId = ?`).get(sourceId, id) as { id: number }).id;
 const directivesOf = (key: number) => sql().prepare(`SELECT kind, origin FROM "Directive" WHERE threadId = ?`).all(key) as { kind: string; origin: string }[];

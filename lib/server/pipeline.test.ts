@@ -1,15 +1,13 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { NormalizedLine } from "@/lib/ingest/types";
 import type { NormalizedEvent } from "@/lib/ingest/types";
+import { normalizedLines, useFreshDatabase } from "@/e2e/support/in-process";
 
 /**
  * The data path (normalized lines → reduce → persist) in process, on a real SQLite file: the
  * rules that live between the engine and the database.
  */
-process.env.DATABASE_URL = `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), "radar-pipeline-")), "radar.db")}`;
+useFreshDatabase("pipeline");
 process.env.RADAR_STOP_GRACE_MS = "60000";
 
 type Modules = {
@@ -31,18 +29,7 @@ beforeAll(async () => {
 });
 
 const T0 = Date.now() - 60_000;
-let keySeq = 0;
-function lines(events: Partial<NormalizedEvent>[]): NormalizedLine[] {
-  return events.map((event, index) => ({
-    index,
-    event: { type: "progress", at: T0, threadId: "t", ...event } as NormalizedEvent,
-    nativeType: null,
-    format: "canonical",
-    idempotencyKey: `k${++keySeq}`,
-    raw: event,
-    receivedAt: T0,
-  }));
-}
+const lines = (events: Partial<NormalizedEvent>[]): NormalizedLine[] => normalizedLines(events, { receivedAt: T0, base: { at: T0, threadId: "t" } });
 const sql = () => m.client.db().sql;
 const threadRow = (sourceId: string, id: string) =>
   sql().prepare(`SELECT id, status FROM "Thread" WHERE sourceId = ? AND externalId = ?`).get(sourceId, id) as { id: number; status: string };

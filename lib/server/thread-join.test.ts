@@ -1,14 +1,12 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { OTLP_FORMAT, type LineFormat, type NormalizedEvent, type NormalizedLine } from "@/lib/ingest/types";
+import { normalizedLines, useFreshDatabase } from "@/e2e/support/in-process";
 
 /**
  * One agent thread reported by a relay and by OpenTelemetry (two sources): one row, the relay's,
  * whichever path came first, and every fact counted once (lib/db/thread-join.ts).
  */
-process.env.DATABASE_URL = `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), "radar-join-")), "radar.db")}`;
+useFreshDatabase("join");
 
 type Modules = {
   pipeline: typeof import("./pipeline");
@@ -31,18 +29,8 @@ beforeAll(async () => {
 });
 
 const T0 = Date.now() - 120_000;
-let keySeq = 0;
-function lines(format: LineFormat, threadId: string, events: Partial<NormalizedEvent>[]): NormalizedLine[] {
-  return events.map((event, index) => ({
-    index,
-    event: { type: "progress", threadId, agent: "claude-code", provider: "anthropic", ...event } as NormalizedEvent,
-    nativeType: null,
-    format,
-    idempotencyKey: `join-${++keySeq}`,
-    raw: event,
-    receivedAt: T0,
-  }));
-}
+const lines = (format: LineFormat, threadId: string, events: Partial<NormalizedEvent>[]): NormalizedLine[] =>
+  normalizedLines(events, { receivedAt: T0, format, base: { threadId, agent: "claude-code", provider: "anthropic" } });
 
 /** The same two retries and their end, as each path reports them. */
 const retried = (at: number): Partial<NormalizedEvent>[] => [

@@ -1,0 +1,31 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { LineFormat, NormalizedEvent, NormalizedLine } from "@/lib/ingest/types";
+
+/**
+ * What the in-process suites (the pipeline and its neighbours, on a real SQLite file) share.
+ * Nothing here opens the database: a suite points DATABASE_URL at its own file first, then
+ * imports the modules that open it.
+ */
+export function useFreshDatabase(name: string): void {
+  process.env.DATABASE_URL = `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), `radar-${name}-`)), "radar.db")}`;
+}
+
+let keySeq = 0;
+
+/** Lines as an adapter hands them to the pipeline: each event over `base`, with an idempotency key of its own. */
+export function normalizedLines(
+  events: Partial<NormalizedEvent>[],
+  { receivedAt, base, format = "canonical" }: { receivedAt: number; base: Partial<NormalizedEvent>; format?: LineFormat },
+): NormalizedLine[] {
+  return events.map((event, index) => ({
+    index,
+    event: { type: "progress", ...base, ...event } as NormalizedEvent,
+    nativeType: null,
+    format,
+    idempotencyKey: `line-${++keySeq}`,
+    raw: event,
+    receivedAt,
+  }));
+}
