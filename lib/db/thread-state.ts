@@ -24,7 +24,6 @@ const CHILDREN = `SELECT id FROM "Thread" WHERE sourceId = ? AND parentExternalI
 const OF_SOURCE = `SELECT id FROM "Thread" WHERE sourceId = ?`;
 const DUE = `SELECT id FROM "Thread" WHERE wakeAt IS NOT NULL AND wakeAt <= ? ORDER BY wakeAt LIMIT ?`;
 const NEXT_WAKE = `SELECT min(wakeAt) FROM "Thread" WHERE wakeAt IS NOT NULL`;
-const VISIBILITY = `SELECT archivedAt, snoozedUntil FROM "Thread" WHERE id = ?`;
 const SET_ARCHIVED = `UPDATE "Thread" SET archivedAt = ? WHERE id = ?`;
 const SET_SNOOZED = `UPDATE "Thread" SET snoozedUntil = ? WHERE id = ?`;
 
@@ -93,10 +92,6 @@ export const threadRows = {
 
   threadById,
 
-  /** Whether a thread is archived or snoozed (epoch ms), for the board's visibility (thread-filter.ts). */
-  threadVisibility(id: number): { archivedAt: number | null; snoozedUntil: number | null } | null {
-    return (statement(VISIBILITY).get(id) as { archivedAt: number | null; snoozedUntil: number | null } | undefined) ?? null;
-  },
 
   setArchived(id: number, at: number | null): void {
     statement(SET_ARCHIVED).run(at, id);

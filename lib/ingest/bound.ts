@@ -40,15 +40,13 @@ export function boundItem(item: unknown): BoundedItem {
   return { ok: true, item: longStrings ? cutStrings(item) : item };
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
 /**
  * A string with every lone surrogate (valid in JSON, not in UTF-8) replaced by U+FFFD: what the
  * database would store anyway, so an id means the same thing before and after it is saved, and a
  * permalink built from it can be encoded.
  */
 export function wellFormed(text: string): string {
-  return text.replace(LONE_SURROGATE, "\uFFFD");
+  return text.toWellFormed();
 }
 
 /** A string cut to the bound, saying so and how long it was. */

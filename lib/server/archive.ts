@@ -32,7 +32,7 @@ export async function changeVisibility(key: number, change: VisibilityChange, pr
     return withInternalEvents(
       now,
       async (apply, tx): Promise<VisibilityResult> => {
-        if (!(await tx.threadVisibility(key))) return { key, threadId: String(key), status: null, result: "not-found", detail: "No such thread." };
+        if (!(await tx.threadById(key))) return { key, threadId: String(key), status: null, result: "not-found", detail: "No such thread." };
         await store(tx);
         const outcome = await apply(key, { type: "thread.archived", actor: principal.actor, reason: action === "archive" ? "archived" : `snoozed until ${until}` });
         const note = outcome?.applied?.note ?? null;

@@ -592,12 +592,12 @@ export const QUARANTINE_AFTER_FAILURES = 3;
  */
 export async function tickThreads(threadIds: number[], now = Date.now()): Promise<number[]> {
   try {
-    return await tickUnit(threadIds, now);
+    return await touchThreads(threadIds, now);
   } catch {
     const changed: number[] = [];
     for (const id of threadIds) {
       try {
-        changed.push(...(await tickUnit([id], now)));
+        changed.push(...(await touchThreads([id], now)));
         tickFailures.delete(id);
       } catch (error) {
         const failures = (tickFailures.get(id) ?? 0) + 1;
@@ -619,10 +619,6 @@ export async function tickThreads(threadIds: number[], now = Date.now()): Promis
 function isDatabaseFailure(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && code.startsWith("SQLITE_");
-}
-
-async function tickUnit(threadIds: number[], now: number): Promise<number[]> {
-  return touchThreads(threadIds, now);
 }
 
 /**

@@ -24,20 +24,22 @@ export function toWebRequest(incoming: IncomingMessage, url: string, signal: Abo
   } as RequestInit);
 }
 
-/**
- * Writes a handler's Response: status, headers (each Set-Cookie on its own) and the body in one
- * write with its length. The listener's routes answer small JSON documents, so the body is read
- * whole first: one write instead of a chunked stream's several.
- */
 /** Set here, never copied from a handler's headers: a second framing would let a proxy read two responses. */
 const FRAMING_HEADERS = new Set(["set-cookie", "content-length", "transfer-encoding", "keep-alive"]);
 const BODILESS_STATUSES = new Set([204, 304]);
 
-export async function sendWebResponse(response: Response, outgoing: ServerResponse): Promise<void> {
+/**
+ * Writes a handler's Response: status, headers (each Set-Cookie on its own) and the body in one
+ * write with its length. The listener's routes answer small JSON documents, so the body is read
+ * whole first: one write instead of a chunked stream's several. `extra` headers are added over the
+ * handler's own.
+ */
+export async function sendWebResponse(response: Response, outgoing: ServerResponse, extra: ReadonlyArray<readonly [string, string]> = []): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
     if (!FRAMING_HEADERS.has(name)) headers[name] = value;
   });
+  for (const [name, value] of extra) headers[name.toLowerCase()] = value;
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers["set-cookie"] = cookies;
   let body: Buffer;

@@ -4,7 +4,7 @@ import path from "node:path";
 import { config, ConfigError } from "@/lib/config";
 import { edgeSettings, PEER_HEADER, refuseAtEdge, refuseMalformedPath } from "../edge";
 import { problem } from "../http";
-import { withSecurityHeaders } from "../security-headers";
+import { SECURITY_HEADERS } from "../security-headers";
 import { sendWebResponse, toWebRequest } from "./node-http";
 import { LEAN_ROUTES, matchLeanRoute, passesProxy, type LeanRoute } from "./routes";
 
@@ -26,6 +26,8 @@ import { LEAN_ROUTES, matchLeanRoute, passesProxy, type LeanRoute } from "./rout
 type RouteHandler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
 const RESPONSE_HEADER = "x-radar-listener";
+/** What every lean answer carries besides the handler's own headers: the pages' security headers, and who answered. */
+const LEAN_HEADERS: ReadonlyArray<readonly [string, string]> = [...SECURITY_HEADERS, [RESPONSE_HEADER, "lean"]];
 const HEADERS_TIMEOUT_MS = 20_000;
 const REQUEST_TIMEOUT_MS = 120_000;
 /** How long a stopping server waits for the answers under way. */
@@ -141,10 +143,8 @@ async function answer(
     logFailure(error, incoming, rawPath);
     response = problem(500, "Internal Server Error", "The server failed to answer this request; it has been logged.");
   }
-  // A handler's own Response may have immutable headers (Response.redirect, a fetched one).
-  const headers = new Headers(response.headers);
-  headers.set(RESPONSE_HEADER, "lean");
-  await sendWebResponse(withSecurityHeaders(new Response(response.body, { status: response.status, statusText: response.statusText, headers })), outgoing);
+  // Added while writing, never set on the handler's Response (whose headers may be immutable).
+  await sendWebResponse(response, outgoing, LEAN_HEADERS);
 }
 
 function logFailure(error: unknown, incoming: http.IncomingMessage, rawPath: string): void {
