@@ -105,13 +105,19 @@ export function contendForLeadership(url: string, options: LeaderOptions): Leade
     fresh.on("notification", () => {
       if (!leader) schedule(0);
     });
-    await fresh.connect();
-    // A leader whose host vanishes without closing its socket (power loss, a partition) sends no
-    // FIN: the server's keepalive probes then find the connection dead within about 8 s and
-    // release the lock, where the system default would wait for hours.
-    await fresh.query("SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 1; SET tcp_keepalives_count = 3");
-    await fresh.query(`LISTEN "${channel}"`);
-    return fresh;
+    try {
+      await fresh.connect();
+      // A leader whose host vanishes without closing its socket (power loss, a partition) sends no
+      // FIN: the server's keepalive probes then find the connection dead within about 8 s and
+      // release the lock, where the system default would wait for hours.
+      await fresh.query("SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 1; SET tcp_keepalives_count = 3");
+      await fresh.query(`LISTEN "${channel}"`);
+      return fresh;
+    } catch (error) {
+      // Not yet `client`: nothing else would ever close it.
+      await closeQuietly(fresh);
+      throw error;
+    }
   };
 
   const pass = async () => {

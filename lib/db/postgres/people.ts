@@ -3,6 +3,7 @@ import { accountGuard } from "@/lib/auth/lockout";
 import type { PersonOverview } from "@/lib/wire/types";
 import { toOverview, toPerson, type PersonRecord, type PersonRow } from "../records/people";
 import { inTransaction, pool } from "./pool";
+import { guardStates } from "./sign-in-guard";
 import { msFromTimestamp, timestampFromMs } from "./time";
 
 /**
@@ -35,12 +36,8 @@ export async function listPeople(): Promise<PersonRecord[]> {
 
 export async function peopleOverview(now = Date.now()): Promise<PersonOverview[]> {
   const rows = await people(`ORDER BY email COLLATE "C"`, []);
-  const { rows: guards } = await pool().query<{ key: string; failures: number; lockedUntil: number | null }>(
-    `SELECT key, failures, ${msFromTimestamp(`"lockedUntil"`)} AS "lockedUntil" FROM "SignInGuard" WHERE key = ANY($1)`,
-    [rows.map((row) => accountGuard(row.email))],
-  );
-  const byKey = new Map(guards.map((guard) => [guard.key, guard]));
-  return rows.map((row) => toOverview(row, byKey.get(accountGuard(row.email)), now));
+  const guards = await guardStates(rows.map((row) => accountGuard(row.email)));
+  return rows.map((row) => toOverview(row, guards.get(accountGuard(row.email)), now));
 }
 
 export async function setRole(id: string, role: Role, now = Date.now()): Promise<boolean> {
