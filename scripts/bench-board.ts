@@ -4,7 +4,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { pathToFileURL } from "node:url";
 import { chromium, type Page } from "@playwright/test";
-import { buildBenchDatabase } from "./bench-insights";
+import { benchDatabase } from "./bench-insights";
 import { startServer, type RunningServer } from "./lib/server";
 import { percentile } from "./lib/stats";
 
@@ -295,8 +295,9 @@ export interface BoardApiBench {
 }
 
 export async function benchBoardApi(databaseFile?: string): Promise<BoardApiBench> {
-  // A database already built (bench-insights.ts's) saves a minute; it is copied, as the server migrates it.
-  const built = databaseFile ? copyDatabase(databaseFile) : buildBenchDatabase(Date.now());
+  // The one benchmark database of this process (bench-insights.ts's) unless one is named; copied,
+  // as the server migrates it.
+  const built = copyDatabase(databaseFile ?? benchDatabase().file);
   const server = await startServer({}, { databaseFile: built.file });
   try {
     const timed = async (view: string) => {

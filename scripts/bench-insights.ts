@@ -51,7 +51,7 @@ interface Built {
 }
 
 /** The benchmark database, in a temporary folder the caller removes. */
-export function buildBenchDatabase(now: number): Built {
+function buildBenchDatabase(now: number): Built {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-bench-insights-"));
   const file = path.join(dir, "radar.db");
   const sql = new Database(file);

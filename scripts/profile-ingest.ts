@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { event } from "./bench-ingest";
+import { median } from "./lib/stats";
 
 /**
  * Where a batch's time goes, in process (no HTTP, no Next): the events of `bench-ingest.ts`,
@@ -10,7 +11,11 @@ import { event } from "./bench-ingest";
  * this process spent per batch (less sensitive than wall time to a busy machine). Run with
  * `node --cpu-prof --import tsx scripts/profile-ingest.ts` for a profile of the same work.
  */
-process.env.DATABASE_URL ??= `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), "radar-profile-")), "radar.db")}`;
+if (!process.env.DATABASE_URL) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-profile-"));
+  process.on("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
+  process.env.DATABASE_URL = `file:${path.join(dir, "radar.db")}`;
+}
 
 const BATCH = 500;
 const BATCHES = Number(process.env.BATCHES ?? 100);
@@ -45,9 +50,8 @@ async function main() {
     latencies.push(t4 - t0);
   }
   const cpu = process.cpuUsage(cpuBefore);
-  latencies.sort((a, b) => a - b);
   const perBatch = (ms: number) => `${(ms / BATCHES).toFixed(2)} ms`;
-  console.log(`${BATCHES} batches of ${BATCH}: p50 ${latencies[latencies.length >> 1].toFixed(1)} ms per batch, CPU ${perBatch((cpu.user + cpu.system) / 1000)} per batch`);
+  console.log(`${BATCHES} batches of ${BATCH}: p50 ${median(latencies).toFixed(1)} ms per batch, CPU ${perBatch((cpu.user + cpu.system) / 1000)} per batch`);
   console.log(Object.entries(stages).map(([stage, ms]) => `${stage} ${perBatch(ms)}`).join(", "));
 }
 
