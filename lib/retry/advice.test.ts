@@ -104,6 +104,14 @@ describe("latestReset: the window reset the hints name", () => {
   ])("%s", (_name, hints, expected) => {
     expect(latestReset(hints)).toBe(expected);
   });
+
+  it.each<[string, Parameters<typeof latestReset>[0], number, number]>([
+    ["a text gives way to a remembered exact reset within its minute", [text(T0 + MIN)], T0 + 20 * SEC, T0 + 20 * SEC],
+    ["a remembered reset of another window leaves the text alone", [text(T0 + 90 * MIN)], T0 + 20 * SEC, T0 + 90 * MIN],
+    ["a remembered reset never replaces an exact hint of the error itself", [exact(T0 + 9 * MIN)], T0 + 9 * MIN + 20 * SEC, T0 + 9 * MIN],
+  ])("%s", (_name, hints, remembered, expected) => {
+    expect(latestReset(hints, remembered)).toBe(expected);
+  });
 });
 
 describe("parseAdvice: invalid, negative or absurd values are ignored with a reason, never clamped", () => {

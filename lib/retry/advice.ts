@@ -138,17 +138,30 @@ function addClockTime(advice: Advice, match: RegExpMatchArray, noticeAt: number)
 /**
  * The window reset the hints name: the latest of them. A wall-clock text knows its minute only,
  * so an exact instant within a minute of it (Codex's `resetsAt`, reported beside its "try again
- * at 9:29 AM") is the same reset, to the second, and the text gives way to it.
+ * at 9:29 AM", or remembered from the snapshot the source sent just before) is the same reset, to
+ * the second, and the text gives way to it.
  */
-export function latestReset(hints: AdviceHint[]): number | null {
-  const exact = hints.filter((hint) => hint.resetAt !== undefined && hint.source !== "usage-limit-text");
+export function latestReset(hints: AdviceHint[], rememberedReset: number | null = null): number | null {
+  const exact = hints.filter(isExactReset).map((hint) => hint.resetAt!);
+  if (rememberedReset !== null) exact.push(rememberedReset);
   let latest: number | null = null;
   for (const hint of hints) {
     if (hint.resetAt === undefined) continue;
-    if (hint.source === "usage-limit-text" && exact.some((other) => Math.abs(other.resetAt! - hint.resetAt!) < MINUTE_MS)) continue;
-    if (latest === null || hint.resetAt > latest) latest = hint.resetAt;
+    const at = hint.source === "usage-limit-text" ? (exact.find((other) => Math.abs(other - hint.resetAt!) < MINUTE_MS) ?? hint.resetAt) : hint.resetAt;
+    if (latest === null || at > latest) latest = at;
   }
   return latest;
+}
+
+/** The latest exact window reset the hints name (an instant, never a minute-only text), or null. */
+export function latestExactReset(hints: AdviceHint[]): number | null {
+  let latest: number | null = null;
+  for (const hint of hints) if (isExactReset(hint) && (latest === null || hint.resetAt! > latest)) latest = hint.resetAt!;
+  return latest;
+}
+
+function isExactReset(hint: AdviceHint): boolean {
+  return hint.resetAt !== undefined && hint.source !== "usage-limit-text";
 }
 
 /** Field hints anywhere in a kept provider body: retry_after_ms, retry_delay_ms, Codex resetsAt. */

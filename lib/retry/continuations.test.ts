@@ -39,6 +39,22 @@ describe("resume at reset (opt-in per source)", () => {
     expect(s.wakeAt).toBe(s.recovery!.dueAt);
   });
 
+  describe("Codex names the reset to the second in the snapshot it sends just before its minute-only error", () => {
+    const snapshot = (e: E, at: number, resetAt: number) =>
+      e("unknown", at, { error: { details: { rateLimits: { primary: { usedPercent: 100, resetsAt: resetAt / 1000 } } } } });
+    const refused = (e: E, at: number, text: string) => e("turn.failed", at, { turnId: "u1", error: { code: "usageLimitExceeded", message: `You've hit your usage limit. Upgrade to Pro or try again at ${text}.` } });
+
+    it.each<[string, (e: E) => RadarEvent[], number]>([
+      ["the snapshot's reset, not the end of the minute the text names", (e) => [snapshot(e, SEC, T0 + 5 * MIN + 7 * SEC), refused(e, 2 * SEC, "5:05 PM")], T0 + 5 * MIN + 7 * SEC],
+      ["a snapshot of another window leaves the text's time", (e) => [snapshot(e, SEC, T0 + 20 * MIN), refused(e, 2 * SEC, "5:05 PM")], T0 + 5 * MIN],
+      ["a remembered reset that has passed is not used", (e) => [snapshot(e, SEC, T0 + 10 * MIN), refused(e, HOUR_MS, "6:10 PM")], T0 + HOUR_MS + 10 * MIN],
+    ])("%s", (_name, more, resetAt) => {
+      const s = feed(running(more, RESUME));
+      expect(s).toMatchObject({ status: "recovery_scheduled", retry: { resetAt }, recovery: { policy: "resume-at-reset", state: "scheduled" } });
+      expect(s.recovery!.dueAt).toBeGreaterThanOrEqual(resetAt);
+    });
+  });
+
   it("a short wait gets a jitter of at most a tenth of it", () => {
     const message = "usage limit reached. Try again in 10s";
     const s = feed(running((e) => [e("turn.failed", SEC, { turnId: "u1", error: { httpStatus: 429, message, details: { resetsAt: (T0 + 11 * SEC) / 1000 } } })], RESUME));

@@ -1,4 +1,4 @@
-import { latestReset, MAX_ADVICE_MS, parseAdvice } from "./advice";
+import { latestExactReset, latestReset, MAX_ADVICE_MS, parseAdvice } from "./advice";
 import { classify, isRetryableKind, type Classification } from "./classify";
 import { noteDuration as clock } from "./duration";
 import { parseReconnectNotice } from "./notice";
@@ -53,6 +53,7 @@ export function initialThreadState(threadId: string): ThreadState {
     lastSeq: null,
     lastProgressAt: null,
     progressCount: 0,
+    windowReset: null,
   };
 }
 
@@ -192,6 +193,8 @@ function copy(s: ThreadState): ThreadState {
     lastSeq: s.lastSeq,
     lastProgressAt: s.lastProgressAt,
     progressCount: s.progressCount,
+    // Absent in states stored before it existed.
+    windowReset: s.windowReset ?? null,
   };
 }
 
@@ -280,9 +283,24 @@ const HANDLERS: Record<RadarEventType, Handler> = {
   },
   "resume.requested": onResumeRequested,
   "retry.requested": onRetryRequested,
-  "limit.updated": (step) => note(step, "usage window snapshot: kept, changes nothing"),
-  unknown: (step) => note(step, "unknown event kind: kept, changes nothing"),
+  "limit.updated": (step, e) => rememberWindowReset(step, e) || note(step, "usage window snapshot: kept, changes nothing"),
+  unknown: (step, e) => rememberWindowReset(step, e) || note(step, "unknown event kind: kept, changes nothing"),
 };
+
+/** An informational event naming an exact window reset (a Codex rate-limit snapshot): remembered for the error that follows. */
+function rememberWindowReset(step: Step, e: RadarEvent): boolean {
+  if (!e.error?.details) return false;
+  const resetAt = latestExactReset(parseAdvice(e.error, e.at).hints);
+  if (resetAt === null) return false;
+  step.s.windowReset = resetAt;
+  note(step, `window reset remembered (${new Date(resetAt).toISOString()})`);
+  return true;
+}
+
+/** The remembered exact reset, while it is still ahead of `at`: a minute-only text within a minute of it gives way to it. */
+function rememberedReset(s: ThreadState, at: number): number | null {
+  return s.windowReset !== null && s.windowReset >= at ? s.windowReset : null;
+}
 
 function absorbMetadata(s: ThreadState, e: RadarEvent) {
   if (e.parentThreadId != null && e.parentThreadId !== s.parentThreadId) s.parentThreadId = e.parentThreadId;
@@ -369,7 +387,7 @@ function onRetry(step: Step, e: RadarEvent, random: (() => number) | undefined) 
   const exact = advice.hints[0]?.source === "delayMs" ? advice.hints[0] : null;
   const authoritative = advice.authoritative;
   const window = expectedWindow(policy, n, exact ? { delayMs: exact.delayMs, exact: true } : authoritative);
-  const resetAt = latestReset(advice.hints);
+  const resetAt = latestReset(advice.hints, rememberedReset(s, e.at));
   const attempt: AttemptRecord = {
     n,
     noticeAt: e.at,
@@ -645,7 +663,7 @@ function terminalFailure(step: Step, e: RadarEvent, cls: Classification, endsTur
     return;
   }
   const advice = parseAdvice(e.error, e.at);
-  const resetAt = latestReset(advice.hints);
+  const resetAt = latestReset(advice.hints, rememberedReset(s, e.at));
   const reason = e.error?.message ?? `${cls.kind} failure`;
   const episode = episodeOpen(s) ? s.episode! : e.type === "retry" ? newEpisode(s, e.at, cls.kind) : null;
   if (episode) {

@@ -358,6 +358,12 @@ export interface ThreadState {
   lastSeq: number | null;
   lastProgressAt: number | null;
   progressCount: number;
+  /**
+   * The latest exact window reset an informational event named (Codex sends its account's
+   * `resetsAt` just before a usage-limit error whose text names the minute only). Kept so the
+   * error reads its reset to the second even when the two arrive in different batches.
+   */
+  windowReset: number | null;
 }
 
 /**
