@@ -106,6 +106,22 @@ describe("limit snapshots from the real captures", () => {
     expect(iso(state.retry?.resetAt ?? null)).toBe("2026-11-30T09:29:08.000Z");
   });
 
+  it("…also when the snapshot and the refusal arrive in different batches (a relay flushing between them)", () => {
+    const parsed = parseCapture(readFileSync(path.join(dir, "codex-ratelimit-appserver-usage-limit.jsonl"), "utf8"));
+    let threadId: string | null = null;
+    const events = parsed.items.flatMap((item) => {
+      // One line per batch, each naming the stream's thread as the relay does (?threadId=).
+      const result = normalizeBatch(parsed.format, [item], { receivedAt: Date.parse("2026-11-30T08:30:00Z"), threadId });
+      threadId = result.context.threadId;
+      return result.lines.flatMap((line) => (line.event ? [line.event] : []));
+    });
+    const refusal = events.find((e) => e.type === "retry");
+    expect(refusal?.error?.details).not.toHaveProperty("rateLimits");
+    const state = replay(events.map((e, seq) => ({ ...e, seq })), Date.parse("2026-11-30T08:30:00Z"));
+    expect(state.status).toBe("waiting_reset");
+    expect(iso(state.retry?.resetAt ?? null)).toBe("2026-11-30T09:29:08.000Z");
+  });
+
   it("each snapshot is observed when its line was sent", () => {
     const limits = capture("claude-ratelimit-allowed-warning").lines.flatMap((line) => line.limits ?? []);
     expect(iso(limits[0].observedAt)).toBe("2026-11-30T08:28:00.452Z");
