@@ -1,5 +1,5 @@
 import type { EpisodeRecord } from "@/lib/retry";
-import { codeText } from "./events";
+import { codeText } from "./records/events";
 import { rollupRows } from "./rollups";
 import { pluck, statement } from "./statement";
 
