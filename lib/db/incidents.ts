@@ -1,4 +1,4 @@
-import { incidentTimeLostMs, type IncidentRecord, type IncidentThread } from "@/lib/retry";
+import { incidentTimeLostMs, type IncidentRecord } from "@/lib/retry";
 import { STOPPABLE_STATUSES } from "@/lib/threads/statuses";
 import type { IncidentDetail, IncidentList, IncidentStateFilter, IncidentThreadView, IncidentView } from "@/lib/wire/types";
 import { committedRead, serialized } from "./client";
