@@ -10,6 +10,8 @@ import { quarantineRows } from "./quarantine";
 import { rollupRows } from "./rollups";
 import { sourceRows } from "./sources";
 import { threadJoinRows } from "./thread-join";
+import { postgresTransaction } from "./postgres/unit-of-work";
+import { currentStore } from "./store";
 import { threadRows } from "./thread-state";
 
 /**
@@ -38,7 +40,12 @@ export type Tx = {
   [K in keyof typeof sqliteTx]: (...args: Parameters<(typeof sqliteTx)[K]>) => Awaitable<ReturnType<(typeof sqliteTx)[K]>>;
 };
 
+/** Runs `work` as one unit of work on the store DATABASE_URL names (lib/db/postgres/unit-of-work.ts for PostgreSQL). */
 export function transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+  return currentStore() === "postgres" ? postgresTransaction(work) : sqliteTransaction(work);
+}
+
+function sqliteTransaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
   return serialized(async () => {
     const { sql } = db();
     // IMMEDIATE: take the write lock now, so the commit can never fail on a busy database.
