@@ -9,7 +9,10 @@ import { timestampFromMs } from "./time";
  * rows are not inserted one statement each but held back and written with one multi-row INSERT
  * (arrays unnested) when the unit of work next uses the database for anything else, or commits
  * (lib/db/postgres/unit-of-work.ts flushes). Their ids are drawn from the table's sequence ahead,
- * as many as the batch's new keys, so `insertEvent` still answers the event's sequence at once.
+ * as many as the batch's new keys not stored yet, so `insertEvent` still answers the event's
+ * sequence at once. A key folded into a progress row needs no id; one drawn before the fold is
+ * left unused, a gap in the ids (as a rollback leaves on PostgreSQL anyway): only their order
+ * means anything.
  */
 
 const KEYS_STORED = `SELECT k FROM unnest($2::text[]) k
@@ -69,6 +72,7 @@ export function eventRowsOn(client: pg.ClientBase) {
     },
 
     async foldProgress(sourceId: string, eventId: number, key: string, count: number, at: number): Promise<void> {
+      expected = Math.max(0, expected - 1);
       const { rows: found } = await client.query<{ normalized: string }>(EVENT_NORMALIZED, [eventId]);
       await client.query(FOLD_PROGRESS, [count, at, foldedProgress(found[0].normalized, count, at), eventId]);
       await client.query(INSERT_KEY, [sourceId, key, eventId]);
