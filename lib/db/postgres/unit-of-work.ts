@@ -1,5 +1,4 @@
 import type pg from "pg";
-import type { Tx } from "../unit-of-work";
 import { alertRowsOn } from "./alerts";
 import { auditRowsOn } from "./audit";
 import { directiveRowsOn } from "./directives";
@@ -33,7 +32,11 @@ function queued<T>(fn: () => Promise<T>): Promise<T> {
   return result;
 }
 
-export function postgresTransaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+/**
+ * lib/db/unit-of-work.ts hands its `work`, typed for its `Tx`, to this function, which compiles
+ * only while this handle has every method of the SQLite one with the same parameters and answers.
+ */
+export function postgresTransaction<T>(work: (tx: PostgresTx) => Promise<T>): Promise<T> {
   return queued(() =>
     inTransaction(async (client) => {
       const { tx, flush } = txOn(client);
@@ -49,12 +52,29 @@ export function postgresTransaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>
  * written together (events.ts): every other method writes them first, so whatever it reads or
  * changes sees them, and the commit writes the last ones.
  */
-function txOn(client: pg.ClientBase): { tx: Tx; flush: () => Promise<void> } {
+function txOn(client: pg.ClientBase): { tx: PostgresTx; flush: () => Promise<void> } {
+  const events = eventRowsOn(client);
+  const methods = methodsOn(client, events.rows);
+  const tx: Record<string, (...args: never[]) => unknown> = {};
+  for (const [name, method] of Object.entries(methods) as [string, (...args: unknown[]) => unknown][]) {
+    tx[name] =
+      name === "insertEvent"
+        ? method
+        : async (...args: unknown[]) => {
+            await events.flush();
+            return method(...args);
+          };
+  }
+  return { tx: tx as PostgresTx, flush: events.flush };
+}
+
+export type PostgresTx = ReturnType<typeof methodsOn>;
+
+function methodsOn(client: pg.ClientBase, eventRows: ReturnType<typeof eventRowsOn>["rows"]) {
   const rollups = rollupRowsOn(client);
   const audit = auditRowsOn(client);
-  const events = eventRowsOn(client);
-  const methods: Tx = {
-    ...events.rows,
+  return {
+    ...eventRows,
     ...threadRowsOn(client, rollups),
     ...episodeRowsOn(client, rollups),
     ...directiveRowsOn(client),
@@ -68,15 +88,4 @@ function txOn(client: pg.ClientBase): { tx: Tx; flush: () => Promise<void> } {
     noticesSeen: rollups.noticesSeen,
     noticeFacts: rollups.noticeFacts,
   };
-  const tx: Record<string, (...args: never[]) => unknown> = {};
-  for (const [name, method] of Object.entries(methods) as [string, (...args: unknown[]) => unknown][]) {
-    tx[name] =
-      name === "insertEvent"
-        ? method
-        : async (...args: unknown[]) => {
-            await events.flush();
-            return method(...args);
-          };
-  }
-  return { tx: tx as Tx, flush: events.flush };
 }
