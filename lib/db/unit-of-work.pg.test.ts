@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STORES, useStore, type TestStore } from "@/e2e/support/both-stores";
+import { generator } from "@/e2e/support/seeded";
 import type { NormalizedEvent, NormalizedLine } from "@/lib/ingest/types";
 import type { SourceRecord } from "./records/sources";
 
@@ -14,13 +15,6 @@ process.env.RADAR_STOP_GRACE_MS = "60000";
 
 const SOURCE: SourceRecord = { id: "src-contract", name: "contract", policy: null, capacityRecovery: false, resumeAtReset: false, incidentMinThreads: null, incidentWindowMs: null };
 const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
-
-/** Deterministic pseudo-random numbers, so a failure reproduces (and both stores get the same lines). */
-function generator(seed: number) {
-  let s = seed;
-  const next = () => ((s = (s * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-  return { next, int: (n: number) => Math.floor(next() * n), pick: <T>(list: readonly T[]) => list[Math.floor(next() * list.length)] };
-}
 
 type Row = Record<string, unknown>;
 

@@ -2,6 +2,7 @@ import type pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { PATIENCE_MS } from "@/e2e/support/patience";
 import { freshDatabase } from "@/e2e/support/postgres";
+import type { StoredThread } from "../records/thread-state";
 import { eventRowsOn } from "./events";
 import { migratePostgres } from "./migrate";
 import { openPool } from "./pool";
@@ -45,60 +46,73 @@ async function waitingOnLock(observer: pg.ClientBase, client: pg.PoolClient): Pr
 
 const state = (status: string) => ({ status, settings: {} }) as never;
 
-describe("units of work of two instances", () => {
-  it("create a new thread once: the second finds the thread the first created", async () => {
-    const [observer, a, b] = await instances();
+/**
+ * Two units of work at once, `a` and `b` each in its own transaction: `first` runs on `a` and
+ * takes its lock, `second` starts on `b` and must wait for it, `thenFirst` finishes on `a`, which
+ * commits; `second`'s answer is returned once it could go on.
+ */
+async function inTurn<T>(
+  [observer, a, b]: [pg.PoolClient, pg.PoolClient, pg.PoolClient],
+  steps: { first: (a: pg.PoolClient) => Promise<void>; second: (b: pg.PoolClient) => Promise<T>; thenFirst: (a: pg.PoolClient) => Promise<void> },
+): Promise<T> {
+  try {
     await a.query("BEGIN");
     await b.query("BEGIN");
-    const threadsA = threadRowsOn(a, rollupRowsOn(a));
-    expect(await threadsA.findThread("src", "th-new")).toBeNull();
-    const second = threadRowsOn(b, rollupRowsOn(b)).findThread("src", "th-new");
+    await steps.first(a);
+    const second = steps.second(b);
     await waitingOnLock(observer, b);
-    const created = await threadsA.createThread("src", "th-new", state("idle"), T0);
+    await steps.thenFirst(a);
     await a.query("COMMIT");
-    expect((await second)?.id).toBe(created.id);
+    const answer = await second;
     await b.query("COMMIT");
-    a.release();
-    b.release();
-    observer.release();
+    return answer;
+  } finally {
+    for (const client of [observer, a, b]) client.release();
+  }
+}
+
+const threadsOn = (client: pg.ClientBase) => threadRowsOn(client, rollupRowsOn(client));
+
+describe("units of work of two instances", () => {
+  it("create a new thread once: the second finds the thread the first created", async () => {
+    let created = 0;
+    const found = await inTurn(await instances(), {
+      first: async (a) => expect(await threadsOn(a).findThread("src", "th-new")).toBeNull(),
+      second: (b) => threadsOn(b).findThread("src", "th-new"),
+      thenFirst: async (a) => void (created = (await threadsOn(a).createThread("src", "th-new", state("idle"), T0)).id),
+    });
+    expect(found?.id).toBe(created);
   });
 
   it("step one thread in turn: the second reads the state the first saved", async () => {
-    const [observer, a, b] = await instances();
-    const id = (await threadRowsOn(observer, rollupRowsOn(observer)).createThread("src", "th-1", state("idle"), T0)).id;
-    await a.query("BEGIN");
-    await b.query("BEGIN");
-    const threadsA = threadRowsOn(a, rollupRowsOn(a));
-    const found = (await threadsA.findThread("src", "th-1"))!;
-    const second = threadRowsOn(b, rollupRowsOn(b)).threadById(id);
-    await waitingOnLock(observer, b);
-    await threadsA.saveThread({ ...found, state: state("retrying") }, T0 + 1);
-    await a.query("COMMIT");
-    expect((await second)?.state.status).toBe("retrying");
-    await b.query("COMMIT");
-    a.release();
-    b.release();
-    observer.release();
+    const clients = await instances();
+    const id = (await threadsOn(clients[0]).createThread("src", "th-1", state("idle"), T0)).id;
+    let found: StoredThread | null = null;
+    const second = await inTurn(clients, {
+      first: async (a) => void (found = await threadsOn(a).findThread("src", "th-1")),
+      second: (b) => threadsOn(b).threadById(id),
+      thenFirst: (a) => threadsOn(a).saveThread({ ...found!, state: state("retrying") }, T0 + 1),
+    });
+    expect(second?.state.status).toBe("retrying");
   });
 
   it("check a source's keys in turn: a batch resent to another instance finds the keys the first stored", async () => {
-    const [observer, a, b] = await instances();
-    const thread = (await threadRowsOn(observer, rollupRowsOn(observer)).createThread("src", "th-1", state("idle"), T0)).id;
-    await a.query("BEGIN");
-    await b.query("BEGIN");
-    const eventsA = eventRowsOn(a);
-    expect(await eventsA.rows.storedKeys("src", ["k1", "k2"])).toEqual(new Set());
-    const second = eventRowsOn(b).rows.storedKeys("src", ["k1", "k2"]);
-    await waitingOnLock(observer, b);
-    for (const key of ["k1", "k2"]) {
-      await eventsA.rows.insertEvent({ sourceId: "src", threadId: thread, idempotencyKey: key, format: "canonical", nativeType: null, event: { type: "attempt", at: T0, threadId: "th-1" }, kind: null, receivedAt: T0, raw: {} });
-    }
-    await eventsA.flush();
-    await a.query("COMMIT");
-    expect(await second).toEqual(new Set(["k1", "k2"]));
-    await b.query("COMMIT");
-    a.release();
-    b.release();
-    observer.release();
+    const clients = await instances();
+    const thread = (await threadsOn(clients[0]).createThread("src", "th-1", state("idle"), T0)).id;
+    let events: ReturnType<typeof eventRowsOn>;
+    const stored = await inTurn(clients, {
+      first: async (a) => {
+        events = eventRowsOn(a);
+        expect(await events.rows.storedKeys("src", ["k1", "k2"])).toEqual(new Set());
+      },
+      second: (b) => eventRowsOn(b).rows.storedKeys("src", ["k1", "k2"]),
+      thenFirst: async () => {
+        for (const key of ["k1", "k2"]) {
+          await events.rows.insertEvent({ sourceId: "src", threadId: thread, idempotencyKey: key, format: "canonical", nativeType: null, event: { type: "attempt", at: T0, threadId: "th-1" }, kind: null, receivedAt: T0, raw: {} });
+        }
+        await events.flush();
+      },
+    });
+    expect(stored).toEqual(new Set(["k1", "k2"]));
   });
 });
