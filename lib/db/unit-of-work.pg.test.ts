@@ -144,6 +144,19 @@ describe.each(STORES)("a unit of work on %s", (store) => {
     expect(snapshots.get(store)!.Event.length).toBeGreaterThan(50);
   });
 
+  it("keeps rollups equal to the raw aggregation of what it stored", async () => {
+    if (store === "sqlite") return; // lib/db/rollups.test.ts proves it on SQLite, on more data
+    const { pool } = await import("./postgres/pool");
+    const { factsSql } = await import("./postgres/rollups");
+    const { msFromTimestamp } = await import("./postgres/time");
+    const values = ["n", "ms", "waited", "judged", "early", "earlyMs"];
+    const nonZero = (rows: Row[]) => ordered(rows.filter((row) => values.some((v) => Number(row[v]) !== 0)));
+    const stored = (await pool().query<Row>(`SELECT *, ${msFromTimestamp("minute")} AS minute FROM "Rollup"`)).rows;
+    const raw = (await pool().query<Row>(factsSql("true", "true"))).rows;
+    expect(raw.length).toBeGreaterThan(0);
+    expect(nonZero(stored)).toEqual(nonZero(raw));
+  });
+
   it("stores nothing twice when a batch is sent again, in one batch or two", async () => {
     const { ingestLines } = await import("@/lib/server/pipeline");
     const lines: NormalizedLine[] = [0, 1, 2].map((i) => ({

@@ -17,7 +17,12 @@ const bin = (expression: string) => `(${gapBinSql(expression)})::text`;
 /** SQLite's scalar max(0, x); x is never null where it is used (or only inside a sum, where 0 and null add the same). */
 const atLeast0 = (expression: string) => `GREATEST(0, ${expression})`;
 
-function factsSql(episodeWhere: string | null, eventWhere: string | null): string {
+/**
+ * Fact rows (fact, minute in epoch ms, labels, sourceId, label and the counters) of the episodes
+ * matching `episodeWhere` (alias `ep`) and the retry notices matching `eventWhere` (alias `e`); null
+ * leaves that part out. What lib/db/rollups.ts's factsSql selects, in PostgreSQL's dialect.
+ */
+export function factsSql(episodeWhere: string | null, eventWhere: string | null): string {
   const minute = minuteOf(`"noticeAt"`);
   const wait = atLeast0(`coalesce("retriedAt", "endedAt") - "noticeAt"`);
   const parts: string[] = [];
