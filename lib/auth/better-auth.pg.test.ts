@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { STORES, useStore } from "@/e2e/support/both-stores";
 import { personByEmail } from "@/lib/db/people";
 import { readSetting } from "@/lib/db/settings";
-import { storePrisma } from "@/lib/db/store";
+import { storePrisma } from "@/lib/db/store-prisma";
 import { auth } from "./better-auth";
 import { createPerson } from "./people";
 

@@ -7,7 +7,7 @@ import { config, oidcSettings, publicUrl } from "@/lib/config";
 import { recordAudit } from "@/lib/db/audit";
 import { personById } from "@/lib/db/people";
 import { settingOrCreate } from "@/lib/db/settings";
-import { storePrisma } from "@/lib/db/store";
+import { storePrisma } from "@/lib/db/store-prisma";
 import type { Role } from "./roles";
 import { OIDC_PROVIDER_ID, roleForClaims } from "./sso";
 

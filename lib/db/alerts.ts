@@ -4,7 +4,10 @@ import type { AlertState } from "@/lib/alerts/delivery";
 import type { AlertAttemptView, AlertsOverview } from "@/lib/wire/types";
 import { auditRows } from "./audit";
 import { db, serialized } from "./client";
+import { alertAttemptAudit, type DeliveryAttempt } from "./records/alerts";
 import { isoOrNull, pluck, statement } from "./statement";
+
+export type { DeliveryAttempt } from "./records/alerts";
 import { notJoinedSql, stalledSql } from "./thread-filter";
 
 /**
@@ -65,12 +68,10 @@ export const alertRows = {
   },
   /** One attempt and its outcome, with its audit row. */
   recordAlertAttempt(attempt: DeliveryAttempt): void {
-    const { destination, event, ...row } = attempt;
+    const { destination: _destination, event: _event, ...row } = attempt;
     statement(RECORD).run({ ...row, deliveredAt: row.state === "delivered" ? row.at : null });
     statement(ATTEMPT).run(row);
-    const answer = row.status === null ? (row.error ?? "no answer") : `HTTP ${row.status}${row.error ? `: ${row.error}` : ""}`;
-    const detail = row.state === "pending" ? `${answer}; next attempt ${new Date(row.nextAttemptAt).toISOString()}` : answer;
-    auditRows.insertAudit({ at: row.at, actor: "alerts", action: "alert.deliver", target: `${destination}: ${event} #${row.id}`, result: row.state, detail });
+    auditRows.insertAudit(alertAttemptAudit(attempt));
   },
   raiseCondition(condition: { key: string; event: string; subject: string }, now: number): void {
     statement(RAISE).run(condition.key, condition.event, now, condition.subject);
@@ -82,19 +83,6 @@ export const alertRows = {
     statement(LEARN).run(sourceId, lastSeenAt, usualGapMs);
   },
 };
-
-export interface DeliveryAttempt {
-  id: number;
-  destination: string;
-  event: string;
-  at: number;
-  status: number | null;
-  error: string | null;
-  durationMs: number;
-  state: AlertState;
-  /** The next attempt while pending; a delivered or failed alert keeps the time its last attempt was due. */
-  nextAttemptAt: number;
-}
 
 /** An alert due for delivery, with where it goes. */
 export interface DueAlert {

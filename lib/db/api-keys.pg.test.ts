@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { STORES, useStore } from "@/e2e/support/both-stores";
 import { apiKeyOverviews, insertApiKey, keyHolder, listApiKeys, revokeApiKeys } from "./api-keys";
 import { setDisabled } from "./people";
-import { storePrisma } from "./store";
+import { storePrisma } from "./store-prisma";
 
 const T0 = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
 const key = (id: string, name: string, ownerId: string | null) => ({ id, name, role: "operator" as const, keyHash: `hash-${id}`, prefix: `rr_${id}`, ownerId });

@@ -1,17 +1,10 @@
 import { db, serialized } from "./client";
+import type { AuditInput } from "./records/audit";
 import { statement } from "./statement";
 
-/** The audit log: who did what, when, why and with which result. */
+export type { AuditInput } from "./records/audit";
 
-export interface AuditInput {
-  at: number;
-  actor: string;
-  action: string;
-  target?: string | null;
-  reason?: string | null;
-  result: string;
-  detail?: string | null;
-}
+/** The audit log: who did what, when, why and with which result. */
 
 const INSERT = `INSERT INTO "AuditEntry" (at, actor, action, target, reason, result, detail) VALUES (?, ?, ?, ?, ?, ?, ?)`;
 

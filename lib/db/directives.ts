@@ -1,29 +1,12 @@
 import type { DirectiveIntent } from "@/lib/retry";
 import type { DirectiveView } from "@/lib/wire/types";
 import { committedRead, db, serialized } from "./client";
+import { EXPIRED_DETAIL, toView, type AckOutcome, type DirectiveRow } from "./records/directives";
 import { statement } from "./statement";
 
+export type { AckOutcome } from "./records/directives";
+
 /** Directives: what the engine asks of a source, their delivery and the source's answer. */
-
-export interface DirectiveRow {
-  id: string;
-  externalId: string;
-  turnId: string | null;
-  kind: string;
-  reason: string;
-  createdAt: number;
-  state: string;
-  threadId: number;
-}
-
-export const toView = (row: DirectiveRow): DirectiveView => ({
-  id: row.id,
-  threadId: row.externalId,
-  turnId: row.turnId,
-  kind: row.kind,
-  reason: row.reason,
-  createdAt: new Date(row.createdAt).toISOString(),
-});
 
 const SELECT = `SELECT d.id, t.externalId, d.turnId, d.kind, d.reason, d.createdAt, d.state, d.threadId
   FROM "Directive" d JOIN "Thread" t ON t.id = d.threadId`;
@@ -73,7 +56,7 @@ export const directiveRows = {
 
   /** Directives the engine emitted for moments long past (e.g. while importing an old capture) are never sent. */
   expireDirective(id: string, now: number): void {
-    statement(EXPIRE).run("emitted for a moment already past when it was recorded (an import or replay); not sent", now, id);
+    statement(EXPIRE).run(EXPIRED_DETAIL, now, id);
   },
 };
 
@@ -98,7 +81,3 @@ export function takePendingDirectives(sourceId: string, now: number, redeliverAf
     })(),
   );
 }
-
-export type AckOutcome =
-  | { ok: true; threadId: number; turnId: string | null; kind: string; key: string; repeated: boolean }
-  | { ok: false; status: 404 | 409; error: string };

@@ -1,7 +1,10 @@
 import type { EpisodeRecord } from "@/lib/retry";
-import { codeText } from "./events";
+import type { TurnRow } from "./records/episodes";
+import { codeText } from "./records/events";
 import { rollupRows } from "./rollups";
 import { pluck, statement } from "./statement";
+
+export type { TurnRow } from "./records/episodes";
 
 /** Episodes with their attempts, and turns: rows derived from a thread's events by the engine. */
 
@@ -23,15 +26,6 @@ const UPSERT_ATTEMPT = `INSERT INTO "Attempt" (episodeId, n, noticeAt, advisedDe
 const DELETE_EPISODES = `DELETE FROM "Episode" WHERE threadId = ?`;
 const UPSERT_TURN = `INSERT INTO "Turn" (threadId, externalId, status, startedAt, endedAt) VALUES (?, ?, ?, ?, ?)
   ON CONFLICT (threadId, externalId) DO UPDATE SET status = excluded.status, endedAt = excluded.endedAt`;
-
-/** A turn as saved: its start is kept from the first save, its status and end are the latest. */
-export interface TurnRow {
-  threadId: number;
-  turnId: string;
-  status: string;
-  startedAt: number;
-  endedAt: number | null;
-}
 
 const roundOrNull = (ms: number | null | undefined) => (ms == null ? null : Math.round(ms));
 

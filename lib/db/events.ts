@@ -1,6 +1,7 @@
 import type { RadarEvent } from "@/lib/retry";
 import type { EventPage, EventView } from "@/lib/wire/types";
 import { serialized } from "./client";
+import { eventColumns, foldedProgress, toRadarEvent, type EventRow } from "./records/events";
 import { isoOrNull, pluck, statement } from "./statement";
 
 /** Stored lines of the sources: their keys (idempotency), the event rows and progress folding. */
@@ -19,28 +20,6 @@ const EVENT_NORMALIZED = `SELECT normalized FROM "Event" WHERE id = ?`;
 const MARK_LATE = `UPDATE "Event" SET late = ? WHERE id = ?`;
 const THREAD_EVENTS = `SELECT id, normalized FROM "Event" WHERE threadId = ? ORDER BY at, id`;
 
-export interface EventRow {
-  sourceId: string;
-  threadId: number | null;
-  idempotencyKey: string;
-  format: string;
-  nativeType: string | null;
-  event: Omit<RadarEvent, "seq">;
-  kind: string | null;
-  receivedAt: number;
-  raw: unknown;
-  /** `raw` already encoded (lib/ingest/batch.ts), stored as it is. */
-  rawJson?: string;
-  /** The time the source sent when it lay too far ahead of the receive time (the event is stored at the receive time). */
-  clampedFrom?: number;
-}
-
-/** An error code as stored: a source may report a string or a structured code. */
-export function codeText(code: unknown): string | null {
-  if (code == null) return null;
-  return typeof code === "string" ? code : JSON.stringify(code);
-}
-
 /** The event statements of a unit of work (see unit-of-work.ts); synchronous on SQLite. */
 export const eventRows = {
   storedKeys(sourceId: string, keys: string[]): Set<string> {
@@ -54,28 +33,10 @@ export const eventRows = {
    * of work for all the notices it stored.
    */
   insertEvent(row: EventRow): number {
-    const { event } = row;
+    const c = eventColumns(row);
     const info = statement(INSERT_EVENT).run(
-      row.sourceId,
-      row.threadId,
-      row.idempotencyKey,
-      row.format,
-      row.nativeType,
-      event.type,
-      event.at,
-      row.receivedAt,
-      event.lastAt ?? null,
-      event.progressCount ?? 1,
-      event.turnId ?? null,
-      event.attempt ?? null,
-      event.maxAttempts ?? null,
-      event.delayMs == null ? null : Math.round(event.delayMs),
-      row.kind,
-      event.error?.httpStatus ?? null,
-      codeText(event.error?.code),
-      event.error?.message ?? event.reason ?? null,
-      row.rawJson ?? JSON.stringify(row.raw ?? null),
-      JSON.stringify(row.clampedFrom == null ? event : { ...event, clampedFrom: row.clampedFrom }),
+      row.sourceId, row.threadId, row.idempotencyKey, row.format, row.nativeType,
+      c.type, c.at, c.receivedAt, c.lastAt, c.count, c.turnId, c.attempt, c.maxAttempts, c.delayMs, c.kind, c.httpStatus, c.code, c.message, c.raw, c.normalized,
     );
     return Number(info.lastInsertRowid);
   },
@@ -85,10 +46,7 @@ export const eventRows = {
    * thread (count and last time) instead of flooding the event table. The key is still recorded.
    */
   foldProgress(sourceId: string, eventId: number, key: string, count: number, at: number): void {
-    const normalized = JSON.parse(pluck(EVENT_NORMALIZED).get(eventId) as string) as Omit<RadarEvent, "seq">;
-    normalized.progressCount = (normalized.progressCount ?? 1) + count;
-    normalized.lastAt = Math.max(normalized.lastAt ?? normalized.at, at);
-    statement(FOLD_PROGRESS).run(count, at, JSON.stringify(normalized), eventId);
+    statement(FOLD_PROGRESS).run(count, at, foldedProgress(pluck(EVENT_NORMALIZED).get(eventId) as string, count, at), eventId);
     statement(INSERT_KEY).run(sourceId, key, eventId);
   },
 
@@ -98,10 +56,7 @@ export const eventRows = {
 
   /** A thread's events in reducer order (event time, then sequence), for replays. */
   threadEvents(threadId: number): RadarEvent[] {
-    return (statement(THREAD_EVENTS).all(threadId) as { id: number; normalized: string }[]).map((row) => ({
-      ...(JSON.parse(row.normalized) as Omit<RadarEvent, "seq">),
-      seq: row.id,
-    }));
+    return (statement(THREAD_EVENTS).all(threadId) as { id: number; normalized: string }[]).map(toRadarEvent);
   },
 };
 

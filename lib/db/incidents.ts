@@ -1,7 +1,8 @@
-import { incidentTimeLostMs, type IncidentRecord, type IncidentThread } from "@/lib/retry";
+import { incidentTimeLostMs, type IncidentRecord } from "@/lib/retry";
 import { STOPPABLE_STATUSES } from "@/lib/threads/statuses";
 import type { IncidentDetail, IncidentList, IncidentStateFilter, IncidentThreadView, IncidentView } from "@/lib/wire/types";
 import { committedRead, serialized } from "./client";
+import { toRecord, type IncidentRow } from "./records/incidents";
 import { isoOrNull, pluck, statement } from "./statement";
 
 /**
@@ -38,32 +39,6 @@ const STOPPABLE_BY_INCIDENT = `SELECT i.id AS id, count(DISTINCT t.id) AS stoppa
   JOIN "Thread" t ON t.id = json_extract(j.value, '$.thread')
   WHERE i.id IN (SELECT value FROM json_each(@ids)) AND t.status IN (SELECT value FROM json_each(@statuses)) GROUP BY i.id`;
 const OPEN_THREADS = `SELECT json_extract(j.value, '$.thread') AS key, i.id FROM "Incident" i, json_each(i.threads) j WHERE i.state = 'open'`;
-
-interface IncidentRow {
-  id: string;
-  state: IncidentRecord["state"];
-  kind: IncidentRecord["kind"];
-  provider: string | null;
-  model: string | null;
-  sourceId: string | null;
-  startedAt: number;
-  lastNoticeAt: number;
-  endedAt: number | null;
-  closedBy: IncidentRecord["closedBy"];
-  notices: number;
-  resetAt: number | null;
-  threadCount: number;
-  threads: string;
-  acknowledgedBy: string | null;
-  acknowledgedAt: number | null;
-  silencedUntil?: number | null;
-  sourceName?: string | null;
-}
-
-const toRecord = ({ threadCount: _count, sourceName: _name, acknowledgedBy: _by, acknowledgedAt: _at, silencedUntil: _silenced, threads, ...row }: IncidentRow): IncidentRecord => ({
-  ...row,
-  threads: JSON.parse(threads) as IncidentThread[],
-});
 
 /** The store statements of a unit of work (see unit-of-work.ts): incidents commit with their notices. */
 export const incidentRows = {

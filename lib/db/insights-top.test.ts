@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generator } from "@/e2e/support/seeded";
 import { timeRange } from "@/lib/insights/range";
 import { THREAD_STATUSES } from "@/lib/retry/types";
 import { openDatabase, type DatabaseHandles } from "./client";
@@ -20,17 +21,11 @@ const THREADS = 200;
 let handles: DatabaseHandles;
 let dir: string;
 
-/** Deterministic pseudo-random numbers, so a failure reproduces. */
-function generator(seed: number) {
-  let s = seed;
-  return () => (s = (s * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
-}
-
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-insights-top-"));
   handles = openDatabase(path.join(dir, "radar.db"));
   const { sql } = handles;
-  const random = generator(11);
+  const random = generator(11).next;
   sql.prepare(`INSERT INTO "Source" (id, name, createdAt) VALUES ('s', 'codex@top', ?)`).run(T0);
   const thread = sql.prepare(
     `INSERT INTO "Thread" (id, sourceId, externalId, agent, provider, model, status, state, createdAt, updatedAt) VALUES (?, 's', ?, 'codex', ?, 'm', 'retrying', '{}', ?, ?)`,

@@ -4,6 +4,7 @@ import { THREAD_STATUSES } from "@/lib/retry/types";
 import { isStoppable } from "@/lib/threads/statuses";
 import type { BlockingWindow, LimitsView, LimitWindowView } from "@/lib/wire/types";
 import { serialized } from "./client";
+import { limitRow } from "./records/limits";
 import { isoOrNull, statement, type Sql } from "./statement";
 
 /**
@@ -79,19 +80,7 @@ interface WindowRow {
 export const limitRows = {
   saveLimitSnapshots(sourceId: string, snapshots: LimitSnapshot[]): void {
     for (const s of snapshots) {
-      const row = {
-        sourceId,
-        account: s.account ?? "",
-        provider: s.provider,
-        window: s.window,
-        usedPercent: s.usedPercent,
-        windowMinutes: s.windowMinutes === null ? null : Math.round(s.windowMinutes),
-        resetAt: s.resetAt,
-        status: s.status,
-        observedAt: s.observedAt,
-        threadId: s.threadId,
-        reachedType: s.reachedType ?? null,
-      };
+      const row = limitRow(sourceId, s);
       statement(INSERT).run(row);
       statement(UPSERT_CURRENT).run(row);
     }

@@ -5,7 +5,7 @@ import { countFailure } from "./sign-in-guard";
 import {
   countOtherAdmins, countPeople, endSession, endSessions, listPeople, peopleOverview, personByEmail, personById, setDisabled, setRole,
 } from "./people";
-import { storePrisma } from "./store";
+import { storePrisma } from "./store-prisma";
 
 const T0 = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
 

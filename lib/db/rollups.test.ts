@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { generator } from "@/e2e/support/seeded";
 import type { NormalizedEvent, NormalizedLine } from "@/lib/ingest/types";
 import { timeRange } from "@/lib/insights/range";
 import { THREAD_STATUSES } from "@/lib/retry/types";
@@ -35,13 +36,6 @@ beforeAll(async () => {
     insights: await import("./insights"),
   };
 });
-
-/** Deterministic pseudo-random numbers, so a failure reproduces. */
-function generator(seed: number) {
-  let s = seed;
-  const next = () => ((s = (s * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-  return { next, int: (n: number) => Math.floor(next() * n), pick: <T>(list: readonly T[]) => list[Math.floor(next() * list.length)] };
-}
 
 const KEY = ["fact", "minute", "kind", "provider", "model", "agent", "sourceId", "label"] as const;
 const VALUES = ["n", "ms", "waited", "judged", "early", "earlyMs"] as const;

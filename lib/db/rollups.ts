@@ -1,4 +1,5 @@
 import { gapBinSql, RETRIED_AT_SQL } from "./fact-sql";
+import { hourOf, HOUR_MS, MINUTE_MS, ROLLUP_ONLY_FACTS, type FactRow } from "./records/rollups";
 import { pluck, statement, type Sql } from "./statement";
 import { notJoinedSql } from "./thread-filter";
 
@@ -23,8 +24,7 @@ import { notJoinedSql } from "./thread-filter";
  * apply theirs at once.
  */
 
-export const MINUTE_MS = 60_000;
-export const HOUR_MS = 3_600_000;
+export { HOUR_MS, MINUTE_MS } from "./records/rollups";
 
 const minuteOf = (column: string) => `(${column} - ${column} % ${MINUTE_MS})`;
 
@@ -38,13 +38,6 @@ export const ROLLUP_TABLES = [
   { table: "RollupHour", time: "hour", ms: HOUR_MS },
 ] as const;
 export type RollupTable = (typeof ROLLUP_TABLES)[number];
-
-/**
- * Facts written only to the rollup tables, never to MetricTotal: insights count notices by minute
- * (metrics count them as seen), and `threadWait` is the `attempt` fact per thread (label = the
- * thread's key) for the top threads, whose rows grow with the threads.
- */
-const ROLLUP_ONLY_FACTS = ["notice", "threadWait"];
 
 /**
  * Fact rows (fact, minute, kind, provider, model, agent, sourceId, label and the counters) of the
@@ -138,23 +131,6 @@ const NOTICE_SEEN = `INSERT INTO "MetricTotal" (${TOTAL_KEY}, n)
 const UPSERT_THREAD_WAIT = `INSERT INTO "ThreadWaitTotal" (threadId, ms) VALUES (?, ?)
   ON CONFLICT (threadId) DO UPDATE SET ms = ms + excluded.ms`;
 
-interface FactRow {
-  fact: string;
-  minute: number;
-  kind: string;
-  provider: string;
-  model: string;
-  agent: string;
-  sourceId: string;
-  label: string;
-  n: number;
-  ms: number;
-  waited: number;
-  judged: number;
-  early: number;
-  earlyMs: number;
-}
-
 /** Adds (sign 1) or removes (sign -1) the facts the query selects, in both tables. */
 function applyFacts(text: string, params: Record<string, unknown>, sign: 1 | -1): void {
   const rows = statement(text).all(params) as FactRow[];
@@ -165,7 +141,7 @@ function applyFacts(text: string, params: Record<string, unknown>, sign: 1 | -1)
     const n = sign * row.n, ms = sign * row.ms, waited = sign * row.waited;
     const judged = sign * row.judged, early = sign * row.early, earlyMs = sign * row.earlyMs;
     rollup.run(fact, minute, kind, provider, model, agent, sourceId, label, n, ms, waited, judged, early, earlyMs);
-    hour.run(fact, minute < 0 ? minute : minute - (minute % HOUR_MS), kind, provider, model, agent, sourceId, label, n, ms, waited, judged, early, earlyMs);
+    hour.run(fact, hourOf(minute), kind, provider, model, agent, sourceId, label, n, ms, waited, judged, early, earlyMs);
     if (!ROLLUP_ONLY_FACTS.includes(fact)) total.run(fact, kind, provider, model, agent, label, n, ms, waited, judged, early, earlyMs);
     if (fact === "threadWait") threadWait.run(Number(label), ms);
   }
@@ -175,11 +151,6 @@ const EPISODES = factsSql("(ep.threadId, ep.seq) IN (SELECT value ->> 0, value -
 const THREAD_EPISODES = factsSql("ep.threadId = @threadId", null);
 const THREAD_FACTS = factsSql("ep.threadId = @threadId", "e.threadId = @threadId");
 const EVENT_NOTICES = factsSql(null, "e.id IN (SELECT value FROM json_each(@ids))");
-
-/** A thread's labels as its facts are keyed: a thread whose key changes moves its facts (see threadFacts). */
-export function labelsKey(labels: { provider?: string | null; model?: string | null; agent?: string | null }): string {
-  return [labels.provider, labels.model, labels.agent].map((label) => label ?? "unknown").join("\0");
-}
 
 /** The rollup statements of a unit of work (see unit-of-work.ts), called by the writers of the facts. */
 export const rollupRows = {

@@ -2,30 +2,15 @@ import type { IncidentSettingsBySource } from "@/lib/retry";
 import type { SourceOverview } from "@/lib/wire/types";
 import { engineReach, threadControl, type EngineReach, type SourceReach, type ThreadControl } from "@/lib/threads/control";
 import { db, serialized } from "./client";
+import { incidentSettingsOf, type IncidentThresholds, type SourceRecord, type StoredToken } from "./records/sources";
 import { pluck, statement, type Sql } from "./statement";
+
+export type { IncidentThresholds, SourceRecord, StoredToken } from "./records/sources";
 
 /**
  * Sources and their ingest tokens. Tokens are stored as their hash only: hashing and generating
  * them is the server's (lib/server/tokens.ts); here hashes are stored and found.
  */
-
-export interface SourceRecord {
-  id: string;
-  name: string;
-  policy: string | null;
-  capacityRecovery: boolean;
-  resumeAtReset: boolean;
-  /** Incident thresholds of its own; null is the global setting. */
-  incidentMinThreads: number | null;
-  incidentWindowMs: number | null;
-}
-
-/** A token as stored: its hash, the first characters shown to tell tokens apart, a label. */
-export interface StoredToken {
-  tokenHash: string;
-  prefix: string;
-  label: string | null;
-}
 
 interface SourceRow {
   id: string;
@@ -130,12 +115,6 @@ export function getSource(id: string): Promise<SourceRecord | null> {
   });
 }
 
-/** Incident thresholds: both given together; null is the global setting. */
-export interface IncidentThresholds {
-  incidentMinThreads: number | null;
-  incidentWindowMs: number | null;
-}
-
 export function updateSourceSettings(
   id: string,
   settings: { policy?: string | null; capacityRecovery?: boolean; resumeAtReset?: boolean; incidents?: IncidentThresholds },
@@ -208,9 +187,7 @@ export const sourceRows = {
   /** The incident thresholds of the sources that set their own (the detector's per-source settings). */
   sourceIncidentSettings(): IncidentSettingsBySource {
     const rows = statement(INCIDENT_THRESHOLDS).all() as ({ id: string } & IncidentThresholds)[];
-    return new Map(
-      rows.map((row) => [row.id, { ...(row.incidentMinThreads !== null && { minThreads: row.incidentMinThreads }), ...(row.incidentWindowMs !== null && { windowMs: row.incidentWindowMs }) }]),
-    );
+    return incidentSettingsOf(rows);
   },
 
   /** Records that a source's OpenTelemetry export arrived (in the unit of work that stores its records). */

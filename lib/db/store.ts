@@ -1,6 +1,4 @@
 import { config, storeOf, type Store } from "../config";
-import { db, type DatabaseHandles } from "./client";
-import { postgresPrisma } from "./postgres/client";
 
 /**
  * How one lib/db module answers on either store while its callers never change: the module
@@ -31,14 +29,4 @@ export function onEitherStore<T extends Bodies>(sqlite: T, postgres: NoInfer<T>)
     either[name] = (...args: unknown[]) => ((currentStore() === "postgres" ? postgres : sqlite)[name] as (...args: unknown[]) => Promise<unknown>)(...args);
   }
   return either as T;
-}
-
-/**
- * The store's Prisma client, for the authentication library's adapter (which writes its own
- * tables through Prisma, not through lib/db): both generated clients have the same models, so it
- * is typed as the SQLite one; `provider` names the store in the adapter's words.
- */
-export function storePrisma(): { prisma: DatabaseHandles["prisma"]; provider: "sqlite" | "postgresql" } {
-  if (currentStore() === "postgres") return { prisma: postgresPrisma() as unknown as DatabaseHandles["prisma"], provider: "postgresql" };
-  return { prisma: db().prisma, provider: "sqlite" };
 }

@@ -1,7 +1,11 @@
-import type { ThreadSettings, ThreadState } from "@/lib/retry";
-import { labelsKey, rollupRows } from "./rollups";
+import type { ThreadState } from "@/lib/retry";
+import { labelsKey } from "./records/rollups";
+import { newStored, threadProjection, toStored, type StoredThread, type ThreadRow } from "./records/thread-state";
+import { rollupRows } from "./rollups";
 import { pluck, statement } from "./statement";
 import { serialized } from "./client";
+
+export { parseState, type StoredThread } from "./records/thread-state";
 
 /**
  * The engine's side of a thread: its stored ThreadState, the columns projected from it for the
@@ -26,57 +30,6 @@ const DUE = `SELECT id FROM "Thread" WHERE wakeAt IS NOT NULL AND wakeAt <= ? OR
 const NEXT_WAKE = `SELECT min(wakeAt) FROM "Thread" WHERE wakeAt IS NOT NULL`;
 const SET_ARCHIVED = `UPDATE "Thread" SET archivedAt = ? WHERE id = ?`;
 const SET_SNOOZED = `UPDATE "Thread" SET snoozedUntil = ? WHERE id = ?`;
-
-export interface StoredThread {
-  id: number;
-  externalId: string;
-  state: ThreadState;
-  /** What a replay starts from: the settings the thread was created with. */
-  initialSettings: ThreadSettings;
-  openProgressEventId: number | null;
-  /**
-   * The labels its rollup facts are stored under (labelsKey), as last saved; null for a thread
-   * created in this unit of work, which has no facts yet: it takes its labels at its first save.
-   */
-  labels: string | null;
-  /** The thread of another path this one is joined to (thread-join.ts), as stored. */
-  joinedTo: number | null;
-}
-
-interface ThreadRow {
-  id: number;
-  externalId: string;
-  state: string;
-  initialSettings: string | null;
-  openProgressEventId: number | null;
-  provider: string | null;
-  model: string | null;
-  agent: string | null;
-  joinedTo: number | null;
-}
-
-/** Older versions stored each step's outputs with the state; they mean nothing once read back. */
-const STEP_OUTPUTS_OF_OLDER_VERSIONS = ["directives", "applied", "endedEpisode"];
-
-/** A stored ThreadState as the engine takes it. */
-export function parseState(text: string): ThreadState {
-  const state = JSON.parse(text) as ThreadState & Record<string, unknown>;
-  for (const field of STEP_OUTPUTS_OF_OLDER_VERSIONS) if (field in state) delete state[field];
-  return state;
-}
-
-const toStored = (row: ThreadRow): StoredThread => {
-  const state = parseState(row.state);
-  return {
-    id: row.id,
-    externalId: row.externalId,
-    state,
-    initialSettings: row.initialSettings ? (JSON.parse(row.initialSettings) as ThreadSettings) : state.settings,
-    openProgressEventId: row.openProgressEventId,
-    labels: labelsKey(row),
-    joinedTo: row.joinedTo,
-  };
-};
 
 function threadById(id: number): (StoredThread & { sourceId: string }) | null {
   const row = statement(BY_ID).get(id) as (ThreadRow & { sourceId: string }) | undefined;
@@ -103,7 +56,7 @@ export const threadRows = {
 
   createThread(sourceId: string, externalId: string, state: ThreadState, now: number): StoredThread {
     const info = statement(INSERT).run(sourceId, externalId, JSON.stringify(state), JSON.stringify(state.settings), now, now);
-    return { id: Number(info.lastInsertRowid), externalId, state, initialSettings: state.settings, openProgressEventId: null, labels: null, joinedTo: null };
+    return newStored(Number(info.lastInsertRowid), externalId, state);
   },
 
   /**
@@ -112,38 +65,11 @@ export const threadRows = {
    * The labels saved are recorded on `thread`.
    */
   saveThread(thread: StoredThread, now: number): void {
-    const { state } = thread;
-    const labels = labelsKey(state);
+    const labels = labelsKey(thread.state);
     const moved = thread.labels !== null && thread.labels !== labels;
     if (moved) rollupRows.threadFacts(thread.id, -1);
-    statement(SAVE).run({
-      id: thread.id,
-      parentExternalId: state.parentThreadId ?? null,
-      title: state.title ?? null,
-      agent: state.agent ?? null,
-      provider: state.provider ?? null,
-      model: state.model ?? null,
-      policy: state.retry?.policy ?? state.episode?.policy ?? null,
-      status: state.status,
-      turnId: state.turnId ?? null,
-      retryKind: state.retry?.kind ?? null,
-      retryAttempt: state.retry?.attempt ?? null,
-      retryMaxAttempts: state.retry?.maxAttempts ?? null,
-      nextAttemptAt: state.retry?.nextAttemptAt ?? null,
-      nextAttemptEstimated: state.retry?.nextAttemptEstimated ? 1 : 0,
-      deadlineAt: state.retry?.deadlineAt ?? null,
-      resetAt: state.retry?.resetAt ?? state.episode?.resetAt ?? null,
-      advisedDelayMs: state.retry?.advisedDelayMs == null ? null : Math.round(state.retry.advisedDelayMs),
-      lastErrorKind: state.lastError?.kind ?? null,
-      lastErrorHttpStatus: state.lastError?.httpStatus ?? null,
-      lastErrorCode: state.lastError?.code ?? null,
-      lastErrorMessage: state.lastError?.message ?? null,
-      wakeAt: state.wakeAt ?? null,
-      state: JSON.stringify(state),
-      lastEventAt: state.lastEventAt ?? null,
-      openProgressEventId: thread.openProgressEventId,
-      updatedAt: now,
-    });
+    const projection = threadProjection(thread, now);
+    statement(SAVE).run({ ...projection, nextAttemptEstimated: projection.nextAttemptEstimated ? 1 : 0 });
     if (moved) rollupRows.threadFacts(thread.id, 1);
     thread.labels = labels;
   },

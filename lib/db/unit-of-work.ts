@@ -10,6 +10,8 @@ import { quarantineRows } from "./quarantine";
 import { rollupRows } from "./rollups";
 import { sourceRows } from "./sources";
 import { threadJoinRows } from "./thread-join";
+import { postgresTransaction } from "./postgres/unit-of-work";
+import { currentStore } from "./store";
 import { threadRows } from "./thread-state";
 
 /**
@@ -24,10 +26,12 @@ import { threadRows } from "./thread-state";
  *   call: a `Tx` method may answer with a value or a promise. On SQLite (better-sqlite3: one
  *   connection, a single writer) every method answers synchronously and the awaits only pass
  *   through microtasks: the event loop takes no new request until the unit of work commits, and
- *   the queue keeps every other use of the connection out until then. A database with an
- *   asynchronous driver (PostgreSQL through node-postgres) gives each unit of work a pooled
- *   connection inside BEGIN … COMMIT and a `Tx` whose methods return promises; the pipeline, which
- *   already awaits them, does not change.
+ *   the queue keeps every other use of the connection out until then. On PostgreSQL (node-postgres,
+ *   lib/db/postgres/unit-of-work.ts) each unit of work gets a pooled connection inside BEGIN …
+ *   COMMIT and a `Tx` whose methods return promises; the pipeline, which already awaits them, does
+ *   not change. Units of work of one process still run one after another (a queue of their own);
+ *   those of several instances on one database lock the threads and sources they change
+ *   (lib/db/postgres/locks.ts).
  */
 const sqliteTx = { ...eventRows, ...threadRows, ...episodeRows, ...directiveRows, ...sourceRows, ...auditRows, ...quarantineRows, ...limitRows, ...incidentRows, ...threadJoinRows, ...alertRows, noticesSeen: rollupRows.noticesSeen, noticeFacts: rollupRows.noticeFacts };
 
@@ -38,7 +42,12 @@ export type Tx = {
   [K in keyof typeof sqliteTx]: (...args: Parameters<(typeof sqliteTx)[K]>) => Awaitable<ReturnType<(typeof sqliteTx)[K]>>;
 };
 
+/** Runs `work` as one unit of work on the store DATABASE_URL names (lib/db/postgres/unit-of-work.ts for PostgreSQL). */
 export function transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+  return currentStore() === "postgres" ? postgresTransaction(work) : sqliteTransaction(work);
+}
+
+function sqliteTransaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
   return serialized(async () => {
     const { sql } = db();
     // IMMEDIATE: take the write lock now, so the commit can never fail on a busy database.

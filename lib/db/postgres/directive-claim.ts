@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { DirectiveView } from "@/lib/wire/types";
-import { toView, type AckOutcome, type DirectiveRow } from "../directives";
+import { toView, type AckOutcome, type DirectiveRow } from "../records/directives";
 import { msFromTimestamp, timestampFromMs } from "./time";
 
 /**

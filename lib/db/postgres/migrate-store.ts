@@ -5,6 +5,7 @@ import { resolveDatabasePath } from "../config";
 import { migrate } from "../migrate";
 import { foreignKeyOrder, postgresStructure, sqliteStructure, type StoreStructure } from "../store-structure";
 import { migratePostgres } from "./migrate";
+import { withinTransaction } from "./pool";
 import { timestampText } from "./time";
 
 /**
@@ -76,42 +77,39 @@ export async function copyTables(sqlite: Database.Database, target: pg.ClientBas
   const copies: TableCopy[] = [];
   // One read transaction on the source: a consistent snapshot even if a radar is still writing.
   sqlite.exec("BEGIN");
-  await target.query("BEGIN");
   try {
-    for (const table of order) {
-      const started = Date.now();
-      const columns = source[table].columns.map((c) => c.name);
-      const convert = columns.map((column) => converter(table, column, types.get(`${table}.${column}`)!));
-      const perInsert = Math.min(MAX_ROWS_PER_INSERT, Math.floor(MAX_PARAMETERS / columns.length));
-      const select = sqlite.prepare(`SELECT ${columns.map(quote).join(", ")} FROM ${quote(table)}`).raw(true).safeIntegers(true);
-      let batch: unknown[][] = [];
-      let rows = 0;
-      const flush = async () => {
-        if (!batch.length) return;
-        const values = batch.map((_, r) => `(${columns.map((__, c) => `$${r * columns.length + c + 1}`).join(", ")})`);
-        await target.query(`INSERT INTO ${quote(table)} (${columns.map(quote).join(", ")}) VALUES ${values.join(", ")}`, batch.flat());
-        rows += batch.length;
-        batch = [];
-      };
-      for (const row of select.iterate() as Iterable<unknown[]>) {
-        batch.push(row.map((value, c) => convert[c](value)));
-        if (batch.length === perInsert) await flush();
+    await withinTransaction(target, async () => {
+      for (const table of order) {
+        const started = Date.now();
+        const columns = source[table].columns.map((c) => c.name);
+        const convert = columns.map((column) => converter(table, column, types.get(`${table}.${column}`)!));
+        const perInsert = Math.min(MAX_ROWS_PER_INSERT, Math.floor(MAX_PARAMETERS / columns.length));
+        const select = sqlite.prepare(`SELECT ${columns.map(quote).join(", ")} FROM ${quote(table)}`).raw(true).safeIntegers(true);
+        let batch: unknown[][] = [];
+        let rows = 0;
+        const flush = async () => {
+          if (!batch.length) return;
+          const values = batch.map((_, r) => `(${columns.map((__, c) => `$${r * columns.length + c + 1}`).join(", ")})`);
+          await target.query(`INSERT INTO ${quote(table)} (${columns.map(quote).join(", ")}) VALUES ${values.join(", ")}`, batch.flat());
+          rows += batch.length;
+          batch = [];
+        };
+        for (const row of select.iterate() as Iterable<unknown[]>) {
+          batch.push(row.map((value, c) => convert[c](value)));
+          if (batch.length === perInsert) await flush();
+        }
+        await flush();
+        const expected = Number(sqlite.prepare(`SELECT count(*) FROM ${quote(table)}`).pluck().get());
+        const { rows: counted } = await target.query(`SELECT count(*)::int AS n FROM ${quote(table)}`);
+        if (rows !== expected || counted[0].n !== expected) {
+          throw new MigrateStoreError(`${table}: ${expected} rows in the source, ${counted[0].n} copied; nothing was kept`);
+        }
+        await continueSequences(sqlite, target, table, types);
+        const copy = { table, rows, ms: Date.now() - started };
+        copies.push(copy);
+        log(`${table.padEnd(20)} ${String(rows).padStart(10)} rows  ${String(copy.ms).padStart(6)} ms`);
       }
-      await flush();
-      const expected = Number(sqlite.prepare(`SELECT count(*) FROM ${quote(table)}`).pluck().get());
-      const { rows: counted } = await target.query(`SELECT count(*)::int AS n FROM ${quote(table)}`);
-      if (rows !== expected || counted[0].n !== expected) {
-        throw new MigrateStoreError(`${table}: ${expected} rows in the source, ${counted[0].n} copied; nothing was kept`);
-      }
-      await continueSequences(sqlite, target, table, types);
-      const copy = { table, rows, ms: Date.now() - started };
-      copies.push(copy);
-      log(`${table.padEnd(20)} ${String(rows).padStart(10)} rows  ${String(copy.ms).padStart(6)} ms`);
-    }
-    await target.query("COMMIT");
-  } catch (error) {
-    await target.query("ROLLBACK").catch(() => undefined);
-    throw error;
+    });
   } finally {
     sqlite.exec("COMMIT");
   }

@@ -1,6 +1,7 @@
 import path from "node:path";
 import type pg from "pg";
 import { isPending, MIGRATIONS_TABLE, readMigrations, type MigrationResult } from "../migrate";
+import { withinTransaction } from "./pool";
 
 /**
  * Applies the committed SQL in prisma/postgres/migrations the way lib/db/migrate.ts applies
@@ -39,15 +40,9 @@ export async function migratePostgres(client: pg.ClientBase, dir = postgresMigra
   return { applied, total: migrations.length };
 }
 
-async function locked<T>(client: pg.ClientBase, work: () => Promise<T>): Promise<T> {
-  await client.query("BEGIN");
-  try {
+function locked<T>(client: pg.ClientBase, work: () => Promise<T>): Promise<T> {
+  return withinTransaction(client, async () => {
     await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
-    const result = await work();
-    await client.query("COMMIT");
-    return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  }
+    return work();
+  });
 }

@@ -67,14 +67,24 @@ export async function closePool(): Promise<void> {
 export async function inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool().connect();
   try {
-    await client.query("BEGIN");
-    const result = await work(client);
+    return await withinTransaction(client, () => work(client));
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * The one BEGIN … COMMIT of lib/db on PostgreSQL, on a connection the caller holds: ROLLBACK when
+ * `work` throws (a failed rollback, on a connection already broken, is not the error to report).
+ */
+export async function withinTransaction<T>(client: pg.ClientBase, work: () => Promise<T>): Promise<T> {
+  await client.query("BEGIN");
+  try {
+    const result = await work();
     await client.query("COMMIT");
     return result;
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
     throw error;
-  } finally {
-    client.release();
   }
 }

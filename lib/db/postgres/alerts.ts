@@ -1,0 +1,54 @@
+import type pg from "pg";
+import type { Alert } from "@/lib/alerts/rules";
+import { alertAttemptAudit, type DeliveryAttempt } from "../records/alerts";
+import type { auditRowsOn } from "./audit";
+import { timestampFromMs } from "./time";
+
+/** lib/db/alerts.ts's unit-of-work statements on PostgreSQL. */
+
+const ENQUEUE = `INSERT INTO "AlertOutbox" ("dedupeKey", "ruleId", "destinationId", event, alert, state, attempts, "createdAt", "nextAttemptAt")
+  SELECT $1, r.id, r."destinationId", $2, $3, 'pending', 0, ${timestampFromMs("$6")}, ${timestampFromMs("$6")}
+  FROM "AlertRule" r JOIN "AlertDestination" d ON d.id = r."destinationId"
+  WHERE r.event = $2 AND ($4::float8 IS NULL OR r.threshold = $4::float8)
+    AND NOT EXISTS (SELECT 1 FROM "Incident" i WHERE i.id = $5::text AND i."silencedUntil" > ${timestampFromMs("$6")})
+  ON CONFLICT DO NOTHING`;
+const SOURCE_NAMES = `SELECT id, name FROM "Source" WHERE id = ANY($1::text[])`;
+const RECORD = `UPDATE "AlertOutbox" SET state = $2, attempts = attempts + 1, "lastAttemptAt" = ${timestampFromMs("$3")}, "lastStatus" = $4, "lastError" = $5,
+  "nextAttemptAt" = CASE WHEN $2 = 'pending' THEN ${timestampFromMs("$6")} ELSE "nextAttemptAt" END, "deliveredAt" = ${timestampFromMs("$7")} WHERE id = $1`;
+const ATTEMPT = `INSERT INTO "AlertDelivery" ("outboxId", at, status, error, result, "durationMs") VALUES ($1, ${timestampFromMs("$2")}, $3, $4, $5, round($6::float8))`;
+const RAISE = `INSERT INTO "AlertCondition" (key, event, "raisedAt", subject) VALUES ($1, $2, ${timestampFromMs("$3")}, $4) ON CONFLICT DO NOTHING`;
+const CLEAR = `DELETE FROM "AlertCondition" WHERE key = $1`;
+const LEARN = `INSERT INTO "AlertSourceRhythm" ("sourceId", "lastSeenAt", "usualGapMs") VALUES ($1, ${timestampFromMs("$2")}, round($3::float8))
+  ON CONFLICT ("sourceId") DO UPDATE SET "lastSeenAt" = excluded."lastSeenAt", "usualGapMs" = excluded."usualGapMs"`;
+
+export function alertRowsOn(client: pg.ClientBase, audit: ReturnType<typeof auditRowsOn>) {
+  return {
+    async enqueueAlerts(alerts: readonly Alert[], now: number): Promise<number> {
+      let written = 0;
+      for (const { key, threshold, ...alert } of alerts) {
+        const incident = alert.event.startsWith("incident.") ? alert.subject : null;
+        written += (await client.query(ENQUEUE, [key, alert.event, JSON.stringify(alert), threshold ?? null, incident, now])).rowCount ?? 0;
+      }
+      return written;
+    },
+    async sourceNames(ids: readonly string[]): Promise<Map<string, string>> {
+      if (!ids.length) return new Map();
+      return new Map((await client.query<{ id: string; name: string }>(SOURCE_NAMES, [ids])).rows.map((r) => [r.id, r.name]));
+    },
+    async recordAlertAttempt(attempt: DeliveryAttempt): Promise<void> {
+      const { destination: _destination, event: _event, ...row } = attempt;
+      await client.query(RECORD, [row.id, row.state, row.at, row.status, row.error, row.nextAttemptAt, row.state === "delivered" ? row.at : null]);
+      await client.query(ATTEMPT, [row.id, row.at, row.status, row.error, row.state, row.durationMs]);
+      await audit.insertAudit(alertAttemptAudit(attempt));
+    },
+    async raiseCondition(condition: { key: string; event: string; subject: string }, now: number): Promise<void> {
+      await client.query(RAISE, [condition.key, condition.event, now, condition.subject]);
+    },
+    async clearCondition(key: string): Promise<void> {
+      await client.query(CLEAR, [key]);
+    },
+    async learnSourceRhythm(sourceId: string, lastSeenAt: number, usualGapMs: number | null): Promise<void> {
+      await client.query(LEARN, [sourceId, lastSeenAt, usualGapMs]);
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import type pg from "pg";
+import type { LimitSnapshot } from "@/lib/ingest/limit-snapshots";
+import { limitRow } from "../records/limits";
+import { timestampFromMs } from "./time";
+
+/** lib/db/limits.ts's unit-of-work statements on PostgreSQL: a batch's snapshots in one multi-row insert. */
+
+const COLUMNS = ["sourceId", "account", "provider", "window", "usedPercent", "windowMinutes", "resetAt", "status", "observedAt", "threadId", "reachedType"] as const;
+const TYPES = ["text", "text", "text", "text", "float8", "int", "float8", "text", "float8", "text", "text"];
+const TIMES = new Set(["resetAt", "observedAt"]);
+const LIST = COLUMNS.map((c) => `"${c}"`).join(", ");
+const SELECTED = COLUMNS.map((c) => (TIMES.has(c) ? timestampFromMs(`"${c}"`) : `"${c}"`)).join(", ");
+const ARRAYS = `unnest(${TYPES.map((type, i) => `$${i + 1}::${type}[]`).join(", ")})`;
+const INSERT = `INSERT INTO "LimitSnapshot" (${LIST}) SELECT ${SELECTED} FROM ${ARRAYS} AS r(${LIST})`;
+// One row per window: of a batch's snapshots of one window, the latest observed (the last given on a tie) is the upsert's.
+const UPSERT_CURRENT = `INSERT INTO "LimitWindow" AS w (${LIST})
+  SELECT DISTINCT ON ("sourceId", account, provider, "window") ${SELECTED} FROM ${ARRAYS} WITH ORDINALITY AS r(${LIST}, given)
+  ORDER BY "sourceId", account, provider, "window", "observedAt" DESC, given DESC
+  ON CONFLICT ("sourceId", account, provider, "window") DO UPDATE SET "usedPercent" = excluded."usedPercent", "windowMinutes" = excluded."windowMinutes",
+    "resetAt" = excluded."resetAt", status = excluded.status, "observedAt" = excluded."observedAt", "threadId" = excluded."threadId", "reachedType" = excluded."reachedType"
+  WHERE excluded."observedAt" >= w."observedAt"`;
+
+export function limitRowsOn(client: pg.ClientBase) {
+  return {
+    async saveLimitSnapshots(sourceId: string, snapshots: LimitSnapshot[]): Promise<void> {
+      if (!snapshots.length) return;
+      const rows = snapshots.map((s) => limitRow(sourceId, s));
+      const arrays = COLUMNS.map((column) => rows.map((row) => row[column]));
+      await client.query(INSERT, arrays);
+      await client.query(UPSERT_CURRENT, arrays);
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import type pg from "pg";
+
+/**
+ * What keeps units of work of several instances from interleaving wrongly on PostgreSQL. Within
+ * one process they already run one at a time (lib/db/postgres/unit-of-work.ts); across processes
+ * each takes, inside its transaction and so until its commit or rollback:
+ *
+ * - the lock of each thread it reads to change: the thread's row, `SELECT … FOR UPDATE`, so two
+ *   instances stepping the same thread (a batch on one, the watchdog or a stop on the other) take
+ *   turns and the second reads the state the first committed. A row lock cannot cover a thread
+ *   that does not exist yet, so finding a thread by its key first takes a transaction advisory
+ *   lock on that key: two instances receiving a new thread's first lines at once create it once.
+ * - the lock of a source while it checks the batch's idempotency keys (an advisory lock on the
+ *   source id): resends of one batch to two instances store it once, the later one finding the
+ *   keys the other committed, instead of one failing on the unique key.
+ *
+ * Advisory rather than row locks for keys, because they need no row; transaction-scoped, because a
+ * pooled connection must never keep one. Two units of work locking the same threads in opposite
+ * orders make PostgreSQL abort one (a deadlock error): it rolls back whole, its sender retries.
+ */
+
+// Namespaces (the first key of the two-key form), apart from migrate.ts's and the leader's locks.
+const THREAD_KEY_LOCK = 7_318_100;
+const SOURCE_LOCK = 7_318_101;
+
+export async function lockThreadKey(client: pg.ClientBase, sourceId: string, externalId: string): Promise<void> {
+  await client.query(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [THREAD_KEY_LOCK, JSON.stringify([sourceId, externalId])]);
+}
+
+export async function lockSource(client: pg.ClientBase, sourceId: string): Promise<void> {
+  await client.query(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [SOURCE_LOCK, sourceId]);
+}

@@ -1,0 +1,168 @@
+import type pg from "pg";
+import { gapBinSql } from "../fact-sql";
+import { hourOf, MINUTE_MS, ROLLUP_ONLY_FACTS, type FactRow } from "../records/rollups";
+import { msFromTimestamp, timestampFromMs } from "./time";
+
+/**
+ * lib/db/rollups.ts's unit-of-work statements on PostgreSQL: the same facts (see factsSql there
+ * for what each one counts), the same differences applied in the unit of work that changes them.
+ * The facts are computed in epoch ms (times are read through msFromTimestamp once, in the CTE), so
+ * every sum and bin is SQLite's to the millisecond; the upserts are multi-row (arrays unnested),
+ * one statement per table, their rows summed per key first (one INSERT … ON CONFLICT may not meet
+ * the same key twice).
+ */
+
+const minuteOf = (ms: string) => `(${ms} - ${ms} % ${MINUTE_MS})`;
+const bin = (expression: string) => `(${gapBinSql(expression)})::text`;
+/** SQLite's scalar max(0, x); x is never null where it is used (or only inside a sum, where 0 and null add the same). */
+const atLeast0 = (expression: string) => `GREATEST(0, ${expression})`;
+
+/**
+ * Fact rows (fact, minute in epoch ms, labels, sourceId, label and the counters) of the episodes
+ * matching `episodeWhere` (alias `ep`) and the retry notices matching `eventWhere` (alias `e`); null
+ * leaves that part out. What lib/db/rollups.ts's factsSql selects, in PostgreSQL's dialect.
+ */
+export function factsSql(episodeWhere: string | null, eventWhere: string | null): string {
+  const minute = minuteOf(`"noticeAt"`);
+  const wait = atLeast0(`coalesce("retriedAt", "endedAt") - "noticeAt"`);
+  const parts: string[] = [];
+  if (episodeWhere !== null) {
+    const attemptCounters = `count(*), coalesce(sum(${wait}), 0), count(coalesce("retriedAt", "endedAt")),
+         count(*) FILTER (WHERE "advisedDelayMs" IS NOT NULL AND "retriedAt" IS NOT NULL), count(*) FILTER (WHERE coalesce("earlyByMs", 0) > 0),
+         coalesce(sum(CASE WHEN "earlyByMs" > 0 THEN "earlyByMs" END), 0)`;
+    parts.push(
+      `SELECT "threadId", 'attempt', ${minute}, kind, '', ${attemptCounters} FROM a GROUP BY 1, 2, 3, 4, 5`,
+      `SELECT "threadId", 'threadWait', ${minute}, kind, "threadId"::text, ${attemptCounters} FROM a GROUP BY 1, 2, 3, 4, 5`,
+      `SELECT "threadId", 'advised', ${minute}, kind, ${bin(`"advisedDelayMs"`)}, count(*), sum("advisedDelayMs"), 0, 0, 0, 0
+       FROM a WHERE "advisedDelayMs" IS NOT NULL GROUP BY 1, 2, 3, 4, 5`,
+      `SELECT "threadId", 'actual', ${minute}, kind, ${bin(atLeast0(`"retriedAt" - "noticeAt"`))}, count(*), sum(${atLeast0(`"retriedAt" - "noticeAt"`)}), 0, 0,
+         count(*) FILTER (WHERE coalesce("earlyByMs", 0) > 0), 0
+       FROM a WHERE "retriedAt" IS NOT NULL GROUP BY 1, 2, 3, 4, 5`,
+      `SELECT "threadId", 'advisedRetried', ${minute}, kind, ${bin(`"advisedDelayMs"`)}, count(*), 0, 0, 0, 0, 0
+       FROM a WHERE "retriedAt" IS NOT NULL AND "advisedDelayMs" IS NOT NULL GROUP BY 1, 2, 3, 4, 5`,
+      `SELECT ep."threadId", 'outcome', coalesce(${minuteOf(msFromTimestamp(`ep."endedAt"`))}, -1), ep.kind, ep.outcome, count(*), 0, 0, 0, 0, 0
+       FROM "Episode" ep WHERE (${episodeWhere}) AND ep.outcome IS NOT NULL GROUP BY 1, 2, 3, 4, 5`,
+    );
+  }
+  if (eventWhere !== null) {
+    parts.push(
+      `SELECT e."threadId", 'notice', ${minuteOf(msFromTimestamp("e.at"))}, coalesce(e.kind, 'other'), '', count(*), 0, 0, 0, 0, 0
+       FROM "Event" e WHERE e.type = 'retry' AND e."threadId" IS NOT NULL AND (${eventWhere}) GROUP BY 1, 2, 3, 4, 5`,
+    );
+  }
+  return `WITH a AS MATERIALIZED (
+      SELECT ep."threadId", ep.kind, ${msFromTimestamp(`ep."endedAt"`)} AS "endedAt", ${msFromTimestamp(`a."noticeAt"`)} AS "noticeAt",
+        a."advisedDelayMs"::bigint AS "advisedDelayMs", a."earlyByMs"::bigint AS "earlyByMs",
+        ${msFromTimestamp(`coalesce(a."startedAt", (SELECT min(b."noticeAt") FROM "Attempt" b WHERE b."episodeId" = a."episodeId" AND b.n > a.n))`)} AS "retriedAt"
+      FROM "Attempt" a JOIN "Episode" ep ON ep.id = a."episodeId" WHERE (${episodeWhere ?? "false"}))
+    SELECT f.fact, f.minute::bigint AS minute, f.kind, coalesce(t.provider, 'unknown') AS provider, coalesce(t.model, 'unknown') AS model,
+      coalesce(t.agent, 'unknown') AS agent, t."sourceId", f.label,
+      ${["n", "ms", "waited", "judged", "early", "earlyMs"].map((c) => `sum(f."${c}")::bigint AS "${c}"`).join(", ")}
+    FROM (${parts.join("\n    UNION ALL ")}) AS f("threadId", fact, minute, kind, label, n, ms, waited, judged, early, "earlyMs")
+    JOIN "Thread" t ON t.id = f."threadId"
+    WHERE t."joinedTo" IS NULL
+    GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`;
+}
+
+const EPISODES = factsSql(`(ep."threadId", ep.seq) IN (SELECT * FROM unnest($1::int[], $2::int[]))`, null);
+const THREAD_EPISODES = factsSql(`ep."threadId" = $1`, null);
+const THREAD_FACTS = factsSql(`ep."threadId" = $1`, `e."threadId" = $1`);
+const EVENT_NOTICES = factsSql(null, `e.id = ANY($1::int[])`);
+
+const VALUES = ["n", "ms", "waited", "judged", "early", "earlyMs"] as const;
+const q = (column: string) => `"${column}"`;
+
+/** One multi-row upsert adding each row's counters to its key's, from parallel arrays. */
+function upsertSql(table: string, key: { column: string; type: string; time?: boolean }[]): string {
+  const columns = [...key.map((k) => k.column), ...VALUES];
+  const types = [...key.map((k) => k.type), ...VALUES.map(() => "bigint")];
+  const selected = columns.map((column, i) => (key[i]?.time ? `${timestampFromMs(q(column))}` : q(column)));
+  return `INSERT INTO "${table}" AS old (${columns.map(q).join(", ")})
+    SELECT ${selected.join(", ")} FROM unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(", ")}) AS r(${columns.map(q).join(", ")})
+    ON CONFLICT (${key.map((k) => q(k.column)).join(", ")}) DO UPDATE SET ${VALUES.map((v) => `${q(v)} = old.${q(v)} + excluded.${q(v)}`).join(", ")}`;
+}
+
+const text = (column: string) => ({ column, type: "text" });
+const LABELS = ["kind", "provider", "model", "agent"].map(text);
+const UPSERT_ROLLUP = upsertSql("Rollup", [text("fact"), { column: "minute", type: "bigint", time: true }, ...LABELS, text("sourceId"), text("label")]);
+const UPSERT_HOUR = upsertSql("RollupHour", [text("fact"), { column: "hour", type: "bigint", time: true }, ...LABELS, text("sourceId"), text("label")]);
+const UPSERT_TOTAL = upsertSql("MetricTotal", [text("fact"), ...LABELS, text("label")]);
+const UPSERT_THREAD_WAIT = `INSERT INTO "ThreadWaitTotal" AS old ("threadId", ms) SELECT * FROM unnest($1::int[], $2::bigint[])
+  ON CONFLICT ("threadId") DO UPDATE SET ms = old.ms + excluded.ms`;
+const NOTICE_SEEN = `INSERT INTO "MetricTotal" AS old (fact, kind, provider, model, agent, label, n)
+  SELECT 'noticeSeen', k.kind, coalesce(t.provider, 'unknown'), coalesce(t.model, 'unknown'), coalesce(t.agent, 'unknown'), '', k.n
+  FROM "Thread" t, unnest($2::text[], $3::int[]) AS k(kind, n) WHERE t.id = $1 AND t."joinedTo" IS NULL
+  ON CONFLICT (fact, kind, provider, model, agent, label) DO UPDATE SET n = old.n + excluded.n`;
+
+type Counters = Pick<FactRow, (typeof VALUES)[number]>;
+
+/** Rows summed per key (the key's parts in order), as the parallel arrays of an upsert. */
+class Summed {
+  private readonly rows = new Map<string, { key: unknown[]; counters: Counters }>();
+  add(key: unknown[], counters: Counters): void {
+    const id = JSON.stringify(key);
+    const found = this.rows.get(id);
+    if (!found) this.rows.set(id, { key, counters: { ...counters } });
+    else for (const v of VALUES) found.counters[v] += counters[v];
+  }
+  get size(): number {
+    return this.rows.size;
+  }
+  arrays(): unknown[][] {
+    const rows = [...this.rows.values()];
+    const keyLength = rows[0]?.key.length ?? 0;
+    return [
+      ...Array.from({ length: keyLength }, (_, i) => rows.map((row) => row.key[i])),
+      ...VALUES.map((v) => rows.map((row) => row.counters[v])),
+    ];
+  }
+}
+
+export type RollupRowsOn = ReturnType<typeof rollupRowsOn>;
+
+/** The rollup statements of one unit of work on `client` (the SQLite ones' signatures, answering promises). */
+export function rollupRowsOn(client: pg.ClientBase) {
+  /** Adds (sign 1) or removes (sign -1) the facts the query selects, in every table that keeps them. */
+  async function applyFacts(sql: string, params: unknown[], sign: 1 | -1): Promise<void> {
+    const { rows } = await client.query<FactRow>(sql, params);
+    if (rows.length === 0) return;
+    const [rollup, hour, total] = [new Summed(), new Summed(), new Summed()];
+    const threadWait = new Map<number, number>();
+    for (const row of rows) {
+      const { fact, minute, kind, provider, model, agent, sourceId, label } = row;
+      const counters = { n: sign * row.n, ms: sign * row.ms, waited: sign * row.waited, judged: sign * row.judged, early: sign * row.early, earlyMs: sign * row.earlyMs };
+      rollup.add([fact, minute, kind, provider, model, agent, sourceId, label], counters);
+      hour.add([fact, hourOf(minute), kind, provider, model, agent, sourceId, label], counters);
+      if (!ROLLUP_ONLY_FACTS.includes(fact)) total.add([fact, kind, provider, model, agent, label], counters);
+      if (fact === "threadWait") threadWait.set(Number(label), (threadWait.get(Number(label)) ?? 0) + counters.ms);
+    }
+    await client.query(UPSERT_ROLLUP, rollup.arrays());
+    await client.query(UPSERT_HOUR, hour.arrays());
+    if (total.size) await client.query(UPSERT_TOTAL, total.arrays());
+    if (threadWait.size) await client.query(UPSERT_THREAD_WAIT, [[...threadWait.keys()], [...threadWait.values()]]);
+  }
+
+  return {
+    async episodeFacts(episodes: readonly (readonly [threadId: number, seq: number])[], sign: 1 | -1): Promise<void> {
+      if (episodes.length) await applyFacts(EPISODES, [episodes.map(([threadId]) => threadId), episodes.map(([, seq]) => seq)], sign);
+    },
+
+    async removeEpisodeFacts(threadId: number): Promise<void> {
+      await applyFacts(THREAD_EPISODES, [threadId], -1);
+    },
+
+    async noticeFacts(eventIds: readonly number[]): Promise<void> {
+      if (eventIds.length) await applyFacts(EVENT_NOTICES, [eventIds], 1);
+    },
+
+    async threadFacts(threadId: number, sign: 1 | -1): Promise<void> {
+      await applyFacts(THREAD_FACTS, [threadId], sign);
+    },
+
+    async noticesSeen(threadId: number, kinds: readonly string[]): Promise<void> {
+      const counts = new Map<string, number>();
+      for (const kind of kinds) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+      if (counts.size) await client.query(NOTICE_SEEN, [threadId, [...counts.keys()], [...counts.values()]]);
+    },
+  };
+}
