@@ -271,6 +271,12 @@ export interface StreamHello {
  */
 export interface StreamThreads {
   threads: { key: number; reorder: boolean }[];
+  /**
+   * When few threads changed: their rows as the unfiltered board shows them (GET
+   * /api/v1/threads?keys=…&matching=1 with no filter, read at `serverTime`); a key of `threads`
+   * with no row here is not on that board. Absent for a burst: boards then read rows by key.
+   */
+  rows?: ThreadView[];
   serverTime: string;
 }
 
