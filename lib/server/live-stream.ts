@@ -22,10 +22,11 @@ export const STREAM_BUFFER_BYTES = 64 * 1024;
 
 /**
  * A `threads` notice carries rows when it names at most this many threads and its text stays
- * within LIVE_ROWS_BYTES: a burst goes out as keys only, which boards read as before.
+ * within LIVE_ROWS_BYTES (well under STREAM_BUFFER_BYTES, so a reader a few notices behind is not
+ * dropped): a burst goes out as keys only, which boards read by key.
  */
-export const LIVE_ROWS_MAX = 25;
-const LIVE_ROWS_BYTES = 16 * 1024;
+export const LIVE_ROWS_MAX = 40;
+const LIVE_ROWS_BYTES = 24 * 1024;
 
 /** Each publication's `threads` message, as every stream sends it: built once, by the first stream to send it. */
 const noticeTexts = new WeakMap<ThreadsChanged, Promise<string>>();

@@ -267,7 +267,7 @@ export interface StreamHello {
 /**
  * The live stream's `threads` event: the keys of threads whose projection changed, each marked
  * `reorder` when it is new or its status changed (lists filtered or sorted by status may gain,
- * lose or reorder rows). Several changes within ~100 ms arrive as one event.
+ * lose or reorder rows). Several changes within ~50 ms arrive as one event.
  */
 export interface StreamThreads {
   threads: { key: number; reorder: boolean }[];
