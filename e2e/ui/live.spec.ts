@@ -1,4 +1,4 @@
-import { expect, test, type Page, type Request } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Page, type Request } from "@playwright/test";
 import { ingestAuth, uid, sendEvents, threadRow } from "../support/board-events";
 
 /**
@@ -29,10 +29,13 @@ function watchThreadReads(page: Page) {
   };
 }
 
-test("a change within the same status refetches only that row; a status change refetches the page", async ({ page, request }) => {
-  await page.goto("/");
+/**
+ * Opens the board at `path`, then a thread starts retrying (attempt 1 of 5, openai) and moves to
+ * attempt 2 while the board shows it: its row, its key and the board's reads since attempt 1 showed.
+ */
+async function retryingThenNext(page: Page, request: APIRequestContext, id: string, path: string) {
+  await page.goto(path);
   await expect(page.getByTestId("live-indicator")).toHaveAttribute("data-status", "live");
-  const id = uid("live-row");
   await send(request, [
     { threadId: id, type: "turn.started", turnId: "t1", agent: "codex", provider: "openai", model: "gpt-5.5" },
     { threadId: id, type: "retry", turnId: "t1", attempt: 1, maxAttempts: 5, error: { httpStatus: 429, retryAfter: "120" } },
@@ -40,11 +43,16 @@ test("a change within the same status refetches only that row; a status change r
   const threadRow = row(page, id);
   await expect(threadRow.getByTestId("retry-attempt")).toHaveText("Retrying 1/5");
   const key = await threadRow.getAttribute("data-thread-key");
-
-  // Attempt 2: still retrying, so only the row changes: the unfiltered board takes it from the notice.
   const reads = watchThreadReads(page);
   await send(request, [{ threadId: id, type: "retry", turnId: "t1", attempt: 2, maxAttempts: 5, error: { httpStatus: 429, retryAfter: "120" } }]);
   await expect(threadRow.getByTestId("retry-attempt")).toHaveText("Retrying 2/5");
+  return { threadRow, key, reads };
+}
+
+test("a change within the same status refetches only that row; a status change refetches the page", async ({ page, request }) => {
+  const id = uid("live-row");
+  // Attempt 2: still retrying, so only the row changes: the unfiltered board takes it from the notice.
+  const { threadRow, key, reads } = await retryingThenNext(page, request, id, "/");
   // (Other threads' status changes may still refetch the page meanwhile: threads of earlier specs
   // run out their deadlines. What counts is that this change needed no row read.)
   expect(reads.rows()).not.toContain(key);
@@ -58,19 +66,7 @@ test("a change within the same status refetches only that row; a status change r
 });
 
 test("a filtered board reads a changed row by key with its filter", async ({ page, request }) => {
-  const id = uid("live-filtered");
-  await send(request, [
-    { threadId: id, type: "turn.started", turnId: "t1", agent: "codex", provider: "openai", model: "gpt-5.5" },
-    { threadId: id, type: "retry", turnId: "t1", attempt: 1, maxAttempts: 5, error: { httpStatus: 429, retryAfter: "120" } },
-  ]);
-  await page.goto("/?provider=openai");
-  await expect(page.getByTestId("live-indicator")).toHaveAttribute("data-status", "live");
-  const threadRow = row(page, id);
-  await expect(threadRow.getByTestId("retry-attempt")).toHaveText("Retrying 1/5");
-  const key = await threadRow.getAttribute("data-thread-key");
-  const reads = watchThreadReads(page);
-  await send(request, [{ threadId: id, type: "retry", turnId: "t1", attempt: 2, maxAttempts: 5, error: { httpStatus: 429, retryAfter: "120" } }]);
-  await expect(threadRow.getByTestId("retry-attempt")).toHaveText("Retrying 2/5");
+  const { key, reads } = await retryingThenNext(page, request, uid("live-filtered"), "/?provider=openai");
   const read = reads.rowReads().find((url) => url.searchParams.get("keys")?.split(",").includes(key!));
   expect([read?.searchParams.get("matching"), read?.searchParams.get("provider")]).toEqual(["1", "openai"]);
   reads.stop();
