@@ -2,7 +2,7 @@ import { pageAccess } from "@/lib/server/page-access";
 import { Board } from "@/components/board/board";
 import { filterOptions, threadBoard } from "@/lib/db/threads";
 import { listIncidents } from "@/lib/db/incidents";
-import { parseThreadQuery, threadQueryString } from "@/lib/threads/filter";
+import { isFiltered, parseThreadQuery, threadQueryString } from "@/lib/threads/filter";
 
 export const dynamic = "force-dynamic";
 
@@ -18,6 +18,5 @@ export default async function BoardPage({ searchParams }: { searchParams: Promis
   }
   const { page, pageSize, ...filter } = parsed.query;
   const [board, options, incidents] = await Promise.all([threadBoard(filter, { page, pageSize, attentionFirst: true }), filterOptions(), listIncidents("open")]);
-  const anyFilter = Object.values(filter).some((v) => v !== undefined && (!Array.isArray(v) || v.length > 0));
-  return <Board initial={board} queryString={threadQueryString(parsed.query).replace(/^\?/, "")} options={options} filtered={anyFilter} incidents={incidents} />;
+  return <Board initial={board} queryString={threadQueryString(parsed.query).replace(/^\?/, "")} options={options} filtered={isFiltered(parsed.query)} incidents={incidents} />;
 }

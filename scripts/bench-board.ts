@@ -7,6 +7,7 @@ import { chromium, type Page } from "@playwright/test";
 import { benchDatabase } from "./bench-insights";
 import { startServer, type RunningServer } from "./lib/server";
 import { percentile } from "./lib/stats";
+import type { StreamThreads } from "@/lib/wire/types";
 
 /**
  * Event → visible on the board in Chromium: the time from posting an event to the moment the
@@ -121,10 +122,13 @@ interface TraceEntry {
 function split(trace: TraceEntry[], sent: number, seen: number, key: number | undefined): string {
   const since = (t: number | undefined) => (t === undefined ? "—" : `${t - sent}`);
   const after = trace.filter((e) => e.at >= sent && e.at <= seen);
-  const notice = after.find((e) => e.what === "notice" && key !== undefined && (JSON.parse(e.data!) as { threads: { key: number }[] }).threads.some((t) => t.key === key));
+  const data = (e: TraceEntry) => JSON.parse(e.data!) as StreamThreads;
+  const notice = after.find((e) => e.what === "notice" && key !== undefined && data(e).threads.some((t) => t.key === key));
+  const carried = notice !== undefined && (data(notice).rows ?? []).some((row) => row.key === key);
   const fetchedBy = after.filter((e) => e.what !== "notice" && e.end !== undefined && e.end <= seen).at(-1);
   const requests = after.filter((e) => e.what !== "notice").map((e) => `${e.what} ${since(e.at)}→${since(e.end)}`);
-  return `notice at ${since(notice?.at)}; brought by ${fetchedBy ? `${fetchedBy.what} ${since(fetchedBy.at)}→${since(fetchedBy.end)}` : "—"}; requests ${requests.join(", ") || "none"}`;
+  const by = carried ? "the notice" : fetchedBy ? `${fetchedBy.what} ${since(fetchedBy.at)}→${since(fetchedBy.end)}` : "—";
+  return `notice at ${since(notice?.at)}; brought by ${by}; requests ${requests.join(", ") || "none"}`;
 }
 
 async function probe(page: Page, server: RunningServer, i: number, shown: string[]): Promise<Probe> {

@@ -8,8 +8,8 @@ import { useServerClock } from "@/components/time/server-clock";
 
 /**
  * One server-sent event stream per tab: when the server says which threads changed, the queries
- * they touch refetch (see applyThreadChanges: changed rows only, or the page when rows may come,
- * go or move). After a (re)connect everything live refetches. While the stream is down, queries
+ * they touch are brought up to date (see applyThreadChanges: changed rows only, from the notice or
+ * read by key, and the page when rows may come, go or move). After a (re)connect everything live refetches. While the stream is down, queries
  * poll instead (see `pollInterval`) and the indicator says so.
  */
 export type LiveState = { status: "connecting" | "live" | "reconnecting"; since: number | null };
@@ -37,7 +37,7 @@ export function LiveUpdatesProvider({ children }: { children: ReactNode }) {
       const message = JSON.parse((event as MessageEvent).data) as StreamThreads;
       observe(message.serverTime);
       // A failed row refetch leaves the rows as they were until the page refetches.
-      applyThreadChanges(queryClient, message.threads).catch(() => invalidate());
+      applyThreadChanges(queryClient, message).catch(() => invalidate());
     });
     source.addEventListener("limits", (event) => {
       observe((JSON.parse((event as MessageEvent).data) as StreamLimits).serverTime);

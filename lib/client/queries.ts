@@ -13,8 +13,10 @@ import {
   type ThreadBoard,
   type ThreadDetailResponse,
   type ThreadRows,
+  type ThreadView,
   type AlertsOverview,
 } from "@/lib/wire/types";
+import { isFiltered, parseThreadQuery } from "@/lib/threads/filter";
 import { mergeBoardRows, type RowsRead } from "./board-rows";
 
 /**
@@ -55,17 +57,18 @@ export const LIVE_KEYS = [queryKeys.threads, queryKeys.insights, queryKeys.limit
 
 /**
  * The browser's half of the live-update protocol (README "Live updates"): a change notice makes
- * stale only what it touches. Boards read the changed threads they may show at once, in one
- * request with their own filter, and put them in place (mergeBoardRows): changed rows replaced,
- * rows that left the filter removed, a first page gaining the new threads that sort onto it. When
- * a thread is new or changed status, the page's counts and membership may change too, so boards
+ * stale only what it touches. Boards put the changed threads they may show in place
+ * (mergeBoardRows): changed rows replaced, rows that left the filter removed, a first page gaining
+ * the new threads that sort onto it. An unfiltered board takes those rows from the notice when it
+ * carries them; any other board reads them at once, in one request with its own filter. When a
+ * thread is new or changed status, the page's counts and membership may change too, so boards
  * also read their page again, at most SUMMARY_READS_PER_SECOND times a second, as do usage windows
- * and incidents. Open thread pages of changed
- * threads refetch; insights, which aggregate every thread, refetch too. Every refetch goes
- * through `refresh`, so a busy fleet costs a browser at most one request in flight per query and
- * one more queued.
+ * and incidents. Open thread pages of changed threads refetch; insights, which aggregate every
+ * thread, refetch too. Every refetch goes through `refresh`, so a busy fleet costs a browser at
+ * most one request in flight per query and one more queued.
  */
-export async function applyThreadChanges(queryClient: QueryClient, changes: StreamThreads["threads"]): Promise<void> {
+export async function applyThreadChanges(queryClient: QueryClient, notice: StreamThreads): Promise<void> {
+  const changes = notice.threads;
   refresh(queryClient, queryKeys.insights);
   for (const { key } of changes) refresh(queryClient, queryKeys.thread(key));
   if (changes.some((change) => change.reorder)) {
@@ -77,12 +80,36 @@ export async function applyThreadChanges(queryClient: QueryClient, changes: Stre
   for (const query of queryClient.getQueryCache().findAll({ queryKey: queryKeys.boards, type: "active" })) {
     const board = query.state.data as ThreadBoard | undefined;
     if (!board) continue;
+    const queryString = query.queryKey[2] as string;
     const shown = new Set(board.threads.map((thread) => thread.key));
     // A first page may gain any new or re-sorted thread; other pages only change the rows they show.
     const wanted = changes.filter((change) => shown.has(change.key) || (change.reorder && board.page === 1));
-    if (wanted.length > 0) reads.push(readBoardRows(queryClient, query.queryKey[2] as string, wanted));
+    if (wanted.length === 0) continue;
+    if (notice.rows && !boardFiltered(queryString)) applyNoticeRows(queryClient, queryString, wanted, notice.rows, notice.serverTime);
+    else reads.push(readBoardRows(queryClient, queryString, wanted));
   }
   await Promise.all(reads);
+}
+
+/** Whether a board's query string narrows it: the rows a notice carries are the unfiltered board's. */
+function boardFiltered(queryString: string): boolean {
+  const parsed = parseThreadQuery(new URLSearchParams(queryString));
+  return !parsed.ok || isFiltered(parsed.query);
+}
+
+/** Puts the rows a notice carried in place on an unfiltered board: no request. */
+function applyNoticeRows(queryClient: QueryClient, queryString: string, wanted: StreamThreads["threads"], rows: ThreadView[], serverTime: string): void {
+  const asked = new Set(wanted.map((change) => change.key));
+  applyRowsRead(queryClient, queryString, {
+    asked: [...asked],
+    fresh: rows.filter((thread) => asked.has(thread.key)),
+    reorder: wanted.some((change) => change.reorder),
+    serverTime,
+  });
+  // A row read under way (a burst's, sent as keys only) may answer with older rows: it is
+  // followed by one more that reads these keys again.
+  const reading = liveState(queryClient).rows.get(queryString);
+  if (reading?.running) for (const { key, reorder } of wanted) reading.pending.set(key, (reading.pending.get(key) ?? false) || reorder);
 }
 
 /**
@@ -118,9 +145,7 @@ async function readBoardRows(queryClient: QueryClient, queryString: string, chan
       params.set("keys", asked.join(","));
       params.set("matching", "1");
       const fetched = await fetchJson<ThreadRows>(`/api/v1/threads?${params}`);
-      const read: RowsRead = { asked, fresh: fetched.threads, reorder: pending.some(([, reorder]) => reorder), serverTime: fetched.serverTime };
-      rememberRows(state, queryString, read);
-      queryClient.setQueryData<ThreadBoard>(queryKeys.board(queryString), (board) => board && mergeBoardRows(board, read));
+      applyRowsRead(queryClient, queryString, { asked, fresh: fetched.threads, reorder: pending.some(([, reorder]) => reorder), serverTime: fetched.serverTime });
     }
   } finally {
     rows.running = false;
@@ -129,13 +154,16 @@ async function readBoardRows(queryClient: QueryClient, queryString: string, chan
 }
 
 /**
- * Row reads newer than a page read that is still under way are applied again to that page when
- * it arrives (boardQuery), so a page read that started before a change never hides it.
+ * Puts rows in place on a board. They are also remembered: row reads newer than a page read that
+ * is still under way are applied again to that page when it arrives (boardQuery), so a page read
+ * that started before a change never hides it.
  */
-function rememberRows(state: LiveRefetches, queryString: string, read: RowsRead): void {
+function applyRowsRead(queryClient: QueryClient, queryString: string, read: RowsRead): void {
+  const state = liveState(queryClient);
   const reads = state.rowReads.get(queryString) ?? [];
   reads.push(read);
   state.rowReads.set(queryString, reads.slice(-MAX_REMEMBERED_ROW_READS));
+  queryClient.setQueryData<ThreadBoard>(queryKeys.board(queryString), (board) => board && mergeBoardRows(board, read));
 }
 const MAX_REMEMBERED_ROW_READS = 20;
 

@@ -46,8 +46,12 @@ type Notice = LimitsChanged | IncidentsChanged;
 
 type BusMessage = ThreadsChanged | DirectivesPending | Notice;
 
-/** How long later publications of a kind wait to be merged into one. */
-export const COALESCE_MS = 100;
+/**
+ * How long later publications of a kind wait to be merged into one: on a busy fleet every change
+ * waits up to this long before it reaches a screen, so it is kept short; each window costs one
+ * message per stream and one read of the rows it carries (lib/server/live-stream.ts).
+ */
+export const COALESCE_MS = 50;
 
 /**
  * The one coalescing window, with a leading edge: the first publication after a quiet spell goes

@@ -3,10 +3,12 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { NormalizedLine } from "@/lib/ingest/types";
+import type { StreamThreads } from "@/lib/wire/types";
 
 /**
  * The live stream cannot be abused: capped per client and in total, a client that never reads
  * is dropped instead of buffered, and publishing costs the database nothing per open stream.
+ * A notice naming few threads carries their rows as the unfiltered board shows them.
  */
 process.env.DATABASE_URL = `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), "radar-stream-")), "radar.db")}`;
 process.env.RADAR_STREAM_MAX_PER_CLIENT = "60";
@@ -35,6 +37,7 @@ type Modules = {
   pipeline: typeof import("./pipeline");
   tokens: typeof import("./tokens");
   config: typeof import("@/lib/config");
+  threads: typeof import("@/lib/db/threads");
 };
 let m: Modules;
 beforeAll(async () => {
@@ -44,6 +47,7 @@ beforeAll(async () => {
     pipeline: await import("./pipeline"),
     tokens: await import("./tokens"),
     config: await import("@/lib/config"),
+    threads: await import("@/lib/db/threads"),
   };
   m.config.resetConfig();
 });
@@ -61,7 +65,65 @@ const quiet = async () => {
   while (m.bus.coalescing()) await new Promise((resolve) => setTimeout(resolve, m.bus.COALESCE_MS / 4));
 };
 
+/** Reads a stream's `threads` events until `until` says enough; each parsed. */
+async function threadsEvents(response: Response, until: (events: StreamThreads[]) => boolean): Promise<StreamThreads[]> {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const events: StreamThreads[] = [];
+  let text = "";
+  while (!until(events)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+    let end: number;
+    while ((end = text.indexOf("\n\n")) >= 0) {
+      const block = text.slice(0, end);
+      text = text.slice(end + 2);
+      if (block.startsWith("event: threads\n")) events.push(JSON.parse(block.slice(block.indexOf("data: ") + 6)) as StreamThreads);
+    }
+  }
+  await reader.cancel();
+  return events;
+}
+
 describe("the live stream", () => {
+  it("carries the rows of a few changed threads as the unfiltered board shows them, and keys only for a burst", async () => {
+    const source = await m.tokens.createSource("rows", `rr_rows_${Date.now()}`);
+    const now = Date.now();
+    const line = (index: number, threadId: string, type: string, extra: object = {}): NormalizedLine => ({
+      index,
+      event: { type, at: now, threadId, turnId: "u1", ...extra } as NormalizedLine["event"],
+      nativeType: null,
+      format: "canonical",
+      idempotencyKey: `rows-${threadId}-${index}`,
+      raw: {},
+      receivedAt: now,
+    });
+    await quiet();
+    const stream = open("10.0.6.1");
+    const few = threadsEvents(stream.response, (events) => events.length >= 1);
+    const { threadIds } = await m.pipeline.ingestLines(
+      source,
+      [line(0, "rows-a", "turn.started"), line(1, "rows-a", "retry", { attempt: 1, maxAttempts: 5, error: { httpStatus: 429 } }), line(2, "rows-b", "turn.started")],
+      now,
+    );
+    const [notice] = await few;
+    expect(notice.threads.map((change) => change.key).toSorted()).toEqual(threadIds.toSorted());
+    // The very rows GET /api/v1/threads?keys=…&matching=1 answers for the unfiltered board.
+    expect(notice.rows).toEqual(await m.threads.threadRows(threadIds, Date.parse(notice.serverTime), {}));
+    expect(notice.rows!.find((row) => row.id === "rows-a")).toMatchObject({ status: "retrying", retry: { attempt: 1, maxAttempts: 5 } });
+    stream.close();
+
+    await quiet();
+    const again = open("10.0.6.2");
+    const burst = threadsEvents(again.response, (events) => events.length >= 1);
+    const many = Array.from({ length: m.stream.LIVE_ROWS_MAX + 1 }, (_, i) => line(i, `rows-many-${i}`, "turn.started"));
+    await m.pipeline.ingestLines(source, many, now);
+    const [keysOnly] = await burst;
+    expect(keysOnly.threads).toHaveLength(m.stream.LIVE_ROWS_MAX + 1);
+    expect(keysOnly.rows).toBeUndefined();
+    again.close();
+  });
+
   it("caps streams per client and in total, answering 429 with Retry-After", async () => {
     const { perClient, total } = m.config.streamLimits();
     const mine = Array.from({ length: perClient }, () => open("10.0.0.1"));

@@ -1,12 +1,15 @@
 import { streamLimits } from "@/lib/config";
-import { subscribe } from "./bus";
+import { threadRows } from "@/lib/db/threads";
+import type { StreamThreads } from "@/lib/wire/types";
+import { subscribe, type ThreadsChanged } from "./bus";
 import { clientAddress } from "./edge";
 import { problem } from "./http";
 
 /**
  * The UI's server-sent event stream (GET /api/v1/stream): `threads` announces which threads
- * changed (keys only: the client refetches what it shows, so publishing costs the database
- * nothing however many streams are open); a comment heartbeat keeps proxies from closing it.
+ * changed, and when few did, carries their rows as the unfiltered board shows them, read once per
+ * publication whatever the number of open streams (boards of that filter then need no request;
+ * others read their rows by key); a comment heartbeat keeps proxies from closing it.
  *
  * It cannot be abused: streams are capped per client address and in total (429 with
  * Retry-After beyond), and a consumer that stops reading is dropped once STREAM_BUFFER_BYTES are
@@ -16,6 +19,38 @@ const HEARTBEAT_MS = 15_000;
 
 /** What one stream may hold unread before it is dropped: many notices, never unbounded. */
 export const STREAM_BUFFER_BYTES = 64 * 1024;
+
+/**
+ * A `threads` notice carries rows when it names at most this many threads and its text stays
+ * within LIVE_ROWS_BYTES (well under STREAM_BUFFER_BYTES, so a reader a few notices behind is not
+ * dropped): a burst goes out as keys only, which boards read by key.
+ */
+export const LIVE_ROWS_MAX = 40;
+const LIVE_ROWS_BYTES = 24 * 1024;
+
+/** Each publication's `threads` message, as every stream sends it: built once, by the first stream to send it. */
+const noticeTexts = new WeakMap<ThreadsChanged, Promise<string>>();
+
+function threadsNotice(message: ThreadsChanged): Promise<string> {
+  let text = noticeTexts.get(message);
+  if (!text) {
+    text = withRows(message).catch(() => keysOnly(message));
+    noticeTexts.set(message, text);
+  }
+  return text;
+}
+
+const sse = (data: StreamThreads) => `event: threads\ndata: ${JSON.stringify(data)}\n\n`;
+const keysOnly = (message: ThreadsChanged) => sse({ threads: message.threads, serverTime: new Date().toISOString() });
+
+async function withRows(message: ThreadsChanged): Promise<string> {
+  if (message.threads.length > LIVE_ROWS_MAX) return keysOnly(message);
+  const now = Date.now();
+  // The unfiltered board's filter: a key without a row is not on that board.
+  const rows = await threadRows(message.threads.map((change) => change.key), now, {});
+  const text = sse({ threads: message.threads, rows, serverTime: new Date(now).toISOString() });
+  return text.length <= LIVE_ROWS_BYTES ? text : keysOnly(message);
+}
 
 /** A refused stream is told to come back after this long. */
 const RETRY_AFTER_S = 5;
@@ -95,8 +130,11 @@ export function liveStream(request: Request): Response {
           }
         };
         send(`retry: 2000\nevent: hello\ndata: ${JSON.stringify({ serverTime: new Date().toISOString() })}\n\n`);
+        // Notices go out in publication order, each once its text is ready.
+        let sending = Promise.resolve();
         const offThreads = subscribe("threads", (message) => {
-          send(`event: threads\ndata: ${JSON.stringify({ threads: message.threads, serverTime: new Date().toISOString() })}\n\n`);
+          const text = threadsNotice(message);
+          sending = sending.then(async () => send(await text));
         });
         // "Refetch" notices carry only the server's time.
         const offNotices = (["limits", "incidents"] as const).map((type) =>

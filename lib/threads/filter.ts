@@ -86,3 +86,8 @@ export function threadQueryString(query: Partial<ThreadQuery>): string {
   const text = params.toString();
   return text ? `?${text}` : "";
 }
+
+/** Whether a filter narrows the board (its page and page size aside): the board's empty state and its live rows say which. */
+export function isFiltered(query: Partial<ThreadQuery>): boolean {
+  return Object.entries(query).some(([key, v]) => key !== "page" && key !== "pageSize" && v !== undefined && (!Array.isArray(v) || v.length > 0));
+}

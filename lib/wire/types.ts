@@ -267,10 +267,16 @@ export interface StreamHello {
 /**
  * The live stream's `threads` event: the keys of threads whose projection changed, each marked
  * `reorder` when it is new or its status changed (lists filtered or sorted by status may gain,
- * lose or reorder rows). Several changes within ~100 ms arrive as one event.
+ * lose or reorder rows). Several changes within ~50 ms arrive as one event.
  */
 export interface StreamThreads {
   threads: { key: number; reorder: boolean }[];
+  /**
+   * When few threads changed: their rows as the unfiltered board shows them (GET
+   * /api/v1/threads?keys=…&matching=1 with no filter, read at `serverTime`); a key of `threads`
+   * with no row here is not on that board. Absent for a burst: boards then read rows by key.
+   */
+  rows?: ThreadView[];
   serverTime: string;
 }
 

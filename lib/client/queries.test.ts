@@ -1,0 +1,69 @@
+import { QueryClient, QueryObserver } from "@tanstack/react-query";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { StreamThreads, ThreadBoard, ThreadView } from "@/lib/wire/types";
+import { applyThreadChanges, queryKeys } from "./queries";
+
+/**
+ * The browser's half of the live-update protocol: an unfiltered board puts the rows a notice
+ * carries in place without a request; a filtered board, or a notice without rows, reads them by
+ * key with the board's filter.
+ */
+const row = (key: number, status: string, attempt: number): ThreadView =>
+  ({ key, id: `th-${key}`, status, updatedAt: new Date(1_000 + attempt).toISOString(), retry: { attempt } }) as ThreadView;
+
+const board = (threads: ThreadView[]): ThreadBoard => ({ threads, total: threads.length, page: 1, pageSize: 50, counts: {}, stoppable: 0, serverTime: new Date(0).toISOString() });
+
+/** A query client showing a board of `queryString` (an active query, as a mounted board is). */
+function showing(queryString: string, threads: ThreadView[]) {
+  const queryClient = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
+  queryClient.setQueryData(queryKeys.board(queryString), board(threads));
+  const observer = new QueryObserver(queryClient, { queryKey: queryKeys.board(queryString), queryFn: () => queryClient.getQueryData(queryKeys.board(queryString))!, staleTime: Infinity });
+  const unsubscribe = observer.subscribe(() => {});
+  return { queryClient, shown: () => queryClient.getQueryData<ThreadBoard>(queryKeys.board(queryString))!.threads, unsubscribe };
+}
+
+const requests: string[] = [];
+function answering(rows: ThreadView[]) {
+  vi.stubGlobal("fetch", async (url: string) => {
+    requests.push(url);
+    return Response.json({ threads: rows, serverTime: new Date(5).toISOString() });
+  });
+}
+afterEach(() => {
+  requests.length = 0;
+  vi.unstubAllGlobals();
+});
+
+describe("applyThreadChanges", () => {
+  const notice = (rows?: ThreadView[]): StreamThreads => ({ threads: [{ key: 1, reorder: false }], rows, serverTime: new Date(3).toISOString() });
+
+  it("puts the rows a notice carries in place on an unfiltered board, with no request", async () => {
+    answering([]);
+    const { queryClient, shown, unsubscribe } = showing("", [row(1, "retrying", 1), row(2, "running", 0)]);
+    await applyThreadChanges(queryClient, notice([row(1, "retrying", 2)]));
+    expect(shown().map((thread) => thread.retry?.attempt)).toEqual([2, 0]);
+    expect(requests.filter((url) => url.includes("keys="))).toEqual([]);
+    unsubscribe();
+  });
+
+  it("removes a row the notice names without a row: it left the unfiltered board", async () => {
+    answering([]);
+    const { queryClient, shown, unsubscribe } = showing("page=1", [row(1, "retrying", 1), row(2, "running", 0)]);
+    await applyThreadChanges(queryClient, notice([]));
+    expect(shown().map((thread) => thread.key)).toEqual([2]);
+    unsubscribe();
+  });
+
+  it("reads the rows by key with its filter on a filtered board, or when the notice carries none", async () => {
+    for (const [queryString, rows] of [["provider=openai", [row(1, "retrying", 2)]], ["", undefined]] as const) {
+      answering([row(1, "retrying", 2)]);
+      const { queryClient, shown, unsubscribe } = showing(queryString, [row(1, "retrying", 1)]);
+      await applyThreadChanges(queryClient, notice(rows && [...rows]));
+      expect(shown()[0].retry?.attempt).toBe(2);
+      const read = new URL(requests.find((url) => url.includes("keys="))!, "http://radar.test").searchParams;
+      expect([read.get("keys"), read.get("matching"), read.get("provider")]).toEqual(["1", "1", queryString ? "openai" : null]);
+      unsubscribe();
+      requests.length = 0;
+    }
+  });
+});
