@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { NormalizedEvent, NormalizedLine } from "@/lib/ingest/types";
-import { normalizedLines, useFreshDatabase } from "@/e2e/support/in-process";
+import { countUnitsOfWork, normalizedLines, useFreshDatabase } from "@/e2e/support/in-process";
 
 /**
  * Group commit, in process on a real SQLite file: units of work that arrive together share one
@@ -32,22 +32,7 @@ const line = (threadId: string, event: Partial<NormalizedEvent>, receivedAt: num
   normalizedLines([event], { receivedAt, base: { at: receivedAt, threadId } });
 const eventCount = (sourceId: string) => sql().prepare(`SELECT count(*) FROM "Event" WHERE sourceId = ?`).pluck().get(sourceId) as number;
 
-/** How many BEGIN IMMEDIATE `run` issued, and what it returned. */
-async function counted<T>(run: () => Promise<T>): Promise<{ units: number; value: T }> {
-  const connection = sql();
-  const exec = connection.exec.bind(connection);
-  let units = 0;
-  connection.exec = (text: string) => {
-    if (text === "BEGIN IMMEDIATE") units++;
-    return exec(text);
-  };
-  try {
-    const value = await run();
-    return { units, value };
-  } finally {
-    connection.exec = exec;
-  }
-}
+const counted = <T>(run: () => Promise<T>) => countUnitsOfWork(sql(), run);
 
 describe("group commit", () => {
   it("commits single-event batches that arrive together in one transaction, each answered with its own result", async () => {
