@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import type Database from "better-sqlite3";
 import type { LineFormat, NormalizedEvent, NormalizedLine } from "@/lib/ingest/types";
 
 /**
@@ -28,4 +29,20 @@ export function normalizedLines(
     raw: event,
     receivedAt,
   }));
+}
+
+/** What `run` returned, and how many units of work it began on `connection` (each is one BEGIN IMMEDIATE, committed or rolled back). */
+export async function countUnitsOfWork<T>(connection: Database.Database, run: () => Promise<T>): Promise<{ units: number; value: T }> {
+  const exec = connection.exec.bind(connection);
+  let units = 0;
+  connection.exec = (text: string) => {
+    if (text === "BEGIN IMMEDIATE") units++;
+    return exec(text);
+  };
+  try {
+    const value = await run();
+    return { units, value };
+  } finally {
+    connection.exec = exec;
+  }
 }

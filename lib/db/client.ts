@@ -67,12 +67,18 @@ export function db(): DatabaseHandles {
 // On globalThis, like the handles: Next's build gives instrumentation (the watchdog, alert
 // delivery, retention), the route handlers and the pages separate copies of this module, and a
 // queue per copy would let their units of work interleave on the one connection.
-const globalForQueue = globalThis as unknown as { __radarWriterTail?: Promise<unknown> };
+const globalForQueue = globalThis as unknown as { __radarWriterTail?: Promise<unknown>; __radarWriterLast?: Promise<unknown> };
 
 export function serialized<T>(fn: () => T | Promise<T>): Promise<T> {
   const result = (globalForQueue.__radarWriterTail ?? Promise.resolve()).then(fn);
   globalForQueue.__radarWriterTail = result.catch(() => undefined);
+  globalForQueue.__radarWriterLast = result;
   return result;
+}
+
+/** Whether `queued` (a promise serialized() returned) is the last thing queued: nothing was queued after it. */
+export function isWriterTail(queued: Promise<unknown>): boolean {
+  return globalForQueue.__radarWriterLast === queued;
 }
 
 /**

@@ -38,9 +38,9 @@ export const episodeRows = {
    */
   saveEpisodes(episodes: readonly { threadId: number; episode: EpisodeRecord }[], newFrom: number | null = null): void {
     const keys = episodes.map(({ threadId, episode }) => [threadId, episode.seq] as const);
-    rollupRows.episodeFacts(newFrom === null ? keys : keys.filter(([, seq]) => seq < newFrom), -1);
+    const applyChange = rollupRows.episodeFactsChange(newFrom === null ? keys : keys.filter(([, seq]) => seq < newFrom));
     for (const { threadId, episode } of episodes) upsertEpisode(threadId, episode);
-    rollupRows.episodeFacts(keys, 1);
+    applyChange(keys);
   },
 
   /** Before a replay, the derived episode rows of a thread are rebuilt from its events. */

@@ -133,7 +133,30 @@ const UPSERT_THREAD_WAIT = `INSERT INTO "ThreadWaitTotal" (threadId, ms) VALUES 
 
 /** Adds (sign 1) or removes (sign -1) the facts the query selects, in both tables. */
 function applyFacts(text: string, params: Record<string, unknown>, sign: 1 | -1): void {
-  const rows = statement(text).all(params) as FactRow[];
+  upsertFacts(statement(text).all(params) as FactRow[], sign);
+}
+
+const COUNTERS = ["n", "ms", "waited", "judged", "early", "earlyMs"] as const;
+const factKey = (row: FactRow) => `${row.fact}\0${row.minute}\0${row.kind}\0${row.provider}\0${row.model}\0${row.agent}\0${row.sourceId}\0${row.label}`;
+
+/**
+ * The difference between two sets of fact rows (new minus old), without the rows it leaves
+ * unchanged: an episode that only grew by an attempt moves one minute's counters, not all of them.
+ */
+function factDifference(old: readonly FactRow[], now: readonly FactRow[]): FactRow[] {
+  const byKey = new Map<string, FactRow>();
+  for (const [rows, sign] of [[old, -1], [now, 1]] as const) {
+    for (const row of rows) {
+      const key = factKey(row);
+      const sum = byKey.get(key);
+      if (!sum) byKey.set(key, sign === 1 ? { ...row } : { ...row, n: -row.n, ms: -row.ms, waited: -row.waited, judged: -row.judged, early: -row.early, earlyMs: -row.earlyMs });
+      else for (const counter of COUNTERS) sum[counter] += sign * row[counter];
+    }
+  }
+  return [...byKey.values()].filter((row) => COUNTERS.some((counter) => row[counter] !== 0));
+}
+
+function upsertFacts(rows: readonly FactRow[], sign: 1 | -1): void {
   if (rows.length === 0) return;
   const [rollup, hour, total, threadWait] = [statement(UPSERT_ROLLUP), statement(UPSERT_HOUR), statement(UPSERT_TOTAL), statement(UPSERT_THREAD_WAIT)];
   for (const row of rows) {
@@ -155,11 +178,17 @@ const EVENT_NOTICES = factsSql(null, "e.id IN (SELECT value FROM json_each(@ids)
 /** The rollup statements of a unit of work (see unit-of-work.ts), called by the writers of the facts. */
 export const rollupRows = {
   /**
-   * Around the upserts of a unit of work's episodes ([threadId, seq] each): -1 before removes
-   * their stored facts, +1 after adds the new ones; one query each way however many there are.
+   * Around the upserts of a unit of work's episodes ([threadId, seq] each): reads the stored
+   * facts of those that had some (`stored`); the function it returns, called once all of them are
+   * written, applies the difference between those facts and the new ones, one query each way
+   * however many episodes there are, and only the rows that changed.
    */
-  episodeFacts(episodes: readonly (readonly [threadId: number, seq: number])[], sign: 1 | -1): void {
-    if (episodes.length) applyFacts(EPISODES, { episodes: JSON.stringify(episodes) }, sign);
+  episodeFactsChange(stored: readonly (readonly [threadId: number, seq: number])[]): (written: readonly (readonly [threadId: number, seq: number])[]) => void {
+    const old = stored.length ? (statement(EPISODES).all({ episodes: JSON.stringify(stored) }) as FactRow[]) : [];
+    return (written) => {
+      const now = written.length ? (statement(EPISODES).all({ episodes: JSON.stringify(written) }) as FactRow[]) : [];
+      upsertFacts(factDifference(old, now), 1);
+    };
   },
 
   /** Before a replay deletes a thread's episodes. */

@@ -1,7 +1,7 @@
 import type { IncidentSettingsBySource } from "@/lib/retry";
 import type { SourceOverview } from "@/lib/wire/types";
 import { engineReach, threadControl, type EngineReach, type SourceReach, type ThreadControl } from "@/lib/threads/control";
-import { db, serialized } from "./client";
+import { committedRead, db, serialized } from "./client";
 import { incidentSettingsOf, type IncidentThresholds, type SourceRecord, type StoredToken } from "./records/sources";
 import { pluck, statement, type Sql } from "./statement";
 
@@ -102,8 +102,9 @@ export function tokenStatus(tokenHash: string): Promise<"unknown" | "active" | "
 
 /** The source a token hash belongs to, or null for an unknown or revoked token. */
 export function sourceForTokenHash(tokenHash: string): Promise<SourceRecord | null> {
-  return serialized(() => {
-    const row = statement(SOURCE_BY_TOKEN_HASH).get(tokenHash) as SourceRow | undefined;
+  // Every ingestion request's authentication: committed rows only, beside the writer queue (as an API key's lookup).
+  return committedRead((sql) => {
+    const row = statement(SOURCE_BY_TOKEN_HASH, sql).get(tokenHash) as SourceRow | undefined;
     return row ? toSource(row) : null;
   });
 }
@@ -138,7 +139,8 @@ export interface SourceUsage {
  * the last count (a few seconds; see countNewEvents) are not in it yet.
  */
 export function sourceUsage(sourceId: string): Promise<SourceUsage> {
-  return serialized(() => (statement(USAGE).get(sourceId) as SourceUsage | undefined) ?? { events: 0, bytes: 0 });
+  // Asked before every ingestion request: read beside the writer queue, never behind it.
+  return committedRead((sql) => (statement(USAGE, sql).get(sourceId) as SourceUsage | undefined) ?? { events: 0, bytes: 0 });
 }
 
 /**

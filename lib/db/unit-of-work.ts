@@ -1,6 +1,6 @@
 import { alertRows } from "./alerts";
 import { auditRows } from "./audit";
-import { db, serialized } from "./client";
+import { db, isWriterTail, serialized } from "./client";
 import { directiveRows } from "./directives";
 import { episodeRows } from "./episodes";
 import { incidentRows } from "./incidents";
@@ -47,18 +47,81 @@ export function transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
   return currentStore() === "postgres" ? postgresTransaction(work) : sqliteTransaction(work);
 }
 
+/**
+ * Group commit: units of work that arrive while one is queued or running join the next
+ * BEGIN IMMEDIATE … COMMIT instead of paying for their own (under many small requests, the
+ * commit's WAL writes and checkpoints are most of a unit of work's cost). Each member runs alone
+ * in a savepoint, one after another in arrival order, and its promise settles only once the
+ * whole group has committed: a member that throws is rolled back to its savepoint and rejected
+ * without touching the others. Should the transaction itself be lost (SQLite rolls it back
+ * whole on a full disk or an I/O error, or COMMIT fails), every member is rejected: none of
+ * them was written, so none was reported as stored.
+ *
+ * A group accepts members only while it has not started and nothing else was queued after it,
+ * so no unit of work ever runs ahead of anything queued before it.
+ */
+interface Member {
+  work: (tx: Tx) => Promise<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+interface Group {
+  members: Member[];
+  /** Its place in the writer queue: while still the queue's tail, later units of work may join it. */
+  queued: Promise<unknown>;
+  started: boolean;
+}
+
+const globalForGroup = globalThis as unknown as { __radarOpenGroup?: Group };
+
 function sqliteTransaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-  return serialized(async () => {
-    const { sql } = db();
+  return new Promise<T>((resolve, reject) => {
+    const member: Member = { work, resolve: resolve as (value: unknown) => void, reject };
+    const open = globalForGroup.__radarOpenGroup;
+    if (open && !open.started && isWriterTail(open.queued)) {
+      open.members.push(member);
+      return;
+    }
+    const group: Group = { members: [member], queued: Promise.resolve(), started: false };
+    globalForGroup.__radarOpenGroup = group;
+    group.queued = serialized(() => runGroup(group));
+  });
+}
+
+async function runGroup(group: Group): Promise<void> {
+  // One turn of the event loop first: requests whose data already arrived reach their unit of
+  // work meanwhile and join this one.
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  group.started = true;
+  if (globalForGroup.__radarOpenGroup === group) globalForGroup.__radarOpenGroup = undefined;
+  const { sql } = db();
+  const settled: { member: Member; ok: boolean; value: unknown }[] = [];
+  try {
     // IMMEDIATE: take the write lock now, so the commit can never fail on a busy database.
     sql.exec("BEGIN IMMEDIATE");
-    try {
-      const result = await work(sqliteTx);
-      sql.exec("COMMIT");
-      return result;
-    } catch (error) {
-      if (sql.inTransaction) sql.exec("ROLLBACK");
-      throw error;
+    for (const member of group.members) {
+      sql.exec("SAVEPOINT member");
+      try {
+        const value = await member.work(sqliteTx);
+        sql.exec("RELEASE member");
+        settled.push({ member, ok: true, value });
+      } catch (error) {
+        // Still in the transaction: only this member's writes go.
+        if (!sql.inTransaction) throw error;
+        sql.exec("ROLLBACK TO member");
+        sql.exec("RELEASE member");
+        settled.push({ member, ok: false, value: error });
+      }
     }
-  });
+    sql.exec("COMMIT");
+  } catch (error) {
+    if (sql.inTransaction) sql.exec("ROLLBACK");
+    for (const member of group.members) member.reject(error);
+    return;
+  }
+  for (const { member, ok, value } of settled) {
+    if (ok) member.resolve(value);
+    else member.reject(value);
+  }
 }

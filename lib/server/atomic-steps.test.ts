@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { NormalizedEvent, NormalizedLine } from "@/lib/ingest/types";
-import { normalizedLines, useFreshDatabase } from "@/e2e/support/in-process";
+import { countUnitsOfWork, normalizedLines, useFreshDatabase } from "@/e2e/support/in-process";
 
 /**
  * Atomic steps and time you can trust, in process on a real SQLite file: an acknowledgement
@@ -65,19 +65,7 @@ async function stoppingThread(s: Awaited<ReturnType<typeof source>>, threadId: s
 
 /** How many units of work `run` committed or rolled back: each is one BEGIN IMMEDIATE. */
 async function unitsOfWork(run: () => Promise<void>): Promise<number> {
-  const connection = sql();
-  const exec = connection.exec.bind(connection);
-  let units = 0;
-  connection.exec = (text: string) => {
-    if (text === "BEGIN IMMEDIATE") units++;
-    return exec(text);
-  };
-  try {
-    await run();
-  } finally {
-    connection.exec = exec;
-  }
-  return units;
+  return (await countUnitsOfWork(sql(), run)).units;
 }
 
 describe("an acknowledgement and its effect", () => {

@@ -1,0 +1,110 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import type { NormalizedEvent, NormalizedLine } from "@/lib/ingest/types";
+import { countUnitsOfWork, normalizedLines, useFreshDatabase } from "@/e2e/support/in-process";
+
+/**
+ * Group commit, in process on a real SQLite file: units of work that arrive together share one
+ * BEGIN IMMEDIATE … COMMIT, each still answered with its own result only once committed, and one
+ * that fails is rolled back alone.
+ */
+useFreshDatabase("group-commit");
+
+type Modules = {
+  pipeline: typeof import("@/lib/server/pipeline");
+  tokens: typeof import("@/lib/server/tokens");
+  client: typeof import("./client");
+  uow: typeof import("./unit-of-work");
+};
+let m: Modules;
+beforeAll(async () => {
+  m = {
+    pipeline: await import("@/lib/server/pipeline"),
+    tokens: await import("@/lib/server/tokens"),
+    client: await import("./client"),
+    uow: await import("./unit-of-work"),
+  };
+});
+
+const sql = () => m.client.db().sql;
+let sourceSeq = 0;
+const source = (name: string) => m.tokens.createSource(`${name}-${++sourceSeq}`, `rr_${name}_${sourceSeq}_${Date.now()}`);
+const line = (threadId: string, event: Partial<NormalizedEvent>, receivedAt: number): NormalizedLine[] =>
+  normalizedLines([event], { receivedAt, base: { at: receivedAt, threadId } });
+const eventCount = (sourceId: string) => sql().prepare(`SELECT count(*) FROM "Event" WHERE sourceId = ?`).pluck().get(sourceId) as number;
+
+const counted = <T>(run: () => Promise<T>) => countUnitsOfWork(sql(), run);
+
+describe("group commit", () => {
+  it("commits single-event batches that arrive together in one transaction, each answered with its own result", async () => {
+    const s = await source("together");
+    const now = Date.now();
+    const { units, value } = await counted(() =>
+      Promise.all(Array.from({ length: 8 }, (_, i) => m.pipeline.ingestLines(s, line(`t-${i % 3}`, { type: "turn.started", turnId: `u${i}`, at: now + i }, now), now))),
+    );
+    expect(units).toBe(1);
+    expect(value.map((outcome) => outcome.accepted)).toEqual(Array(8).fill(1));
+    // Each answer names its own thread.
+    const keys = sql().prepare(`SELECT externalId, id FROM "Thread" WHERE sourceId = ?`).all(s.id) as { externalId: string; id: number }[];
+    const key = new Map(keys.map((row) => [row.externalId, row.id]));
+    expect(value.map((outcome) => outcome.threadIds)).toEqual(Array.from({ length: 8 }, (_, i) => [key.get(`t-${i % 3}`)]));
+    expect(eventCount(s.id)).toBe(8);
+  });
+
+  it("answers an idempotent resend inside a group as a duplicate, stored once", async () => {
+    const s = await source("resend");
+    const now = Date.now();
+    const sent = line("t", { type: "turn.started", turnId: "u1" }, now);
+    const [first, again, other] = await Promise.all([
+      m.pipeline.ingestLines(s, sent, now),
+      m.pipeline.ingestLines(s, sent, now),
+      m.pipeline.ingestLines(s, line("t", { type: "turn.completed", turnId: "u1", at: now + 1 }, now), now),
+    ]);
+    expect(first).toMatchObject({ accepted: 1, duplicates: 0 });
+    expect(again).toMatchObject({ accepted: 0, duplicates: 1 });
+    expect(other).toMatchObject({ accepted: 1, duplicates: 0 });
+    expect(eventCount(s.id)).toBe(2);
+  });
+
+  it("rolls back only the member that fails; the others commit", async () => {
+    const s = await source("one-bad");
+    const now = Date.now();
+    const results = await Promise.allSettled([
+      m.pipeline.ingestLines(s, line("good-1", { type: "turn.started", turnId: "u1" }, now), now),
+      m.uow.transaction(async (tx) => {
+        await tx.touchSource(s.id, now + 99);
+        await tx.insertEvent({ sourceId: s.id, threadId: null, idempotencyKey: "bad", format: "canonical", nativeType: null, event: { type: "unknown", at: now, threadId: "" }, kind: null, receivedAt: now, raw: {} });
+        throw new Error("this unit of work fails");
+      }),
+      m.pipeline.ingestLines(s, line("good-2", { type: "turn.started", turnId: "u1" }, now), now),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((results[1] as PromiseRejectedResult).reason.message).toBe("this unit of work fails");
+    // The failed member's writes are gone, the others' are all there.
+    expect(sql().prepare(`SELECT count(*) FROM "Event" WHERE sourceId = ? AND idempotencyKey = 'bad'`).pluck().get(s.id)).toBe(0);
+    expect(eventCount(s.id)).toBe(2);
+    expect(sql().prepare(`SELECT lastSeenAt FROM "Source" WHERE id = ?`).pluck().get(s.id)).toBe(now);
+  });
+
+  it("answers a member only once the group has committed", async () => {
+    const s = await source("committed");
+    const now = Date.now();
+    const seen: number[] = [];
+    const reader = () => m.client.committedRead((read) => read.prepare(`SELECT count(*) FROM "Event" WHERE sourceId = ?`).pluck().get(s.id) as number);
+    await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        m.pipeline.ingestLines(s, line(`c-${i}`, { type: "turn.started", turnId: "u1" }, now), now).then(async () => seen.push(await reader())),
+      ),
+    );
+    // Every member saw all four rows committed when its answer came: they committed together.
+    expect(seen).toEqual([4, 4, 4, 4]);
+  });
+
+  it("never runs a unit of work ahead of what was queued before it", async () => {
+    const order: string[] = [];
+    const first = m.uow.transaction(async () => void order.push("first"));
+    const between = m.client.serialized(() => void order.push("between"));
+    const last = m.uow.transaction(async () => void order.push("last"));
+    await Promise.all([first, between, last]);
+    expect(order).toEqual(["first", "between", "last"]);
+  });
+});
