@@ -120,7 +120,7 @@ export async function threadRows(keys: number[], now = Date.now(), filter?: Thre
 /** Distinct values for the filter menus, in SQLite's (byte) order. */
 export async function filterOptions(): Promise<FilterOptions> {
   const distinct = async (column: string) =>
-    (await rowsOf<{ value: string }>(`SELECT DISTINCT ${column} AS value FROM "Thread" WHERE ${column} IS NOT NULL ORDER BY 1 COLLATE "C"`, [])).map((row) => row.value);
+    (await rowsOf<{ value: string }>(`SELECT ${column} AS value FROM "Thread" WHERE ${column} IS NOT NULL GROUP BY ${column} ORDER BY ${column} COLLATE "C"`, [])).map((row) => row.value);
   const [providers, models, sources] = await Promise.all([
     distinct("provider"),
     distinct("model"),
