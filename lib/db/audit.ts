@@ -1,5 +1,7 @@
 import { db, serialized } from "./client";
+import * as postgres from "./postgres/audit-read";
 import { statement } from "./statement";
+import { onEitherStore } from "./store";
 
 /** The audit log: who did what, when, why and with which result. */
 
@@ -72,7 +74,7 @@ export interface AuditRow {
 }
 
 /** A page of the audit log, newest first, with the total and every action ever recorded (the filter's choices). */
-export function listAudit(filter: AuditFilter & { page?: number; pageSize?: number }) {
+function listAuditOnSqlite(filter: AuditFilter & { page?: number; pageSize?: number }) {
   const pageSize = Math.min(200, Math.max(1, filter.pageSize ?? 50));
   const page = Math.max(1, filter.page ?? 1);
   const where = auditWhere(filter);
@@ -91,3 +93,5 @@ export function listAudit(filter: AuditFilter & { page?: number; pageSize?: numb
     };
   });
 }
+
+export const { listAudit } = onEitherStore({ listAudit: listAuditOnSqlite }, { listAudit: postgres.listAudit });
