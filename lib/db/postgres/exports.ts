@@ -30,7 +30,7 @@ function pagedQuery(kind: ExportKind, query: ExportQuery, now: number): PagedQue
     const where = recordFilterSql(filter, now);
     const active = range ? `EXISTS (SELECT 1 FROM "Event" e WHERE e."threadId" = t.id AND e.at >= ${at()} AND e.at < ${at()}) AND` : "";
     return {
-      text: `${THREAD_SELECT} WHERE (t.id, t.id) > (?::int, ?::int) AND ${active} ${where.sql} ORDER BY t.id LIMIT ?`,
+      text: `${THREAD_SELECT} WHERE (t.id, t.id) > (?::bigint, ?::bigint) AND ${active} ${where.sql} ORDER BY t.id LIMIT ?`,
       before: [now],
       after: [...(range ? [range.from, range.to] : []), ...where.params],
     };
