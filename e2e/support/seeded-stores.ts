@@ -48,10 +48,32 @@ function builtRadar(): Promise<string> {
       const lines = ingest.withoutIgnored(ingest.normalizeBatch(capture.format, capture.items, { receivedAt: BUILT_AT }).lines).lines;
       await ingestLines(source, lines, BUILT_AT);
     }
+    recordOperations(sql);
     await closeDatabase();
     return file;
   })();
   return built;
+}
+
+/** What operators and the detector leave behind: incidents with notes, and audit entries. */
+function recordOperations(sql: Database.Database): void {
+  const { T0, M } = { T0: Date.UTC(2026, 10, 20, 12, 0, 0), M: 60_000 };
+  const incident = sql.prepare(
+    `INSERT INTO "Incident" (id, state, kind, provider, model, sourceId, startedAt, lastNoticeAt, endedAt, closedBy, notices, resetAt, threadCount, threads,
+       acknowledgedBy, acknowledgedAt, silencedUntil) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const threads = (keys: number[], recovered: number | null) =>
+    JSON.stringify(keys.map((thread, i) => ({ thread, firstNoticeAt: T0 + i * M, lastNoticeAt: T0 + 10 * M, notices: 2 + i, recoveredAt: recovered })));
+  incident.run("inc-open", "open", "rate_limit", "openai", null, null, T0, T0 + 10 * M, null, null, 5, null, 3, threads([1, 2, 3], null), "ada@example.com", T0 + 11 * M, BUILT_AT + 3_600_000);
+  incident.run("inc-closed", "closed", "capacity", null, null, "src-claude", T0 - 60 * M, T0 - 30 * M, T0 - 20 * M, "quiet", 4, T0, 2, threads([3, 4], T0 - 25 * M), null, null, null);
+  incident.run("inc-forming", "forming", "transport", "anthropic", "claude-opus", null, T0, T0, null, null, 1, null, 1, threads([4], null), null, null, null);
+  const note = sql.prepare(`INSERT INTO "IncidentNote" (incidentId, at, actor, text) VALUES (?, ?, ?, ?)`);
+  note.run("inc-open", T0 + 12 * M, "ada@example.com", "paging the provider");
+  note.run("inc-open", T0 + 12 * M, "bob@example.com", "same here");
+  const audit = sql.prepare(`INSERT INTO "AuditEntry" (at, actor, action, target, reason, result, detail) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+  audit.run(T0, "ada@example.com", "stop", "th-2", "Looping", "ok", null);
+  audit.run(T0 + M, "bob@example.com", "archive", "TH-3", null, "ok", '{"n":1}');
+  audit.run(T0 + M, "ada@example.com", "snooze", null, "lunch", "refused", null);
 }
 
 const answers = new Map<string, unknown>();

@@ -2,7 +2,10 @@ import { incidentTimeLostMs, type IncidentRecord, type IncidentThread } from "@/
 import { STOPPABLE_STATUSES } from "@/lib/threads/statuses";
 import type { IncidentDetail, IncidentList, IncidentStateFilter, IncidentThreadView, IncidentView } from "@/lib/wire/types";
 import { committedRead, serialized } from "./client";
+import * as postgres from "./postgres/incidents-read";
+import { keysOf, toIncidentDetail, toRecord, toView, type IncidentRow, type IncidentThreadRow } from "./records/incidents";
 import { isoOrNull, pluck, statement } from "./statement";
+import { onEitherStore } from "./store";
 
 /**
  * Incidents as the detector (lib/retry/incidents.ts) folds them: saved in the unit of work that
@@ -39,32 +42,6 @@ const STOPPABLE_BY_INCIDENT = `SELECT i.id AS id, count(DISTINCT t.id) AS stoppa
   WHERE i.id IN (SELECT value FROM json_each(@ids)) AND t.status IN (SELECT value FROM json_each(@statuses)) GROUP BY i.id`;
 const OPEN_THREADS = `SELECT json_extract(j.value, '$.thread') AS key, i.id FROM "Incident" i, json_each(i.threads) j WHERE i.state = 'open'`;
 
-interface IncidentRow {
-  id: string;
-  state: IncidentRecord["state"];
-  kind: IncidentRecord["kind"];
-  provider: string | null;
-  model: string | null;
-  sourceId: string | null;
-  startedAt: number;
-  lastNoticeAt: number;
-  endedAt: number | null;
-  closedBy: IncidentRecord["closedBy"];
-  notices: number;
-  resetAt: number | null;
-  threadCount: number;
-  threads: string;
-  acknowledgedBy: string | null;
-  acknowledgedAt: number | null;
-  silencedUntil?: number | null;
-  sourceName?: string | null;
-}
-
-const toRecord = ({ threadCount: _count, sourceName: _name, acknowledgedBy: _by, acknowledgedAt: _at, silencedUntil: _silenced, threads, ...row }: IncidentRow): IncidentRecord => ({
-  ...row,
-  threads: JSON.parse(threads) as IncidentThread[],
-});
-
 /** The store statements of a unit of work (see unit-of-work.ts): incidents commit with their notices. */
 export const incidentRows = {
   activeIncidents(): IncidentRecord[] {
@@ -79,44 +56,15 @@ export const incidentRows = {
 };
 
 /** When the watchdog must look again: the earliest moment an open incident may close for quiet. */
-export function nextIncidentQuietEnd(quietMs: number): Promise<number | null> {
+function nextIncidentQuietEndOnSqlite(quietMs: number): Promise<number | null> {
   return serialized(() => {
     const last = pluck(NEXT_QUIET_END).get() as number | null;
     return last == null ? null : last + quietMs;
   });
 }
 
-const keysOf = (record: IncidentRecord) => JSON.stringify(record.threads.map((t) => t.thread));
-
-/** `stoppable`: what Stop all in this incident would stop now (open incidents only). */
-function toView(row: IncidentRow, now: number, stoppable: number): IncidentView {
-  const record = toRecord(row);
-  return {
-    id: row.id,
-    state: row.state === "open" ? "open" : "closed",
-    kind: row.kind,
-    provider: row.provider,
-    model: row.model,
-    sourceId: row.sourceId,
-    scope: row.sourceId !== null ? (row.sourceName ?? row.sourceId) : [row.provider ?? "unknown provider", row.model ?? "any model"].join(" · "),
-    startedAt: isoOrNull(row.startedAt)!,
-    lastNoticeAt: isoOrNull(row.lastNoticeAt)!,
-    endedAt: isoOrNull(row.endedAt),
-    closedBy: row.closedBy,
-    threadCount: row.threadCount,
-    threadKeys: record.threads.map((t) => t.thread),
-    stoppable: row.state === "open" ? stoppable : 0,
-    notices: row.notices,
-    resetAt: isoOrNull(row.resetAt),
-    timeLostMs: incidentTimeLostMs(record, now),
-    acknowledgedBy: row.acknowledgedBy,
-    acknowledgedAt: isoOrNull(row.acknowledgedAt),
-    silencedUntil: row.silencedUntil != null && row.silencedUntil > now ? isoOrNull(row.silencedUntil) : null,
-  };
-}
-
 /** Open incidents first, then past ones, newest first. */
-export function listIncidents(state: IncidentStateFilter = "all", now = Date.now(), limit = 200): Promise<IncidentList> {
+function listIncidentsOnSqlite(state: IncidentStateFilter = "all", now = Date.now(), limit = 200): Promise<IncidentList> {
   const states = state === "all" ? ["open", "closed"] : [state];
   return committedRead((sql) => {
     const rows = statement(LIST, sql).all({ states: JSON.stringify(states), limit }) as IncidentRow[];
@@ -131,37 +79,30 @@ export function listIncidents(state: IncidentStateFilter = "all", now = Date.now
 }
 
 /** One incident with its threads, timeline and early retries; null when unknown. */
-export function incidentDetail(id: string, now = Date.now()): Promise<IncidentDetail | null> {
+function incidentDetailOnSqlite(id: string, now = Date.now()): Promise<IncidentDetail | null> {
   return committedRead((sql) => {
     const row = statement(ONE, sql).get(id) as IncidentRow | undefined;
     if (!row) return null;
     const record = toRecord(row);
     const keys = keysOf(record);
     const span = { keys, from: record.startedAt, to: record.endedAt ?? now };
-    const threads = new Map((statement(THREADS, sql).all(keys) as Omit<IncidentThreadView, "firstNoticeAt" | "lastNoticeAt" | "notices" | "recoveredAt">[]).map((t) => [t.key, t]));
-    const stoppable = row.state === "open" ? (pluck(STOPPABLE, sql).get({ keys, statuses: JSON.stringify(STOPPABLE_STATUSES) }) as number) : 0;
-    return {
-      ...toView(row, now, stoppable),
-      threads: record.threads.flatMap((t) => {
-        const thread = threads.get(t.thread);
-        if (!thread) return [];
-        return [{ ...thread, firstNoticeAt: isoOrNull(t.firstNoticeAt)!, lastNoticeAt: isoOrNull(t.lastNoticeAt)!, notices: t.notices, recoveredAt: isoOrNull(t.recoveredAt) }];
-      }),
-      timeline: (statement(TIMELINE, sql).all(span) as { minute: number; thread: number; notices: number }[]).map((r) => ({ ...r, minute: isoOrNull(r.minute)! })),
+    return toIncidentDetail(row, now, {
+      stoppable: row.state === "open" ? (pluck(STOPPABLE, sql).get({ keys, statuses: JSON.stringify(STOPPABLE_STATUSES) }) as number) : 0,
+      threads: statement(THREADS, sql).all(keys) as IncidentThreadRow[],
+      timeline: statement(TIMELINE, sql).all(span) as { minute: number; thread: number; notices: number }[],
       earlyRetries: pluck(EARLY, sql).get(span) as number,
-      notes: (statement(NOTES, sql).all(id) as { at: number; actor: string; text: string }[]).map((n) => ({ ...n, at: isoOrNull(n.at)! })),
-      serverTime: new Date(now).toISOString(),
-    };
+      notes: statement(NOTES, sql).all(id) as { at: number; actor: string; text: string }[],
+    });
   });
 }
 
 /** Thread keys in an open incident, with the incident's id (the board's marker). */
-export function openIncidentThreads(): Promise<Map<number, string>> {
+function openIncidentThreadsOnSqlite(): Promise<Map<number, string>> {
   return committedRead((sql) => new Map((statement(OPEN_THREADS, sql).all() as { key: number; id: string }[]).map((r) => [r.key, r.id])));
 }
 
 /** The threads of one open incident that Stop all in this incident would stop; null when it is not open. */
-export function stoppableIncidentThreadKeys(id: string): Promise<number[] | null> {
+function stoppableIncidentThreadKeysOnSqlite(id: string): Promise<number[] | null> {
   return serialized(() => {
     const row = statement(ONE).get(id) as IncidentRow | undefined;
     if (!row || row.state !== "open") return null;
@@ -178,3 +119,14 @@ export function acknowledgeIncident(id: string, actor: string, now: number): Pro
 export function annotateIncident(id: string, actor: string, text: string, now: number): Promise<boolean> {
   return serialized(() => statement(NOTE).run(now, actor, text, id).changes > 0);
 }
+
+export const { nextIncidentQuietEnd, listIncidents, incidentDetail, openIncidentThreads, stoppableIncidentThreadKeys } = onEitherStore(
+  {
+    nextIncidentQuietEnd: nextIncidentQuietEndOnSqlite,
+    listIncidents: listIncidentsOnSqlite,
+    incidentDetail: incidentDetailOnSqlite,
+    openIncidentThreads: openIncidentThreadsOnSqlite,
+    stoppableIncidentThreadKeys: stoppableIncidentThreadKeysOnSqlite,
+  },
+  postgres,
+);
