@@ -74,6 +74,24 @@ function recordOperations(sql: Database.Database): void {
   audit.run(T0, "ada@example.com", "stop", "th-2", "Looping", "ok", null);
   audit.run(T0 + M, "bob@example.com", "archive", "TH-3", null, "ok", '{"n":1}');
   audit.run(T0 + M, "ada@example.com", "snooze", null, "lunch", "refused", null);
+  sql.prepare(`INSERT INTO "AlertDestination" (id, name, url, format, secret, createdAt, createdBy) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+    .run("dest-1", "ops", "https://hooks.example.com/a", "slack", "s3cret", T0, "ada@example.com");
+  const rule = sql.prepare(`INSERT INTO "AlertRule" (id, destinationId, event, threshold, createdAt, createdBy) VALUES (?, 'dest-1', ?, ?, ?, 'ada@example.com')`);
+  rule.run("rule-1", "incident.opened", null, T0);
+  rule.run("rule-2", "limit.above", 90, T0 + M);
+  const outbox = sql.prepare(
+    `INSERT INTO "AlertOutbox" (dedupeKey, ruleId, destinationId, event, alert, state, attempts, createdAt, nextAttemptAt, lastAttemptAt, lastStatus, lastError, deliveredAt)
+     VALUES (?, ?, 'dest-1', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const alert = (text: string) => JSON.stringify({ event: "incident.opened", text, subject: "inc-open", at: T0 });
+  outbox.run("k-1", "rule-1", "incident.opened", alert("Incident opened"), "delivered", 1, T0, T0, T0 + 1000, 200, null, T0 + 1000);
+  outbox.run("k-2", "rule-1", "incident.opened", alert("Another"), "pending", 2, T0 + M, T0 + 5 * M, T0 + 2 * M, 500, "server error", null);
+  const delivery = sql.prepare(`INSERT INTO "AlertDelivery" (outboxId, at, status, error, result, durationMs) VALUES (?, ?, ?, ?, ?, ?)`);
+  delivery.run(1, T0 + 1000, 200, null, "delivered", 120);
+  delivery.run(2, T0 + M, 500, "server error", "pending", 80);
+  delivery.run(2, T0 + 2 * M, 500, "server error", "pending", 90);
+  sql.prepare(`INSERT INTO "AlertCondition" (key, event, raisedAt, subject) VALUES (?, ?, ?, ?)`).run("source.silent:src-codex", "source.silent", T0 + 3 * M, "codex@build-7");
+  sql.prepare(`INSERT INTO "AlertSourceRhythm" (sourceId, lastSeenAt, usualGapMs) VALUES (?, ?, ?)`).run("src-codex", T0 + 3 * M, 60_000);
 }
 
 const answers = new Map<string, unknown>();
