@@ -1,7 +1,9 @@
 import type { DirectiveIntent } from "@/lib/retry";
 import type { DirectiveView } from "@/lib/wire/types";
 import { committedRead, db, serialized } from "./client";
+import * as postgres from "./postgres/directives-read";
 import { statement } from "./statement";
+import { onEitherStore } from "./store";
 
 /** Directives: what the engine asks of a source, their delivery and the source's answer. */
 
@@ -78,7 +80,7 @@ export const directiveRows = {
 };
 
 /** Directives not yet acknowledged for the given threads (what an ingest response carries). */
-export async function openDirectivesForThreads(sourceId: string, threadIds: number[]): Promise<DirectiveView[]> {
+async function openDirectivesForThreadsOnSqlite(sourceId: string, threadIds: number[]): Promise<DirectiveView[]> {
   if (threadIds.length === 0) return [];
   return committedRead((sql) => (statement(OPEN_FOR_THREADS, sql).all(sourceId, JSON.stringify(threadIds)) as DirectiveRow[]).map(toView));
 }
@@ -102,3 +104,5 @@ export function takePendingDirectives(sourceId: string, now: number, redeliverAf
 export type AckOutcome =
   | { ok: true; threadId: number; turnId: string | null; kind: string; key: string; repeated: boolean }
   | { ok: false; status: 404 | 409; error: string };
+
+export const { openDirectivesForThreads } = onEitherStore({ openDirectivesForThreads: openDirectivesForThreadsOnSqlite }, postgres);

@@ -3,6 +3,7 @@ import { STORES } from "@/e2e/support/both-stores";
 import { BUILT_AT, sameAnswer, useSeededStore } from "@/e2e/support/seeded-stores";
 import { NOW } from "./fixture";
 import { eventRaw, threadEventPage } from "./events";
+import { openDirectivesForThreads } from "./directives";
 import { listLimitWindows, windowsBlocking } from "./limits";
 import type { ThreadFilter } from "./thread-filter";
 import { filterOptions, stoppableThreadKeys, threadBoard, threadDetail, threadExists, threadRows, threadsByExternalId } from "./threads";
@@ -94,5 +95,16 @@ describe.each(STORES)("thread reads on %s", (store) => {
       const keys = (await threadBoard({}, { pageSize: 500 }, now)).threads.map((thread) => thread.key);
       sameAnswer(store, `blocking at ${now}`, await Promise.all(keys.map((key) => windowsBlocking(key, now))));
     }
+  });
+});
+
+describe.each(STORES)("directive reads on %s", (store) => {
+  useSeededStore(store);
+
+  it("open directives of a source's threads", async () => {
+    for (const [source, threads] of [["src-codex", [1, 2]], ["src-claude", [3, 4]], ["src-codex", []]] as const) {
+      sameAnswer(store, `open directives ${source} ${threads.join(",")}`, await openDirectivesForThreads(source, [...threads]));
+    }
+    expect(await openDirectivesForThreads("src-codex", [1, 2])).toHaveLength(1);
   });
 });
