@@ -1,5 +1,6 @@
 import { db, serialized } from "./client";
 import * as postgres from "./postgres/audit-read";
+import { auditClause } from "./records/audit";
 import { statement } from "./statement";
 import { onEitherStore } from "./store";
 
@@ -45,21 +46,7 @@ export interface AuditFilter {
 
 /** The one WHERE clause of the audit page and the audit export. */
 export function auditWhere(filter: AuditFilter): { sql: string; params: unknown[] } {
-  const clauses: string[] = [];
-  const params: unknown[] = [];
-  const add = (clause: string, ...values: unknown[]) => {
-    clauses.push(clause);
-    params.push(...values);
-  };
-  if (filter.actor) add("actor = ?", filter.actor);
-  if (filter.action) add("action = ?", filter.action);
-  if (filter.q) {
-    const columns = ["target", "reason", "detail"];
-    add(`(${columns.map((c) => `instr(lower(coalesce(${c}, '')), lower(?)) > 0`).join(" OR ")})`, ...columns.map(() => filter.q));
-  }
-  if (filter.from !== undefined) add("at >= ?", filter.from);
-  if (filter.to !== undefined) add("at < ?", filter.to);
-  return { sql: clauses.length ? clauses.join(" AND ") : "1", params };
+  return auditClause(filter, { contains: (column) => `instr(lower(${column}), lower(?)) > 0`, time: "?", always: "1" });
 }
 
 export interface AuditRow {

@@ -1,10 +1,10 @@
-import { incidentTimeLostMs, type IncidentRecord, type IncidentThread } from "@/lib/retry";
+import type { IncidentRecord } from "@/lib/retry";
 import { STOPPABLE_STATUSES } from "@/lib/threads/statuses";
-import type { IncidentDetail, IncidentList, IncidentStateFilter, IncidentThreadView, IncidentView } from "@/lib/wire/types";
+import type { IncidentDetail, IncidentList, IncidentStateFilter } from "@/lib/wire/types";
 import { committedRead, serialized } from "./client";
 import * as postgres from "./postgres/incidents-read";
 import { keysOf, toIncidentDetail, toRecord, toView, type IncidentRow, type IncidentThreadRow } from "./records/incidents";
-import { isoOrNull, pluck, statement } from "./statement";
+import { pluck, statement } from "./statement";
 import { onEitherStore } from "./store";
 
 /**

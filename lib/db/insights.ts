@@ -3,7 +3,7 @@ import type { InsightsData } from "@/lib/insights/types";
 import { db, serialized } from "./client";
 import { factFilterSql, gapBinSql, RETRIED_AT_SQL, THREAD_LABELS_SQL } from "./fact-sql";
 import { HOUR_MS, MINUTE_MS, ROLLUP_TABLES, type RollupTable } from "./rollups";
-import { byLabels, byWait, TOP_THREADS, topOf, toInsights, type GapBinRow, type SeriesRow, type ThreadWait, type WaitRow } from "./records/insights";
+import { byLabels, byWait, SPLIT_COLUMNS, TOP_THREADS, topOf, toInsights, type GapBinRow, type SeriesRow, type ThreadWait, type WaitRow } from "./records/insights";
 import { pluck, statement, type Sql } from "./statement";
 import { inList, type Clause } from "./thread-filter";
 import { THREAD_SELECT, type ThreadProjection } from "./thread-projection";
@@ -28,11 +28,6 @@ import { THREAD_SELECT, type ThreadProjection } from "./thread-projection";
  * other filter reads the raw facts. A wait the range's horizon cuts is corrected from its raw attempt.
  */
 
-const SPLIT_COLUMNS = {
-  kind: "coalesce(e.kind, 'other')",
-  provider: "coalesce(t.provider, 'unknown')",
-  model: "coalesce(t.model, 'unknown')",
-} as const;
 const THREAD_JOIN = (on: string) => `JOIN "Thread" t ON t.id = ${on}`;
 
 

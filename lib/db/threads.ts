@@ -1,16 +1,14 @@
 import type { Prisma } from "./generated/client";
-import type { ThreadState } from "@/lib/retry/types";
 import { ATTENTION_STATUSES, STOPPABLE_STATUSES } from "@/lib/threads/statuses";
-import { EVENT_PAGE_SIZE, type FilterOptions, type ThreadBoard, type ThreadDetail, type ThreadPage, type ThreadView } from "@/lib/wire/types";
+import type { FilterOptions, ThreadBoard, ThreadDetail, ThreadPage, ThreadView } from "@/lib/wire/types";
 import { committedRead, db } from "./client";
 import * as postgres from "./postgres/threads";
-import { countOf, mergedEvents, pageSlices, toThreadDetail, toThreadView, viewsOf, withOtherPaths as withPaths, type OtherPathRow, type PageOptions, type SqlViewRow } from "./records/threads";
+import { countOf, pageSlices, threadInclude, viewsOf, withOtherPaths as withPaths, type OtherPathRow, type PageOptions, type SqlViewRow } from "./records/threads";
 import { onEitherStore } from "./store";
-import { threadEventPage } from "./events";
-import { blockingWindowKeys, windowsBlocking } from "./limits";
-import { parseState } from "./thread-state";
+import { threadDetailThrough } from "./thread-detail";
+import { blockingWindowKeys } from "./limits";
 import { pluck, statement, type Sql } from "./statement";
-import { isStalledRow, threadFilterSql, threadWhere, viewStatusSql, type Clause, type ThreadFilter } from "./thread-filter";
+import { threadFilterSql, threadWhere, viewStatusSql, type Clause, type ThreadFilter } from "./thread-filter";
 
 /**
  * The read side for threads: the board, the threads API and the thread page read through here.
@@ -19,7 +17,6 @@ import { isStalledRow, threadFilterSql, threadWhere, viewStatusSql, type Clause,
  */
 
 
-const threadInclude = { source: { select: { name: true, capabilities: true, lastPolledAt: true, lastOtlpAt: true } } } satisfies Prisma.ThreadInclude;
 
 /**
  * The board's reads (its page, counts and row refetches) are SQL on a read-only connection, each
@@ -178,35 +175,8 @@ async function threadExistsOnSqlite(key: number): Promise<boolean> {
  * events without raw payloads (earlier events and payloads are fetched on demand), so the answer
  * does not grow with the thread's event count.
  */
-async function threadDetailOnSqlite(key: number, now = Date.now()): Promise<ThreadDetail | null> {
-  const { prisma } = db();
-  const row = await prisma.thread.findUnique({ where: { id: key }, include: threadInclude });
-  if (!row) return null;
-  const [episodes, events, directives, children, parent, limits, joinedTo] = await Promise.all([
-    prisma.episode.findMany({ where: { threadId: key }, include: { attempts: { orderBy: { n: "asc" } } }, orderBy: { seq: "asc" } }),
-    threadEventPage(key, { limit: EVENT_PAGE_SIZE }),
-    prisma.directive.findMany({ where: { threadId: key }, orderBy: { createdAt: "asc" } }),
-    prisma.thread.findMany({ where: { sourceId: row.sourceId, parentExternalId: row.externalId }, include: threadInclude, orderBy: { createdAt: "asc" } }),
-    row.parentExternalId
-      ? prisma.thread.findUnique({ where: { sourceId_externalId: { sourceId: row.sourceId, externalId: row.parentExternalId } }, include: threadInclude })
-      : null,
-    windowsBlocking(key, now),
-    row.joinedTo === null ? null : prisma.thread.findUnique({ where: { id: row.joinedTo }, include: threadInclude }),
-  ]);
-  const [thread] = await committedRead((sql) => withOtherPaths(sql, [toThreadView(row, now)]));
-  const joinedEvents = (await Promise.all(thread.alsoReportedBy.map((other) => threadEventPage(other.key, { limit: EVENT_PAGE_SIZE })))).flatMap((page) => page.events);
-  return toThreadDetail({
-    thread,
-    parent: parent ? toThreadView(parent, now) : null,
-    children: children.map((child) => toThreadView(child, now)),
-    episodes,
-    events: mergedEvents(events.events, joinedEvents),
-    earlierEvents: events.earlier,
-    directives,
-    state: parseState(row.state) as ThreadState,
-    limits,
-    joinedTo: joinedTo ? toThreadView(joinedTo, now) : null,
-  });
+function threadDetailOnSqlite(key: number, now = Date.now()): Promise<ThreadDetail | null> {
+  return threadDetailThrough((views) => committedRead((sql) => withOtherPaths(sql, views)), key, now);
 }
 
 /** Everything the board and GET /api/v1/threads show for one filter. */

@@ -1,30 +1,14 @@
 import type { AuditFilter, AuditRow } from "../audit";
 import type { Clause } from "../thread-filter";
-import { at, ms, rowsOf } from "./sql";
+import { auditClause } from "../records/audit";
+import { asciiLower, at, ms, rowsOf } from "./sql";
 
 /** The reads of lib/db/audit.ts on PostgreSQL (its writes are the write path's). */
 
-const ASCII_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-/** SQLite's lower() folds ASCII letters only; so does this. */
-const asciiLower = (expr: string) => `translate(${expr}, '${ASCII_UPPER}', '${ASCII_UPPER.toLowerCase()}')`;
 
 /** auditWhere of lib/db/audit.ts. */
 export function auditWhere(filter: AuditFilter): Clause {
-  const clauses: string[] = [];
-  const params: unknown[] = [];
-  const add = (clause: string, ...values: unknown[]) => {
-    clauses.push(clause);
-    params.push(...values);
-  };
-  if (filter.actor) add("actor = ?", filter.actor);
-  if (filter.action) add("action = ?", filter.action);
-  if (filter.q) {
-    const columns = ["target", "reason", "detail"];
-    add(`(${columns.map((c) => `strpos(${asciiLower(`coalesce(${c}, '')`)}, ${asciiLower("?::text")}) > 0`).join(" OR ")})`, ...columns.map(() => filter.q));
-  }
-  if (filter.from !== undefined) add(`at >= ${at()}`, filter.from);
-  if (filter.to !== undefined) add(`at < ${at()}`, filter.to);
-  return { sql: clauses.length ? clauses.join(" AND ") : "TRUE", params };
+  return auditClause(filter, { contains: (column) => `strpos(${asciiLower(column)}, ${asciiLower("?::text")}) > 0`, time: at(), always: "TRUE" });
 }
 
 export const AUDIT_SELECT = `id, ${ms("at")}, actor, action, target, reason, result, detail`;

@@ -1,7 +1,8 @@
 import type pg from "pg";
 import type { InsightsQuery } from "@/lib/insights/range";
 import type { InsightsData } from "@/lib/insights/types";
-import { byLabels, topOf, toInsights, type GapBinRow, type SeriesRow, type ThreadWait, type TopThreadRow, type WaitRow } from "../records/insights";
+import { byLabels, SPLIT_COLUMNS, topOf, toInsights, type GapBinRow, type SeriesRow, type ThreadWait, type WaitRow } from "../records/insights";
+import type { ThreadProjection } from "../records/threads";
 import { factFilterSql, gapBinSql, RETRIED_AT_SQL, THREAD_LABELS_SQL, THREAD_SELECT } from "./fact-sql";
 import { at, rowsOf, snapshotRead } from "./sql";
 import { msFromTimestamp } from "./time";
@@ -21,11 +22,6 @@ interface Scope {
   db: pg.ClientBase;
 }
 
-const SPLIT_COLUMNS = {
-  kind: "coalesce(e.kind, 'other')",
-  provider: "coalesce(t.provider, 'unknown')",
-  model: "coalesce(t.model, 'unknown')",
-} as const;
 const THREAD_JOIN = (on: string) => `JOIN "Thread" t ON t.id = ${on}`;
 const bucketOf = (time: string) => `(${msFromTimestamp(time)} - (${msFromTimestamp(time)} % ?::bigint))`;
 
@@ -116,9 +112,9 @@ function waitRows(scope: Scope): Promise<WaitRow[]> {
   );
 }
 
-async function threadsByKey({ now, db }: Scope, keys: number[]): Promise<Map<number, TopThreadRow>> {
+async function threadsByKey({ now, db }: Scope, keys: number[]): Promise<Map<number, ThreadProjection>> {
   if (keys.length === 0) return new Map();
-  const rows = await rowsOf<TopThreadRow & { _key: number }>(`${THREAD_SELECT} WHERE t.id = ANY(?::int[])`, [now, keys], db);
+  const rows = await rowsOf<ThreadProjection & { _key: number }>(`${THREAD_SELECT} WHERE t.id = ANY(?::int[])`, [now, keys], db);
   return new Map(rows.map((row) => [row._key, row]));
 }
 

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { pool } from "./pool";
+import { inTransaction, pool } from "./pool";
 import { msFromTimestamp, timestampFromMs } from "./time";
 
 /**
@@ -21,6 +21,10 @@ export async function rowsOf<T extends object>(text: string, params: unknown[], 
 /** A stored time selected as epoch ms under its own name, as SQLite answers it. */
 export const ms = (column: string, alias = column.replace(/^.*\./, "").replaceAll('"', "")) => `${msFromTimestamp(column)} AS "${alias}"`;
 
+const ASCII_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+/** Lower case as SQLite's lower() and LIKE fold it: ASCII letters only (PostgreSQL's lower() folds every letter). */
+export const asciiLower = (expr: string) => `translate(${expr}, '${ASCII_UPPER}', '${ASCII_UPPER.toLowerCase()}')`;
+
 /** The TIMESTAMP(3) of an epoch-ms `?` parameter. */
 export const at = () => timestampFromMs("?");
 
@@ -28,17 +32,9 @@ export const at = () => timestampFromMs("?");
  * Several reads that must see one snapshot (a board page and its counts): one pooled connection
  * in a REPEATABLE READ, READ ONLY transaction — PostgreSQL's answer to SQLite's read transaction.
  */
-export async function snapshotRead<T>(read: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool().connect();
-  try {
-    await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-    const result = await read(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+export function snapshotRead<T>(read: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return inTransaction(async (client) => {
+    await client.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+    return read(client);
+  });
 }

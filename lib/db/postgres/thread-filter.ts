@@ -1,6 +1,6 @@
 import { WAITING_STATUSES as WAITING } from "@/lib/threads/statuses";
 import type { Clause, ThreadFilter } from "../thread-filter";
-import { at } from "./sql";
+import { asciiLower, at } from "./sql";
 
 /**
  * lib/db/thread-filter.ts's SQL form on PostgreSQL (`?` placeholders, numbered by sql.ts): the
@@ -8,9 +8,6 @@ import { at } from "./sql";
  * as array parameters. thread-filter.pg.test.ts runs it beside the SQLite form over the same rows.
  */
 
-const ASCII_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-/** SQLite's LIKE folds ASCII letters only; so does this (PostgreSQL's ILIKE would fold every letter). */
-const asciiLower = (expr: string) => `translate(${expr}, '${ASCII_UPPER}', '${ASCII_UPPER.toLowerCase()}')`;
 
 /** The stalled rule on thread alias `t` (one `?`: now). */
 export function stalledSql(t = "t"): string {

@@ -1,27 +1,23 @@
 import type pg from "pg";
-import type { ThreadState } from "@/lib/retry/types";
 import { ATTENTION_STATUSES, STOPPABLE_STATUSES } from "@/lib/threads/statuses";
-import { EVENT_PAGE_SIZE, type FilterOptions, type ThreadBoard, type ThreadDetail, type ThreadView } from "@/lib/wire/types";
+import type { FilterOptions, ThreadBoard, ThreadDetail, ThreadView } from "@/lib/wire/types";
 import type { threadsByExternalId as SqliteThreadsByExternalId } from "../threads";
 import type { Clause, ThreadFilter } from "../thread-filter";
 import {
   countOf,
-  mergedEvents,
   pageSlices,
-  toThreadDetail,
-  toThreadView,
+  threadInclude,
   viewsOf,
   withOtherPaths,
   type OtherPathRow,
   type PageOptions,
   type SqlViewRow,
 } from "../records/threads";
-import { parseState } from "../thread-state";
+import { threadDetailThrough } from "../thread-detail";
 import { postgresPrisma } from "./client";
-import { blockingWindowKeys, windowsBlocking } from "./limits-read";
+import { blockingWindowKeys } from "./limits-read";
 import { pool } from "./pool";
 import { at, ms, rowsOf, snapshotRead } from "./sql";
-import { threadEventPage } from "./thread-events";
 import { threadFilterSql, viewStatusSql } from "./thread-filter";
 
 /**
@@ -29,8 +25,6 @@ import { threadFilterSql, viewStatusSql } from "./thread-filter";
  * board answer in one REPEATABLE READ snapshot (sql.ts); the thread page reads through Prisma as
  * on SQLite. Rows are selected in SQLite's shape (times in epoch ms) so records/threads.ts maps both.
  */
-
-const threadInclude = { source: { select: { name: true, capabilities: true, lastPolledAt: true, lastOtlpAt: true } } } as const;
 
 const VIEW_COLUMNS = `t.id, t."externalId", t.title, t.agent, t.provider, t.model, t."sourceId", t."parentExternalId", t.status,
     t."turnId", t."retryKind", t."retryAttempt", t."retryMaxAttempts", ${ms(`t."nextAttemptAt"`)}, t."nextAttemptEstimated", ${ms(`t."deadlineAt"`)},
@@ -148,33 +142,6 @@ export async function threadExists(key: number): Promise<boolean> {
   return (await rowsOf(`SELECT 1 FROM "Thread" WHERE id = ?`, [key])).length > 0;
 }
 
-export async function threadDetail(key: number, now = Date.now()): Promise<ThreadDetail | null> {
-  const prisma = postgresPrisma();
-  const row = await prisma.thread.findUnique({ where: { id: key }, include: threadInclude });
-  if (!row) return null;
-  const [episodes, events, directives, children, parent, limits, joinedTo] = await Promise.all([
-    prisma.episode.findMany({ where: { threadId: key }, include: { attempts: { orderBy: { n: "asc" } } }, orderBy: { seq: "asc" } }),
-    threadEventPage(key, { limit: EVENT_PAGE_SIZE }),
-    prisma.directive.findMany({ where: { threadId: key }, orderBy: { createdAt: "asc" } }),
-    prisma.thread.findMany({ where: { sourceId: row.sourceId, parentExternalId: row.externalId }, include: threadInclude, orderBy: { createdAt: "asc" } }),
-    row.parentExternalId
-      ? prisma.thread.findUnique({ where: { sourceId_externalId: { sourceId: row.sourceId, externalId: row.parentExternalId } }, include: threadInclude })
-      : null,
-    windowsBlocking(key, now),
-    row.joinedTo === null ? null : prisma.thread.findUnique({ where: { id: row.joinedTo }, include: threadInclude }),
-  ]);
-  const [thread] = await otherPaths(pool(), [toThreadView(row, now)]);
-  const joinedEvents = (await Promise.all(thread.alsoReportedBy.map((other) => threadEventPage(other.key, { limit: EVENT_PAGE_SIZE })))).flatMap((page) => page.events);
-  return toThreadDetail({
-    thread,
-    parent: parent ? toThreadView(parent, now) : null,
-    children: children.map((child) => toThreadView(child, now)),
-    episodes,
-    events: mergedEvents(events.events, joinedEvents),
-    earlierEvents: events.earlier,
-    directives,
-    state: parseState(row.state) as ThreadState,
-    limits,
-    joinedTo: joinedTo ? toThreadView(joinedTo, now) : null,
-  });
+export function threadDetail(key: number, now = Date.now()): Promise<ThreadDetail | null> {
+  return threadDetailThrough((views) => otherPaths(pool(), views), key, now);
 }

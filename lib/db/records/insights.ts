@@ -3,6 +3,7 @@ import { GAP_BOUNDS_MS, gapBinLabels } from "@/lib/insights/gaps";
 import type { InsightsQuery } from "@/lib/insights/range";
 import { OUTCOMES, recoveryRatio, type InsightsData } from "@/lib/insights/types";
 import { TROUBLE_KINDS } from "@/lib/threads/filter";
+import type { ThreadProjection } from "./threads";
 
 /**
  * The insights page's numbers from the grouped rows each store's queries answer (lib/db/insights.ts
@@ -10,6 +11,13 @@ import { TROUBLE_KINDS } from "@/lib/threads/filter";
  */
 
 export const TOP_THREADS = 10;
+
+/** The series of the notices chart, in SQL on event alias `e` and thread alias `t` (the same on both stores). */
+export const SPLIT_COLUMNS = {
+  kind: "coalesce(e.kind, 'other')",
+  provider: "coalesce(t.provider, 'unknown')",
+  model: "coalesce(t.model, 'unknown')",
+} as const;
 const NOTICE_SERIES_LIMIT = 8;
 
 /** A count per (time bucket, series). */
@@ -60,17 +68,6 @@ export const byWait = (x: ThreadWait, y: ThreadWait) => y.waitMs - x.waitMs || x
 /** The threads that lost the most, from rows per thread. */
 export const topOf = (perThread: ThreadWait[]) => perThread.filter((row) => row.attempts > 0).sort(byWait).slice(0, TOP_THREADS);
 
-/** A top thread's columns, as the SQL projection of a thread reads them. */
-export interface TopThreadRow {
-  threadId: string;
-  sourceId: string;
-  source: string;
-  title: string | null;
-  agent: string | null;
-  provider: string | null;
-  model: string | null;
-  status: string;
-}
 
 export interface InsightsRows {
   notices: SeriesRow[];
@@ -81,7 +78,7 @@ export interface InsightsRows {
   agents: WaitRow[];
   top: ThreadWait[];
   /** The top threads by key. */
-  threads: Map<number, TopThreadRow>;
+  threads: Map<number, ThreadProjection>;
 }
 
 const totalOf = (rows: SeriesRow[]) => {

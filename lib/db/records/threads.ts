@@ -8,6 +8,9 @@ import { isStalledRow } from "../thread-filter";
  * (ThreadDetail) assembled from the rows each store reads its own way.
  */
 
+/** What the thread readers read through Prisma with a thread: its source's name and reach. */
+export const threadInclude = { source: { select: { name: true, capabilities: true, lastPolledAt: true, lastOtlpAt: true } } } as const;
+
 /** A stored time as Prisma reads it (a Date) or as SQL does (epoch ms). */
 export type Instant = Date | number | null;
 
@@ -158,19 +161,12 @@ export interface EpisodeRow {
   }[];
 }
 
-export interface DirectiveRow {
-  id: string;
-  kind: string;
-  origin: string;
-  reason: string;
-  state: string;
-  turnId: string | null;
+/** A directive as Prisma reads it on either store (times as Dates). */
+export type DirectiveRow = Omit<DirectiveHistory, "createdAt" | "deliveredAt" | "acknowledgedAt"> & {
   createdAt: Date;
   deliveredAt: Date | null;
   acknowledgedAt: Date | null;
-  result: string | null;
-  detail: string | null;
-}
+};
 
 export function toEpisodeView(episode: EpisodeRow): EpisodeView {
   return {
@@ -286,4 +282,18 @@ export function pageSlices(options: PageOptions, totals: { total: number; attent
   if (first > 0) slices.push({ part: "attention", take: pageSize, offset: skip });
   if (first < pageSize && skip + first < totals.total) slices.push({ part: "rest", take: pageSize - first, offset: Math.max(0, skip - totals.attention) });
   return { page, pageSize, slices };
+}
+
+/** A thread as the SQL readers project it (exports, the insights' top threads), on either store. */
+export interface ThreadProjection {
+  _key: number;
+  threadId: string;
+  sourceId: string;
+  source: string;
+  title: string | null;
+  agent: string | null;
+  provider: string | null;
+  model: string | null;
+  status: string;
+  [column: string]: unknown;
 }

@@ -1,0 +1,30 @@
+import type { AuditFilter } from "../audit";
+
+/** How a store writes the parts of the audit filter that differ between SQL dialects. */
+export interface AuditDialect {
+  /** Whether `column` contains the `?` text, ASCII case-insensitive. */
+  contains(column: string): string;
+  /** A `?` epoch-ms parameter as the `at` column compares with it. */
+  time: string;
+  /** A clause true of every row. */
+  always: string;
+}
+
+/** The one WHERE clause of the audit page and the audit export. */
+export function auditClause(filter: AuditFilter, dialect: AuditDialect): { sql: string; params: unknown[] } {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  const add = (clause: string, ...values: unknown[]) => {
+    clauses.push(clause);
+    params.push(...values);
+  };
+  if (filter.actor) add("actor = ?", filter.actor);
+  if (filter.action) add("action = ?", filter.action);
+  if (filter.q) {
+    const columns = ["target", "reason", "detail"];
+    add(`(${columns.map((c) => dialect.contains(`coalesce(${c}, '')`)).join(" OR ")})`, ...columns.map(() => filter.q));
+  }
+  if (filter.from !== undefined) add(`at >= ${dialect.time}`, filter.from);
+  if (filter.to !== undefined) add(`at < ${dialect.time}`, filter.to);
+  return { sql: clauses.length ? clauses.join(" AND ") : dialect.always, params };
+}
