@@ -5,7 +5,9 @@ import type { AlertsOverview } from "@/lib/wire/types";
 import { auditRows } from "./audit";
 import { db, serialized } from "./client";
 import * as postgres from "./postgres/alerts-read";
-import { toAlertsOverview, type DeliveryRow, type OutboxRow } from "./records/alerts";
+import { toAlertsOverview, type DeliveryRow, type DueAlert, type OutboxRow } from "./records/alerts";
+
+export type { DueAlert } from "./records/alerts";
 import { pluck, statement } from "./statement";
 import { onEitherStore } from "./store";
 import { notJoinedSql, stalledSql } from "./thread-filter";
@@ -100,16 +102,6 @@ export interface DeliveryAttempt {
 }
 
 /** An alert due for delivery, with where it goes. */
-export interface DueAlert {
-  id: number;
-  alert: Omit<Alert, "key">;
-  attempts: number;
-  destinationId: string;
-  destination: string;
-  url: string;
-  format: AlertFormat;
-  secret: string;
-}
 
 function dueAlertsOnSqlite(now: number, limit: number): Promise<DueAlert[]> {
   return serialized(() =>

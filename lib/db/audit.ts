@@ -1,6 +1,8 @@
 import { db, serialized } from "./client";
 import * as postgres from "./postgres/audit-read";
-import { auditClause } from "./records/audit";
+import { auditClause, type AuditFilter, type AuditRow } from "./records/audit";
+
+export type { AuditFilter, AuditRow } from "./records/audit";
 import { statement } from "./statement";
 import { onEitherStore } from "./store";
 
@@ -34,31 +36,12 @@ export function recordAudit(entries: AuditInput | AuditInput[]): Promise<void> {
   );
 }
 
-export interface AuditFilter {
-  actor?: string;
-  action?: string;
-  /** A substring of the target, reason or detail (ASCII case-insensitive). */
-  q?: string;
-  /** Epoch ms, [from, to). */
-  from?: number;
-  to?: number;
-}
 
 /** The one WHERE clause of the audit page and the audit export. */
 export function auditWhere(filter: AuditFilter): { sql: string; params: unknown[] } {
   return auditClause(filter, { contains: (column) => `instr(lower(${column}), lower(?)) > 0`, time: "?", always: "1" });
 }
 
-export interface AuditRow {
-  id: number;
-  at: number;
-  actor: string;
-  action: string;
-  target: string | null;
-  reason: string | null;
-  result: string;
-  detail: string | null;
-}
 
 /** A page of the audit log, newest first, with the total and every action ever recorded (the filter's choices). */
 function listAuditOnSqlite(filter: AuditFilter & { page?: number; pageSize?: number }) {

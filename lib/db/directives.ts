@@ -2,30 +2,13 @@ import type { DirectiveIntent } from "@/lib/retry";
 import type { DirectiveView } from "@/lib/wire/types";
 import { committedRead, db, serialized } from "./client";
 import * as postgres from "./postgres/directives-read";
+import { toView, type DirectiveRow } from "./records/directives";
 import { statement } from "./statement";
 import { onEitherStore } from "./store";
 
 /** Directives: what the engine asks of a source, their delivery and the source's answer. */
 
-export interface DirectiveRow {
-  id: string;
-  externalId: string;
-  turnId: string | null;
-  kind: string;
-  reason: string;
-  createdAt: number;
-  state: string;
-  threadId: number;
-}
-
-export const toView = (row: DirectiveRow): DirectiveView => ({
-  id: row.id,
-  threadId: row.externalId,
-  turnId: row.turnId,
-  kind: row.kind,
-  reason: row.reason,
-  createdAt: new Date(row.createdAt).toISOString(),
-});
+export { toView, type DirectiveRow } from "./records/directives";
 
 const SELECT = `SELECT d.id, t.externalId, d.turnId, d.kind, d.reason, d.createdAt, d.state, d.threadId
   FROM "Directive" d JOIN "Thread" t ON t.id = d.threadId`;

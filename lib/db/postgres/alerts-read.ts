@@ -1,7 +1,6 @@
 import type { Alert, Observations, RaisedCondition, ThreadTransition } from "@/lib/alerts/rules";
 import type { AlertsOverview } from "@/lib/wire/types";
-import type { DueAlert } from "../alerts";
-import { toAlertsOverview, type DeliveryRow, type OutboxRow } from "../records/alerts";
+import { toAlertsOverview, type DeliveryRow, type DueAlert, type OutboxRow } from "../records/alerts";
 import { at, ms, rowsOf, snapshotRead } from "./sql";
 import { notJoinedSql, stalledSql } from "./thread-filter";
 import { msFromTimestamp } from "./time";

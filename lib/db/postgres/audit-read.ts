@@ -1,6 +1,5 @@
-import type { AuditFilter, AuditRow } from "../audit";
 import type { Clause } from "../thread-filter";
-import { auditClause } from "../records/audit";
+import { auditClause, type AuditFilter, type AuditRow } from "../records/audit";
 import { asciiLower, at, ms, rowsOf } from "./sql";
 
 /** The reads of lib/db/audit.ts on PostgreSQL (its writes are the write path's). */

@@ -1,5 +1,5 @@
 import type { DirectiveView } from "@/lib/wire/types";
-import { toView, type DirectiveRow } from "../directives";
+import { toView, type DirectiveRow } from "../records/directives";
 import { ms, rowsOf } from "./sql";
 
 /** The directive reads of lib/db/directives.ts on PostgreSQL (the claim is directive-claim.ts; the writes are the write path's). */

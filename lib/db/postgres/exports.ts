@@ -1,6 +1,6 @@
 import type { ExportQuery } from "@/lib/insights/range";
 import type { ExportKind, ExportRow } from "@/lib/insights/stream";
-import type { AuditFilter } from "../audit";
+import type { AuditFilter } from "../records/audit";
 import { keysetPages, present, type ExportPages } from "../records/exports";
 import { AUDIT_SELECT, auditWhere } from "./audit-read";
 import { factFilterSql, RETRIED_AT_SQL, THREAD_SELECT, waitMsSql } from "./fact-sql";

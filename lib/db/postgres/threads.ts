@@ -1,7 +1,6 @@
 import type pg from "pg";
 import { ATTENTION_STATUSES, STOPPABLE_STATUSES } from "@/lib/threads/statuses";
 import type { FilterOptions, ThreadBoard, ThreadDetail, ThreadView } from "@/lib/wire/types";
-import type { threadsByExternalId as SqliteThreadsByExternalId } from "../threads";
 import type { Clause, ThreadFilter } from "../thread-filter";
 import {
   countOf,
@@ -123,7 +122,7 @@ export async function filterOptions(): Promise<FilterOptions> {
   return { providers: providers.filter(Boolean), models: models.filter(Boolean), sources };
 }
 
-export async function threadsByExternalId(externalId: string, sourceId?: string | null): ReturnType<typeof SqliteThreadsByExternalId> {
+export function threadsByExternalId(externalId: string, sourceId?: string | null) {
   return postgresPrisma().thread.findMany({
     where: { externalId, ...(sourceId ? { sourceId } : {}) },
     include: threadInclude,

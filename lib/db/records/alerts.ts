@@ -1,4 +1,5 @@
-import type { RaisedCondition } from "@/lib/alerts/rules";
+import type { AlertFormat } from "@/lib/alerts/body";
+import type { Alert, RaisedCondition } from "@/lib/alerts/rules";
 import type { AlertState } from "@/lib/alerts/delivery";
 import type { AlertAttemptView, AlertsOverview } from "@/lib/wire/types";
 
@@ -67,4 +68,16 @@ export function toAlertsOverview(
     conditions: rows.conditions.map((c) => ({ key: c.key, event: c.event, subject: c.subject, raisedAt: isoOrNull(c.raisedAt)! })),
     serverTime: new Date(now).toISOString(),
   };
+}
+
+/** An alert due for delivery, with its destination. */
+export interface DueAlert {
+  id: number;
+  alert: Omit<Alert, "key">;
+  attempts: number;
+  destinationId: string;
+  destination: string;
+  url: string;
+  format: AlertFormat;
+  secret: string;
 }

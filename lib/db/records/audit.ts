@@ -1,4 +1,25 @@
-import type { AuditFilter } from "../audit";
+/** The audit log's filter and rows, on either store. */
+
+export interface AuditFilter {
+  actor?: string;
+  action?: string;
+  /** A substring of the target, reason or detail (ASCII case-insensitive). */
+  q?: string;
+  /** Epoch ms, [from, to). */
+  from?: number;
+  to?: number;
+}
+
+export interface AuditRow {
+  id: number;
+  at: number;
+  actor: string;
+  action: string;
+  target: string | null;
+  reason: string | null;
+  result: string;
+  detail: string | null;
+}
 
 /** How a store writes the parts of the audit filter that differ between SQL dialects. */
 export interface AuditDialect {

@@ -1,4 +1,4 @@
-import type { AuditFilter } from "../audit";
+import type { AuditFilter } from "./audit";
 import type { ExportQuery } from "@/lib/insights/range";
 import { exportStream, type ExportFormat, type ExportKind, type ExportRow } from "@/lib/insights/stream";
 
