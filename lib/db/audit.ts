@@ -1,6 +1,6 @@
 import { db, serialized } from "./client";
 import * as postgres from "./postgres/audit-read";
-import { auditClause, type AuditFilter, type AuditRow } from "./records/audit";
+import { auditClause, auditPaging, toAuditPage, type AuditFilter, type AuditRow } from "./records/audit";
 
 export type { AuditFilter, AuditRow } from "./records/audit";
 import { statement } from "./statement";
@@ -45,22 +45,15 @@ export function auditWhere(filter: AuditFilter): { sql: string; params: unknown[
 
 /** A page of the audit log, newest first, with the total and every action ever recorded (the filter's choices). */
 function listAuditOnSqlite(filter: AuditFilter & { page?: number; pageSize?: number }) {
-  const pageSize = Math.min(200, Math.max(1, filter.pageSize ?? 50));
-  const page = Math.max(1, filter.page ?? 1);
+  const paging = auditPaging(filter);
   const where = auditWhere(filter);
   return serialized(() => {
     const rows = statement(`SELECT * FROM "AuditEntry" WHERE ${where.sql} ORDER BY at DESC, id DESC LIMIT ? OFFSET ?`).all(
-      ...where.params, pageSize, (page - 1) * pageSize,
+      ...where.params, paging.pageSize, (paging.page - 1) * paging.pageSize,
     ) as AuditRow[];
     const total = (statement(`SELECT count(*) AS n FROM "AuditEntry" WHERE ${where.sql}`).get(...where.params) as { n: number }).n;
     const actions = statement(`SELECT DISTINCT action FROM "AuditEntry" ORDER BY action`).all() as { action: string }[];
-    return {
-      entries: rows.map((row) => ({ ...row, at: new Date(row.at).toISOString() })),
-      total,
-      page,
-      pageSize,
-      actions: actions.map((a) => a.action),
-    };
+    return toAuditPage(rows, total, paging, actions.map((a) => a.action));
   });
 }
 

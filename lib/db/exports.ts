@@ -6,7 +6,7 @@ import { factFilterSql, RETRIED_AT_SQL, waitMsSql } from "./fact-sql";
 import { statement, type Sql } from "./statement";
 import { recordFilterSql } from "./thread-filter";
 import * as postgres from "./postgres/exports";
-import { AUDIT_COLUMNS, keysetPages, present } from "./records/exports";
+import { AUDIT_COLUMNS, keysetPages, PAGE_SIZE, present, type PagedQuery } from "./records/exports";
 import { onEitherStore } from "./store";
 import { THREAD_SELECT } from "./thread-projection";
 
@@ -21,15 +21,6 @@ export { AUDIT_COLUMNS, EXPORT_COLUMNS, TIMELINE_COLUMNS } from "./records/expor
  * Column names are a documented contract (README "Exports"): add columns at the end, never
  * rename. Times are ISO-8601 UTC, durations integer milliseconds, empty values null.
  */
-
-const PAGE_SIZE = 500;
-
-interface PagedQuery {
-  text: string;
-  /** Parameters before and after the keyset pair (_sort, _key). */
-  before: unknown[];
-  after: unknown[];
-}
 
 /**
  * Which rows a kind exports, all within [from, to) when a range is given, and in which order

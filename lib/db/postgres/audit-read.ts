@@ -1,5 +1,5 @@
 import type { Clause } from "../thread-filter";
-import { auditClause, type AuditFilter, type AuditRow } from "../records/audit";
+import { auditClause, auditPaging, toAuditPage, type AuditFilter, type AuditRow } from "../records/audit";
 import { asciiLower, at, ms, rowsOf } from "./sql";
 
 /** The reads of lib/db/audit.ts on PostgreSQL (its writes are the write path's). */
@@ -13,19 +13,16 @@ export function auditWhere(filter: AuditFilter): Clause {
 export const AUDIT_SELECT = `id, ${ms("at")}, actor, action, target, reason, result, detail`;
 
 export async function listAudit(filter: AuditFilter & { page?: number; pageSize?: number }) {
-  const pageSize = Math.min(200, Math.max(1, filter.pageSize ?? 50));
-  const page = Math.max(1, filter.page ?? 1);
+  const paging = auditPaging(filter);
   const where = auditWhere(filter);
   const [rows, [{ n: total }], actions] = await Promise.all([
-    rowsOf<AuditRow>(`SELECT ${AUDIT_SELECT} FROM "AuditEntry" WHERE ${where.sql} ORDER BY at DESC, id DESC LIMIT ? OFFSET ?`, [...where.params, pageSize, (page - 1) * pageSize]),
+    rowsOf<AuditRow>(`SELECT ${AUDIT_SELECT} FROM "AuditEntry" WHERE ${where.sql} ORDER BY at DESC, id DESC LIMIT ? OFFSET ?`, [
+      ...where.params,
+      paging.pageSize,
+      (paging.page - 1) * paging.pageSize,
+    ]),
     rowsOf<{ n: number }>(`SELECT count(*) AS n FROM "AuditEntry" WHERE ${where.sql}`, where.params),
     rowsOf<{ action: string }>(`SELECT action FROM "AuditEntry" GROUP BY action ORDER BY action COLLATE "C"`, []),
   ]);
-  return {
-    entries: rows.map((row) => ({ ...row, at: new Date(row.at).toISOString() })),
-    total,
-    page,
-    pageSize,
-    actions: actions.map((a) => a.action),
-  };
+  return toAuditPage(rows, total, paging, actions.map((a) => a.action));
 }

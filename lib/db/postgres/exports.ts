@@ -1,7 +1,7 @@
 import type { ExportQuery } from "@/lib/insights/range";
 import type { ExportKind, ExportRow } from "@/lib/insights/stream";
 import type { AuditFilter } from "../records/audit";
-import { keysetPages, present, type ExportPages } from "../records/exports";
+import { keysetPages, PAGE_SIZE, present, type ExportPages, type PagedQuery } from "../records/exports";
 import { AUDIT_SELECT, auditWhere } from "./audit-read";
 import { factFilterSql, RETRIED_AT_SQL, THREAD_SELECT, waitMsSql } from "./fact-sql";
 import { at, ms, rowsOf } from "./sql";
@@ -14,15 +14,6 @@ import { msFromTimestamp } from "./time";
  * epoch ms so records/exports.ts presents both stores' rows alike; the keyset compares the
  * TIMESTAMP(3) columns with the cursor's ms, exact to the millisecond.
  */
-
-const PAGE_SIZE = 500;
-
-interface PagedQuery {
-  text: string;
-  /** Parameters before and after the keyset pair (_sort, _key). */
-  before: unknown[];
-  after: unknown[];
-}
 
 function pagedQuery(kind: ExportKind, query: ExportQuery, now: number): PagedQuery {
   const { range, filter } = query;

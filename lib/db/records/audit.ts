@@ -49,3 +49,13 @@ export function auditClause(filter: AuditFilter, dialect: AuditDialect): { sql: 
   if (filter.to !== undefined) add(`at < ${dialect.time}`, filter.to);
   return { sql: clauses.length ? clauses.join(" AND ") : dialect.always, params };
 }
+
+/** The page and size of an audit page, bounded. */
+export function auditPaging(filter: { page?: number; pageSize?: number }): { page: number; pageSize: number } {
+  return { page: Math.max(1, filter.page ?? 1), pageSize: Math.min(200, Math.max(1, filter.pageSize ?? 50)) };
+}
+
+/** A page of the audit log, newest first, with the total and every action ever recorded (the filter's choices). */
+export function toAuditPage(rows: AuditRow[], total: number, paging: { page: number; pageSize: number }, actions: string[]) {
+  return { entries: rows.map((row) => ({ ...row, at: new Date(row.at).toISOString() })), total, ...paging, actions };
+}

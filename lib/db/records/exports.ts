@@ -56,6 +56,16 @@ export function present(row: Record<string, unknown>): ExportRow {
   return out;
 }
 
+/** Rows per export page. */
+export const PAGE_SIZE = 500;
+
+/** One export's statement: its parameters before and after the keyset pair (_sort, _key). */
+export interface PagedQuery {
+  text: string;
+  before: unknown[];
+  after: unknown[];
+}
+
 /**
  * Keyset pages: `read(cursor)` answers the rows after `cursor` in key order (at most `pageSize`),
  * `cursorOf` names a row's place; each page is one short query, nothing stays open between pages.
