@@ -1,13 +1,15 @@
 import type { Alert, Observations, RaisedCondition, ThreadTransition } from "@/lib/alerts/rules";
 import type { AlertFormat } from "@/lib/alerts/body";
 import type { AlertState } from "@/lib/alerts/delivery";
-import type { AlertAttemptView, AlertsOverview } from "@/lib/wire/types";
+import type { AlertsOverview } from "@/lib/wire/types";
 import { auditRows } from "./audit";
 import { db, serialized } from "./client";
-import { alertAttemptAudit, type DeliveryAttempt } from "./records/alerts";
+import * as postgres from "./postgres/alerts-read";
+import { alertAttemptAudit, toAlertsOverview, type DeliveryAttempt, type DeliveryRow, type DueAlert, type OutboxRow } from "./records/alerts";
 import { isoOrNull, pluck, statement } from "./statement";
+import { onEitherStore } from "./store";
 
-export type { DeliveryAttempt } from "./records/alerts";
+export type { DeliveryAttempt, DueAlert } from "./records/alerts";
 import { notJoinedSql, stalledSql } from "./thread-filter";
 
 /**
@@ -85,30 +87,20 @@ export const alertRows = {
 };
 
 /** An alert due for delivery, with where it goes. */
-export interface DueAlert {
-  id: number;
-  alert: Omit<Alert, "key">;
-  attempts: number;
-  destinationId: string;
-  destination: string;
-  url: string;
-  format: AlertFormat;
-  secret: string;
-}
 
-export function dueAlerts(now: number, limit: number): Promise<DueAlert[]> {
+function dueAlertsOnSqlite(now: number, limit: number): Promise<DueAlert[]> {
   return serialized(() =>
     (statement(DUE).all(now, limit) as (Omit<DueAlert, "alert"> & { alert: string })[]).map((row) => ({ ...row, alert: JSON.parse(row.alert) as Omit<Alert, "key"> })),
   );
 }
 
 /** When the earliest pending alert is due; null when none is pending. */
-export function nextAlertDue(): Promise<number | null> {
+function nextAlertDueOnSqlite(): Promise<number | null> {
   return serialized(() => pluck(NEXT_DUE).get() as number | null);
 }
 
 /** What the alert conditions are judged on, with the events some rule asks for. */
-export function alertObservations(): Promise<{ observed: Observations; learnt: Map<string, number | null>; thresholds: number[]; ruleEvents: Set<string>; raised: RaisedCondition[] }> {
+function alertObservationsOnSqlite(): Promise<{ observed: Observations; learnt: Map<string, number | null>; thresholds: number[]; ruleEvents: Set<string>; raised: RaisedCondition[] }> {
   return serialized(() => {
     const sources = statement(SOURCES).all() as { id: string; name: string; lastSeenAt: number | null; lastPolledAt: number | null; learntAt: number | null; usualGapMs: number | null }[];
     return {
@@ -127,12 +119,12 @@ export function alertObservations(): Promise<{ observed: Observations; learnt: M
 }
 
 /** Threads whose retry deadline passed before `deadlineBefore` with no tick ending them yet. */
-export function stalledThreads(deadlineBefore: number, limit = 100): Promise<ThreadTransition[]> {
+function stalledThreadsOnSqlite(deadlineBefore: number, limit = 100): Promise<ThreadTransition[]> {
   return serialized(() => statement(STALLED).all(deadlineBefore, limit) as ThreadTransition[]);
 }
 
 /** The alerts of these whose key the outbox does not hold yet. */
-export function alertsNotQueued(alerts: readonly Alert[]): Promise<Alert[]> {
+function alertsNotQueuedOnSqlite(alerts: readonly Alert[]): Promise<Alert[]> {
   if (!alerts.length) return Promise.resolve([]);
   return serialized(() => {
     const present = new Set(pluck(KEYS_PRESENT).all(JSON.stringify(alerts.map((a) => a.key))) as string[]);
@@ -163,7 +155,7 @@ export function deleteAlertDestination(id: string, now: number): Promise<string 
   });
 }
 
-export function alertDestinationName(id: string): Promise<string | null> {
+function alertDestinationNameOnSqlite(id: string): Promise<string | null> {
   return serialized(() => (pluck(`SELECT name FROM "AlertDestination" WHERE id = ?`).get(id) as string | undefined) ?? null);
 }
 
@@ -192,39 +184,22 @@ export function silenceIncident(id: string, minutes: number, now: number): Promi
 }
 
 /** The Alerts page and GET /api/v1/alerts: destinations, rules, the latest alerts and their attempts. */
-export function alertsOverview(now: number, limit = 100): Promise<AlertsOverview> {
+function alertsOverviewOnSqlite(now: number, limit = 100): Promise<AlertsOverview> {
   return serialized(() => {
     const outbox = statement(
       `SELECT o.*, d.name AS destination FROM "AlertOutbox" o LEFT JOIN "AlertDestination" d ON d.id = o.destinationId ORDER BY o.id DESC LIMIT ?`,
-    ).all(limit) as { id: number; destinationId: string; destination: string | null; event: string; alert: string; state: AlertState; attempts: number; createdAt: number; nextAttemptAt: number; lastStatus: number | null; lastError: string | null; deliveredAt: number | null }[];
-    const attempts = new Map<number, AlertAttemptView[]>();
+    ).all(limit) as OutboxRow[];
     const ids = JSON.stringify(outbox.map((o) => o.id));
-    for (const a of statement(`SELECT * FROM "AlertDelivery" WHERE outboxId IN (SELECT value FROM json_each(?)) ORDER BY id`).all(ids) as { outboxId: number; at: number; status: number | null; error: string | null; result: AlertAttemptView["result"]; durationMs: number }[]) {
-      const list = attempts.get(a.outboxId) ?? [];
-      list.push({ at: isoOrNull(a.at)!, status: a.status, error: a.error, result: a.result, durationMs: a.durationMs });
-      attempts.set(a.outboxId, list);
-    }
-    return {
-      destinations: (statement(`SELECT id, name, url, format, createdAt, createdBy FROM "AlertDestination" ORDER BY createdAt, id`).all() as { createdAt: number }[]).map((d) => ({ ...d, createdAt: isoOrNull(d.createdAt)! })) as AlertsOverview["destinations"],
-      rules: (statement(`SELECT id, destinationId, event, threshold, createdAt, createdBy FROM "AlertRule" ORDER BY createdAt, id`).all() as { createdAt: number }[]).map((r) => ({ ...r, createdAt: isoOrNull(r.createdAt)! })) as AlertsOverview["rules"],
-      outbox: outbox.map((o) => ({
-        id: o.id,
-        destinationId: o.destinationId,
-        destination: o.destination ?? "(deleted)",
-        event: o.event,
-        state: o.state,
-        text: (JSON.parse(o.alert) as { text: string }).text,
-        attempts: o.attempts,
-        createdAt: isoOrNull(o.createdAt)!,
-        nextAttemptAt: isoOrNull(o.nextAttemptAt)!,
-        lastStatus: o.lastStatus,
-        lastError: o.lastError,
-        deliveredAt: isoOrNull(o.deliveredAt),
-        history: attempts.get(o.id) ?? [],
-      })),
-      conditions: (statement(RAISED).all() as RaisedCondition[]).map((c) => ({ key: c.key, event: c.event, subject: c.subject, raisedAt: isoOrNull(c.raisedAt)! })),
-      serverTime: new Date(now).toISOString(),
-    };
+    return toAlertsOverview(
+      {
+        outbox,
+        deliveries: statement(`SELECT * FROM "AlertDelivery" WHERE outboxId IN (SELECT value FROM json_each(?)) ORDER BY id`).all(ids) as DeliveryRow[],
+        destinations: statement(`SELECT id, name, url, format, createdAt, createdBy FROM "AlertDestination" ORDER BY createdAt, id`).all() as { createdAt: number }[],
+        rules: statement(`SELECT id, destinationId, event, threshold, createdAt, createdBy FROM "AlertRule" ORDER BY createdAt, id`).all() as { createdAt: number }[],
+        conditions: statement(RAISED).all() as RaisedCondition[],
+      },
+      now,
+    );
   });
 }
 
@@ -241,3 +216,16 @@ export function pruneAlerts(cutoff: number, limit: number): Promise<number> {
     })(),
   );
 }
+
+export const { dueAlerts, nextAlertDue, alertObservations, stalledThreads, alertsNotQueued, alertDestinationName, alertsOverview } = onEitherStore(
+  {
+    dueAlerts: dueAlertsOnSqlite,
+    nextAlertDue: nextAlertDueOnSqlite,
+    alertObservations: alertObservationsOnSqlite,
+    stalledThreads: stalledThreadsOnSqlite,
+    alertsNotQueued: alertsNotQueuedOnSqlite,
+    alertDestinationName: alertDestinationNameOnSqlite,
+    alertsOverview: alertsOverviewOnSqlite,
+  },
+  postgres,
+);

@@ -1,8 +1,10 @@
 import { db, serialized } from "./client";
-import type { AuditInput } from "./records/audit";
+import * as postgres from "./postgres/audit-read";
+import { auditClause, auditPaging, toAuditPage, type AuditFilter, type AuditInput, type AuditRow } from "./records/audit";
 import { statement } from "./statement";
+import { onEitherStore } from "./store";
 
-export type { AuditInput } from "./records/audit";
+export type { AuditFilter, AuditInput, AuditRow } from "./records/audit";
 
 /** The audit log: who did what, when, why and with which result. */
 
@@ -24,63 +26,25 @@ export function recordAudit(entries: AuditInput | AuditInput[]): Promise<void> {
   );
 }
 
-export interface AuditFilter {
-  actor?: string;
-  action?: string;
-  /** A substring of the target, reason or detail (ASCII case-insensitive). */
-  q?: string;
-  /** Epoch ms, [from, to). */
-  from?: number;
-  to?: number;
-}
 
 /** The one WHERE clause of the audit page and the audit export. */
 export function auditWhere(filter: AuditFilter): { sql: string; params: unknown[] } {
-  const clauses: string[] = [];
-  const params: unknown[] = [];
-  const add = (clause: string, ...values: unknown[]) => {
-    clauses.push(clause);
-    params.push(...values);
-  };
-  if (filter.actor) add("actor = ?", filter.actor);
-  if (filter.action) add("action = ?", filter.action);
-  if (filter.q) {
-    const columns = ["target", "reason", "detail"];
-    add(`(${columns.map((c) => `instr(lower(coalesce(${c}, '')), lower(?)) > 0`).join(" OR ")})`, ...columns.map(() => filter.q));
-  }
-  if (filter.from !== undefined) add("at >= ?", filter.from);
-  if (filter.to !== undefined) add("at < ?", filter.to);
-  return { sql: clauses.length ? clauses.join(" AND ") : "1", params };
+  return auditClause(filter, { contains: (column) => `instr(lower(${column}), lower(?)) > 0`, time: "?", always: "1" });
 }
 
-export interface AuditRow {
-  id: number;
-  at: number;
-  actor: string;
-  action: string;
-  target: string | null;
-  reason: string | null;
-  result: string;
-  detail: string | null;
-}
 
 /** A page of the audit log, newest first, with the total and every action ever recorded (the filter's choices). */
-export function listAudit(filter: AuditFilter & { page?: number; pageSize?: number }) {
-  const pageSize = Math.min(200, Math.max(1, filter.pageSize ?? 50));
-  const page = Math.max(1, filter.page ?? 1);
+function listAuditOnSqlite(filter: AuditFilter & { page?: number; pageSize?: number }) {
+  const paging = auditPaging(filter);
   const where = auditWhere(filter);
   return serialized(() => {
     const rows = statement(`SELECT * FROM "AuditEntry" WHERE ${where.sql} ORDER BY at DESC, id DESC LIMIT ? OFFSET ?`).all(
-      ...where.params, pageSize, (page - 1) * pageSize,
+      ...where.params, paging.pageSize, (paging.page - 1) * paging.pageSize,
     ) as AuditRow[];
     const total = (statement(`SELECT count(*) AS n FROM "AuditEntry" WHERE ${where.sql}`).get(...where.params) as { n: number }).n;
     const actions = statement(`SELECT DISTINCT action FROM "AuditEntry" ORDER BY action`).all() as { action: string }[];
-    return {
-      entries: rows.map((row) => ({ ...row, at: new Date(row.at).toISOString() })),
-      total,
-      page,
-      pageSize,
-      actions: actions.map((a) => a.action),
-    };
+    return toAuditPage(rows, total, paging, actions.map((a) => a.action));
   });
 }
+
+export const { listAudit } = onEitherStore({ listAudit: listAuditOnSqlite }, { listAudit: postgres.listAudit });

@@ -1,12 +1,16 @@
 import type { DirectiveIntent } from "@/lib/retry";
 import type { DirectiveView } from "@/lib/wire/types";
 import { committedRead, db, serialized } from "./client";
+import * as postgres from "./postgres/directives-read";
 import { EXPIRED_DETAIL, toView, type AckOutcome, type DirectiveRow } from "./records/directives";
 import { statement } from "./statement";
+import { onEitherStore } from "./store";
 
 export type { AckOutcome } from "./records/directives";
 
 /** Directives: what the engine asks of a source, their delivery and the source's answer. */
+
+export { toView, type DirectiveRow } from "./records/directives";
 
 const SELECT = `SELECT d.id, t.externalId, d.turnId, d.kind, d.reason, d.createdAt, d.state, d.threadId
   FROM "Directive" d JOIN "Thread" t ON t.id = d.threadId`;
@@ -61,7 +65,7 @@ export const directiveRows = {
 };
 
 /** Directives not yet acknowledged for the given threads (what an ingest response carries). */
-export async function openDirectivesForThreads(sourceId: string, threadIds: number[]): Promise<DirectiveView[]> {
+async function openDirectivesForThreadsOnSqlite(sourceId: string, threadIds: number[]): Promise<DirectiveView[]> {
   if (threadIds.length === 0) return [];
   return committedRead((sql) => (statement(OPEN_FOR_THREADS, sql).all(sourceId, JSON.stringify(threadIds)) as DirectiveRow[]).map(toView));
 }
@@ -81,3 +85,5 @@ export function takePendingDirectives(sourceId: string, now: number, redeliverAf
     })(),
   );
 }
+
+export const { openDirectivesForThreads } = onEitherStore({ openDirectivesForThreads: openDirectivesForThreadsOnSqlite }, postgres);

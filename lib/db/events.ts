@@ -1,8 +1,11 @@
 import type { RadarEvent } from "@/lib/retry";
-import type { EventPage, EventView } from "@/lib/wire/types";
+import type { EventPage } from "@/lib/wire/types";
 import { serialized } from "./client";
+import * as postgres from "./postgres/thread-events";
 import { eventColumns, foldedProgress, toRadarEvent, type EventRow } from "./records/events";
-import { isoOrNull, pluck, statement } from "./statement";
+import { toEventPage, type PageRow } from "./records/thread-events";
+import { pluck, statement } from "./statement";
+import { onEitherStore } from "./store";
 
 /** Stored lines of the sources: their keys (idempotency), the event rows and progress folding. */
 
@@ -76,50 +79,24 @@ const RAW = `SELECT raw FROM "Event" WHERE id = @seq AND (threadId = @thread OR 
 /** The page statements, for a test that checks their query plans. */
 export const EVENT_PAGE_SQL = { newest: NEWEST, before: BEFORE };
 
-/** The columns kept as they are stored; times, flags and the sequence are converted. */
-type PlainColumns = "type" | "nativeType" | "format" | "count" | "turnId" | "attempt" | "maxAttempts" | "delayMs" | "kind" | "httpStatus" | "code" | "message";
-
-interface PageRow extends Pick<EventView, PlainColumns> {
-  id: number;
-  at: number;
-  receivedAt: number;
-  lastAt: number | null;
-  late: number;
-  clampedFrom: number | null;
-  raw?: string;
-}
-
-function toEventView({ id, at, receivedAt, lastAt, late, clampedFrom, raw, ...plain }: PageRow): EventView {
-  return {
-    seq: id,
-    ...plain,
-    at: new Date(at).toISOString(),
-    receivedAt: new Date(receivedAt).toISOString(),
-    lastAt: isoOrNull(lastAt),
-    late: Boolean(late),
-    clampedFrom: isoOrNull(clampedFrom),
-    ...(raw === undefined ? {} : { raw: JSON.parse(raw) as unknown }),
-  };
-}
-
 /**
  * One page of a thread's events, newest first, before the event `before` (its seq) or from the
  * newest; `earlier` is the seq to ask for the page before this one, null when there is none.
  */
-export function threadEventPage(thread: number, options: { before?: number | null; limit: number; raw?: boolean }): Promise<EventPage> {
+function threadEventPageOnSqlite(thread: number, options: { before?: number | null; limit: number; raw?: boolean }): Promise<EventPage> {
   return serialized(() => {
     const text = options.before == null ? NEWEST : BEFORE;
     const sql = options.raw ? text.replace(PAGE_COLUMNS, `${PAGE_COLUMNS}, raw`) : text;
-    const rows = statement(sql).all({ thread, before: options.before ?? null, limit: options.limit + 1 }) as PageRow[];
-    const page = rows.slice(0, options.limit);
-    return { events: page.map(toEventView), earlier: rows.length > options.limit ? page[page.length - 1].id : null };
+    return toEventPage(statement(sql).all({ thread, before: options.before ?? null, limit: options.limit + 1 }) as PageRow[], options.limit);
   });
 }
 
 /** One event's raw payload as the source sent it (credentials masked at ingestion); undefined when the thread (or one joined to it) has no such event. */
-export function eventRaw(thread: number, seq: number): Promise<unknown> {
+function eventRawOnSqlite(thread: number, seq: number): Promise<unknown> {
   return serialized(() => {
     const raw = pluck(RAW).get({ seq, thread }) as string | undefined;
     return raw === undefined ? undefined : (JSON.parse(raw) as unknown);
   });
 }
+
+export const { threadEventPage, eventRaw } = onEitherStore({ threadEventPage: threadEventPageOnSqlite, eventRaw: eventRawOnSqlite }, postgres);

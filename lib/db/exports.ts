@@ -5,7 +5,12 @@ import { db, serialized } from "./client";
 import { factFilterSql, RETRIED_AT_SQL, waitMsSql } from "./fact-sql";
 import { statement, type Sql } from "./statement";
 import { recordFilterSql } from "./thread-filter";
+import * as postgres from "./postgres/exports";
+import { AUDIT_COLUMNS, keysetPages, PAGE_SIZE, present, type PagedQuery } from "./records/exports";
+import { onEitherStore } from "./store";
 import { THREAD_SELECT } from "./thread-projection";
+
+export { AUDIT_COLUMNS, EXPORT_COLUMNS, TIMELINE_COLUMNS } from "./records/exports";
 
 /**
  * Exports read in keyset pages (`WHERE (time, id) > last ORDER BY time, id LIMIT n`): each page is one short
@@ -16,59 +21,6 @@ import { THREAD_SELECT } from "./thread-projection";
  * Column names are a documented contract (README "Exports"): add columns at the end, never
  * rename. Times are ISO-8601 UTC, durations integer milliseconds, empty values null.
  */
-
-const PAGE_SIZE = 500;
-
-export const EXPORT_COLUMNS = {
-  threads: [
-    "threadId", "sourceId", "source", "title", "agent", "provider", "model", "parentThreadId", "status", "turnId",
-    "retryKind", "retryAttempt", "retryMaxAttempts", "nextAttemptAt", "nextAttemptEstimated", "deadlineAt", "resetAt",
-    "advisedDelayMs", "policy", "lastErrorKind", "lastErrorHttpStatus", "lastErrorCode", "lastErrorMessage",
-    "createdAt", "updatedAt", "lastEventAt",
-  ],
-  episodes: [
-    "threadId", "sourceId", "agent", "provider", "model", "episodeSeq", "turnId", "kind", "policy", "maxAttempts",
-    "attempts", "startedAt", "endedAt", "outcome", "outcomeCode", "outcomeReason", "resetAt", "timeLostMs",
-  ],
-  attempts: [
-    "threadId", "sourceId", "agent", "provider", "model", "episodeSeq", "kind", "policy", "n", "noticeAt",
-    "advisedDelayMs", "expectedAt", "estimated", "deadlineAt", "startedAt", "retriedAt", "actualGapMs", "earlyByMs",
-    "waitMs", "httpStatus", "code", "message",
-  ],
-} as const satisfies Record<ExportKind, readonly string[]>;
-
-export const TIMELINE_COLUMNS = [
-  "record", "at", "endAt", "episodeSeq", "eventSeq", "type", "nativeType", "format", "kind", "policy", "n",
-  "maxAttempts", "delayMs", "advisedDelayMs", "expectedAt", "estimated", "actualGapMs", "earlyByMs", "outcome",
-  "outcomeCode", "httpStatus", "code", "message", "count", "late", "receivedAt", "raw",
-] as const;
-
-const TIME_COLUMNS = new Set([
-  "nextAttemptAt", "deadlineAt", "resetAt", "createdAt", "updatedAt", "lastEventAt", "startedAt", "endedAt",
-  "noticeAt", "expectedAt", "retriedAt", "at", "endAt", "receivedAt",
-]);
-const BOOLEAN_COLUMNS = new Set(["nextAttemptEstimated", "estimated", "late"]);
-
-/** SQLite integers → ISO times and booleans; `raw` payloads back to JSON; internal keys dropped. */
-function present(row: Record<string, unknown>): ExportRow {
-  const out: ExportRow = {};
-  for (const [column, value] of Object.entries(row)) {
-    if (column.startsWith("_")) continue;
-    if (value === null || value === undefined) out[column] = null;
-    else if (TIME_COLUMNS.has(column)) out[column] = new Date(value as number).toISOString();
-    else if (BOOLEAN_COLUMNS.has(column)) out[column] = value === 1 || value === true;
-    else if (column === "raw") out[column] = JSON.parse(value as string) as unknown;
-    else out[column] = value;
-  }
-  return out;
-}
-
-interface PagedQuery {
-  text: string;
-  /** Parameters before and after the keyset pair (_sort, _key). */
-  before: unknown[];
-  after: unknown[];
-}
 
 /**
  * Which rows a kind exports, all within [from, to) when a range is given, and in which order
@@ -122,35 +74,33 @@ function pagedQuery(kind: ExportKind, query: ExportQuery, now: number): PagedQue
 
 /** Pages of export rows; each `next()` runs one query. */
 export function exportPages(kind: ExportKind, query: ExportQuery, now: number, sql: Sql = db().sql, pageSize = PAGE_SIZE): AsyncGenerator<ExportRow[]> {
-  return keysetPages(pagedQuery(kind, query, now), sql, pageSize);
+  return pagesOf(pagedQuery(kind, query, now), sql, pageSize);
 }
 
-export const AUDIT_COLUMNS = ["at", "actor", "action", "target", "reason", "result", "detail"] as const;
 
 /** The audit log in time order, with the audit page's filter. */
 export function auditExportPages(filter: AuditFilter, sql: Sql = db().sql, pageSize = PAGE_SIZE): AsyncGenerator<ExportRow[]> {
   const where = auditWhere(filter);
   const text = `SELECT at AS _sort, id AS _key, ${AUDIT_COLUMNS.join(", ")} FROM "AuditEntry"
     WHERE (at, id) > (?, ?) AND ${where.sql} ORDER BY at, id LIMIT ?`;
-  return keysetPages({ text, before: [], after: where.params }, sql, pageSize);
+  return pagesOf({ text, before: [], after: where.params }, sql, pageSize);
 }
 
-async function* keysetPages({ text, before, after }: PagedQuery, sql: Sql, pageSize: number): AsyncGenerator<ExportRow[]> {
-  let cursor: [number, number] = [Number.MIN_SAFE_INTEGER, 0];
-  for (;;) {
-    const rows = (await serialized(() => statement(text, sql).all(...before, ...cursor, ...after, pageSize))) as Record<string, unknown>[];
-    if (rows.length === 0) return;
-    const last = rows[rows.length - 1];
-    cursor = [last._sort as number, last._key as number];
-    yield rows.map(present);
-    if (rows.length < pageSize) return;
-  }
+function pagesOf({ text, before, after }: PagedQuery, sql: Sql, pageSize: number): AsyncGenerator<ExportRow[]> {
+  return keysetPages(
+    [Number.MIN_SAFE_INTEGER, 0],
+    (cursor) => serialized(() => statement(text, sql).all(...before, ...cursor, ...after, pageSize) as Record<string, unknown>[]),
+    (last) => [last._sort as number, last._key as number],
+    pageSize,
+  );
 }
 
 /** One thread as the first line / envelope of its timeline export. */
-export async function threadExportRow(key: number, now: number, sql: Sql = db().sql): Promise<ExportRow | null> {
-  const row = (await serialized(() => statement(`${THREAD_SELECT} WHERE t.id = ?`, sql).get(now, key))) as Record<string, unknown> | undefined;
-  return row ? present(row) : null;
+function threadExportRowOnSqlite(key: number, now: number, sql: Sql = db().sql): Promise<ExportRow | null> {
+  return serialized(() => {
+    const row = statement(`${THREAD_SELECT} WHERE t.id = ?`, sql).get(now, key) as Record<string, unknown> | undefined;
+    return row ? present(row) : null;
+  });
 }
 
 /**
@@ -176,14 +126,13 @@ const TIMELINE = `SELECT * FROM (
     FROM "Event" e WHERE e.threadId = ?
   ) WHERE (at, _rank, _key) > (?, ?, ?) ORDER BY at, _rank, _key LIMIT ?`;
 
-export async function* timelinePages(key: number, sql: Sql = db().sql, pageSize = PAGE_SIZE): AsyncGenerator<ExportRow[]> {
-  let cursor: [number, number, number] = [Number.MIN_SAFE_INTEGER, 0, 0];
-  for (;;) {
-    const rows = (await serialized(() => statement(TIMELINE, sql).all(key, key, key, ...cursor, pageSize))) as Record<string, unknown>[];
-    if (rows.length === 0) return;
-    const last = rows[rows.length - 1];
-    cursor = [last.at as number, last._rank as number, last._key as number];
-    yield rows.map(present);
-    if (rows.length < pageSize) return;
-  }
+export function timelinePages(key: number, sql: Sql = db().sql, pageSize = PAGE_SIZE): AsyncGenerator<ExportRow[]> {
+  return keysetPages(
+    [Number.MIN_SAFE_INTEGER, 0, 0],
+    (cursor) => serialized(() => statement(TIMELINE, sql).all(key, key, key, ...cursor, pageSize) as Record<string, unknown>[]),
+    (last) => [last.at as number, last._rank as number, last._key as number],
+    pageSize,
+  );
 }
+
+export const { threadExportRow } = onEitherStore({ threadExportRow: threadExportRowOnSqlite }, { threadExportRow: postgres.threadExportRow });

@@ -13,7 +13,7 @@ export const M = 60_000;
 export const NOW = T0 + 2 * 60 * M;
 export const RANGE = `from=${new Date(T0).toISOString()}&to=${new Date(T0 + 60 * M).toISOString()}`;
 
-function seed(sql: DatabaseHandles["sql"]) {
+export function seed(sql: DatabaseHandles["sql"]): void {
   const source = sql.prepare(`INSERT INTO "Source" (id, name, createdAt) VALUES (?, ?, ?)`);
   source.run("src-codex", "codex@build-7", T0);
   source.run("src-claude", "claude@ci", T0);

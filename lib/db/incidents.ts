@@ -1,9 +1,11 @@
-import { incidentTimeLostMs, type IncidentRecord } from "@/lib/retry";
+import type { IncidentRecord } from "@/lib/retry";
 import { STOPPABLE_STATUSES } from "@/lib/threads/statuses";
-import type { IncidentDetail, IncidentList, IncidentStateFilter, IncidentThreadView, IncidentView } from "@/lib/wire/types";
+import type { IncidentDetail, IncidentList, IncidentStateFilter } from "@/lib/wire/types";
 import { committedRead, serialized } from "./client";
-import { toRecord, type IncidentRow } from "./records/incidents";
-import { isoOrNull, pluck, statement } from "./statement";
+import * as postgres from "./postgres/incidents-read";
+import { keysOf, toIncidentDetail, toRecord, toView, type IncidentRow, type IncidentThreadRow } from "./records/incidents";
+import { pluck, statement } from "./statement";
+import { onEitherStore } from "./store";
 
 /**
  * Incidents as the detector (lib/retry/incidents.ts) folds them: saved in the unit of work that
@@ -54,44 +56,15 @@ export const incidentRows = {
 };
 
 /** When the watchdog must look again: the earliest moment an open incident may close for quiet. */
-export function nextIncidentQuietEnd(quietMs: number): Promise<number | null> {
+function nextIncidentQuietEndOnSqlite(quietMs: number): Promise<number | null> {
   return serialized(() => {
     const last = pluck(NEXT_QUIET_END).get() as number | null;
     return last == null ? null : last + quietMs;
   });
 }
 
-const keysOf = (record: IncidentRecord) => JSON.stringify(record.threads.map((t) => t.thread));
-
-/** `stoppable`: what Stop all in this incident would stop now (open incidents only). */
-function toView(row: IncidentRow, now: number, stoppable: number): IncidentView {
-  const record = toRecord(row);
-  return {
-    id: row.id,
-    state: row.state === "open" ? "open" : "closed",
-    kind: row.kind,
-    provider: row.provider,
-    model: row.model,
-    sourceId: row.sourceId,
-    scope: row.sourceId !== null ? (row.sourceName ?? row.sourceId) : [row.provider ?? "unknown provider", row.model ?? "any model"].join(" · "),
-    startedAt: isoOrNull(row.startedAt)!,
-    lastNoticeAt: isoOrNull(row.lastNoticeAt)!,
-    endedAt: isoOrNull(row.endedAt),
-    closedBy: row.closedBy,
-    threadCount: row.threadCount,
-    threadKeys: record.threads.map((t) => t.thread),
-    stoppable: row.state === "open" ? stoppable : 0,
-    notices: row.notices,
-    resetAt: isoOrNull(row.resetAt),
-    timeLostMs: incidentTimeLostMs(record, now),
-    acknowledgedBy: row.acknowledgedBy,
-    acknowledgedAt: isoOrNull(row.acknowledgedAt),
-    silencedUntil: row.silencedUntil != null && row.silencedUntil > now ? isoOrNull(row.silencedUntil) : null,
-  };
-}
-
 /** Open incidents first, then past ones, newest first. */
-export function listIncidents(state: IncidentStateFilter = "all", now = Date.now(), limit = 200): Promise<IncidentList> {
+function listIncidentsOnSqlite(state: IncidentStateFilter = "all", now = Date.now(), limit = 200): Promise<IncidentList> {
   const states = state === "all" ? ["open", "closed"] : [state];
   return committedRead((sql) => {
     const rows = statement(LIST, sql).all({ states: JSON.stringify(states), limit }) as IncidentRow[];
@@ -106,37 +79,30 @@ export function listIncidents(state: IncidentStateFilter = "all", now = Date.now
 }
 
 /** One incident with its threads, timeline and early retries; null when unknown. */
-export function incidentDetail(id: string, now = Date.now()): Promise<IncidentDetail | null> {
+function incidentDetailOnSqlite(id: string, now = Date.now()): Promise<IncidentDetail | null> {
   return committedRead((sql) => {
     const row = statement(ONE, sql).get(id) as IncidentRow | undefined;
     if (!row) return null;
     const record = toRecord(row);
     const keys = keysOf(record);
     const span = { keys, from: record.startedAt, to: record.endedAt ?? now };
-    const threads = new Map((statement(THREADS, sql).all(keys) as Omit<IncidentThreadView, "firstNoticeAt" | "lastNoticeAt" | "notices" | "recoveredAt">[]).map((t) => [t.key, t]));
-    const stoppable = row.state === "open" ? (pluck(STOPPABLE, sql).get({ keys, statuses: JSON.stringify(STOPPABLE_STATUSES) }) as number) : 0;
-    return {
-      ...toView(row, now, stoppable),
-      threads: record.threads.flatMap((t) => {
-        const thread = threads.get(t.thread);
-        if (!thread) return [];
-        return [{ ...thread, firstNoticeAt: isoOrNull(t.firstNoticeAt)!, lastNoticeAt: isoOrNull(t.lastNoticeAt)!, notices: t.notices, recoveredAt: isoOrNull(t.recoveredAt) }];
-      }),
-      timeline: (statement(TIMELINE, sql).all(span) as { minute: number; thread: number; notices: number }[]).map((r) => ({ ...r, minute: isoOrNull(r.minute)! })),
+    return toIncidentDetail(row, now, {
+      stoppable: row.state === "open" ? (pluck(STOPPABLE, sql).get({ keys, statuses: JSON.stringify(STOPPABLE_STATUSES) }) as number) : 0,
+      threads: statement(THREADS, sql).all(keys) as IncidentThreadRow[],
+      timeline: statement(TIMELINE, sql).all(span) as { minute: number; thread: number; notices: number }[],
       earlyRetries: pluck(EARLY, sql).get(span) as number,
-      notes: (statement(NOTES, sql).all(id) as { at: number; actor: string; text: string }[]).map((n) => ({ ...n, at: isoOrNull(n.at)! })),
-      serverTime: new Date(now).toISOString(),
-    };
+      notes: statement(NOTES, sql).all(id) as { at: number; actor: string; text: string }[],
+    });
   });
 }
 
 /** Thread keys in an open incident, with the incident's id (the board's marker). */
-export function openIncidentThreads(): Promise<Map<number, string>> {
+function openIncidentThreadsOnSqlite(): Promise<Map<number, string>> {
   return committedRead((sql) => new Map((statement(OPEN_THREADS, sql).all() as { key: number; id: string }[]).map((r) => [r.key, r.id])));
 }
 
 /** The threads of one open incident that Stop all in this incident would stop; null when it is not open. */
-export function stoppableIncidentThreadKeys(id: string): Promise<number[] | null> {
+function stoppableIncidentThreadKeysOnSqlite(id: string): Promise<number[] | null> {
   return serialized(() => {
     const row = statement(ONE).get(id) as IncidentRow | undefined;
     if (!row || row.state !== "open") return null;
@@ -153,3 +119,14 @@ export function acknowledgeIncident(id: string, actor: string, now: number): Pro
 export function annotateIncident(id: string, actor: string, text: string, now: number): Promise<boolean> {
   return serialized(() => statement(NOTE).run(now, actor, text, id).changes > 0);
 }
+
+export const { nextIncidentQuietEnd, listIncidents, incidentDetail, openIncidentThreads, stoppableIncidentThreadKeys } = onEitherStore(
+  {
+    nextIncidentQuietEnd: nextIncidentQuietEndOnSqlite,
+    listIncidents: listIncidentsOnSqlite,
+    incidentDetail: incidentDetailOnSqlite,
+    openIncidentThreads: openIncidentThreadsOnSqlite,
+    stoppableIncidentThreadKeys: stoppableIncidentThreadKeysOnSqlite,
+  },
+  postgres,
+);

@@ -1,11 +1,9 @@
-import { bucketStarts, fillBuckets, pickSeries } from "@/lib/insights/buckets";
-import { GAP_BOUNDS_MS, gapBinLabels } from "@/lib/insights/gaps";
 import type { InsightsQuery } from "@/lib/insights/range";
-import { OUTCOMES, recoveryRatio, type InsightsData } from "@/lib/insights/types";
-import { TROUBLE_KINDS } from "@/lib/threads/filter";
+import type { InsightsData } from "@/lib/insights/types";
 import { db, serialized } from "./client";
 import { factFilterSql, gapBinSql, RETRIED_AT_SQL, THREAD_LABELS_SQL } from "./fact-sql";
 import { HOUR_MS, MINUTE_MS, ROLLUP_TABLES, type RollupTable } from "./rollups";
+import { byLabels, byWait, SPLIT_COLUMNS, TOP_THREADS, topOf, toInsights, type GapBinRow, type SeriesRow, type ThreadWait, type WaitRow } from "./records/insights";
 import { pluck, statement, type Sql } from "./statement";
 import { inList, type Clause } from "./thread-filter";
 import { THREAD_SELECT, type ThreadProjection } from "./thread-projection";
@@ -30,20 +28,8 @@ import { THREAD_SELECT, type ThreadProjection } from "./thread-projection";
  * other filter reads the raw facts. A wait the range's horizon cuts is corrected from its raw attempt.
  */
 
-const TOP_THREADS = 10;
-const NOTICE_SERIES_LIMIT = 8;
-const SPLIT_COLUMNS = {
-  kind: "coalesce(e.kind, 'other')",
-  provider: "coalesce(t.provider, 'unknown')",
-  model: "coalesce(t.model, 'unknown')",
-} as const;
 const THREAD_JOIN = (on: string) => `JOIN "Thread" t ON t.id = ${on}`;
 
-interface SeriesRow {
-  bucket: number;
-  series: string;
-  count: number;
-}
 
 interface Scope {
   query: InsightsQuery;
@@ -189,12 +175,6 @@ function rawGapBinRows(scope: Scope): GapBinRow[] {
 const noticeRows = (scope: Scope) => combined(scope, rawNoticeRows, (part) => rolledSeries(scope, part, "notice", scope.query.split));
 const outcomeRows = (scope: Scope) => combined(scope, rawOutcomeRows, (part) => rolledSeries(scope, part, "outcome", "label"));
 
-interface GapBinRow {
-  actualBin: number | null;
-  advisedBin: number | null;
-  count: number;
-  early: number;
-}
 
 /** Gap bins: the rollups keep the actual and the advised bins of the retries apart (a row has one or the other). */
 const gapBinRows = (scope: Scope) =>
@@ -213,19 +193,6 @@ const gapBinRows = (scope: Scope) =>
       early: row.fact === "actual" ? row.early : 0,
     })),
   );
-
-/** A sum of waits: per label set (time lost, early retries) or per thread (the top threads). */
-interface WaitRow {
-  threadId: number | null;
-  provider: string;
-  model: string;
-  agent: string;
-  attempts: number;
-  waitMs: number;
-  judged: number;
-  early: number;
-  earlyByMs: number;
-}
 
 /** SQL whose rows are WaitRow columns: per thread (raw facts, corrections, `threadWait`) or per label set (`attempt`). */
 type WaitSource = { sql: string; params: unknown[] };
@@ -315,23 +282,6 @@ function waitRows(scope: Scope, perThread: boolean, select: (union: string) => s
   ) as WaitRow[];
 }
 
-/** Time lost per provider and model, and early retries per agent, from rows per thread or per label set. */
-function byLabels(rows: WaitRow[]): { lost: WaitRow[]; agents: WaitRow[] } {
-  const lost = new Map<string, WaitRow>();
-  const agents = new Map<string, WaitRow>();
-  for (const row of rows) {
-    for (const [groups, key] of [[lost, `${row.provider}\0${row.model}`], [agents, row.agent]] as const) {
-      const sum = groups.get(key);
-      if (!sum) groups.set(key, { ...row });
-      else for (const column of ["attempts", "waitMs", "judged", "early", "earlyByMs"] as const) sum[column] += row[column];
-    }
-  }
-  return { lost: [...lost.values()].filter((row) => row.attempts > 0), agents: [...agents.values()].filter((row) => row.judged > 0) };
-}
-
-type ThreadWait = Pick<WaitRow, "attempts" | "waitMs"> & { threadId: number };
-const byWait = (x: ThreadWait, y: ThreadWait) => y.waitMs - x.waitMs || x.threadId - y.threadId;
-
 /** The top threads by summing every thread's waits in the range. */
 function summedTopThreads(scope: Scope): ThreadWait[] {
   return waitRows(
@@ -403,7 +353,7 @@ function boundedTopThreads(scope: Scope): ThreadWait[] | null {
 function waits(scope: Scope): { lost: WaitRow[]; agents: WaitRow[]; top: ThreadWait[] } {
   if (!rollupParts(scope).length) {
     const perThread = waitRows(scope, true, (union) => union);
-    return { ...byLabels(perThread), top: (perThread as ThreadWait[]).filter((row) => row.attempts > 0).sort(byWait).slice(0, TOP_THREADS) };
+    return { ...byLabels(perThread), top: topOf(perThread as ThreadWait[]) };
   }
   const labelled = waitRows(
     scope,
@@ -420,85 +370,19 @@ function threadsByKey({ now, sql }: Scope, keys: number[]): Map<number, ThreadPr
   return new Map(rows.map((row) => [row._key, row]));
 }
 
-const totalOf = (rows: SeriesRow[]) => {
-  const totals = new Map<string, number>();
-  for (const row of rows) totals.set(row.series, (totals.get(row.series) ?? 0) + row.count);
-  return totals;
-};
-
-/** Every chart of the insights page, from the named queries above. */
+/** Every chart of the insights page, from the named queries above (records/insights.ts assembles them). */
 function assemble(scope: Scope): InsightsData {
-  const { query, now } = scope;
-  const { range } = query;
-  const starts = bucketStarts(range.from, range.to, range.bucketMs);
-  const iso = (ms: number) => new Date(ms).toISOString();
-
-  const notices = noticeRows(scope);
-  const picked = pickSeries(totalOf(notices), {
-    order: query.split === "kind" ? TROUBLE_KINDS : [],
-    limit: query.split === "kind" ? TROUBLE_KINDS.length : NOTICE_SERIES_LIMIT,
-  });
-  const noticeBuckets = fillBuckets(
-    notices.map((row) => ({ ...row, series: picked.fold(row.series) })),
-    starts,
-    picked.series,
-  );
-
-  const outcomes = outcomeRows(scope);
-  const outcomeTotals = totalOf(outcomes);
-  const outcomeSeries = pickSeries(outcomeTotals, { order: OUTCOMES, limit: Number.MAX_SAFE_INTEGER }).series;
-  const outcomeBuckets = fillBuckets(outcomes, starts, outcomeSeries);
-
-  const gaps = gapBinLabels().map((label, i) => ({ label, upToMs: GAP_BOUNDS_MS[i] ?? null, advised: 0, actual: 0, early: 0 }));
-  for (const row of gapBinRows(scope)) {
-    if (row.actualBin !== null) {
-      gaps[row.actualBin].actual += row.count;
-      gaps[row.actualBin].early += row.early;
-    }
-    if (row.advisedBin !== null) gaps[row.advisedBin].advised += row.count;
-  }
-
   const { lost, agents, top } = waits(scope);
-  const timeLost = lost
-    .map((row) => ({ provider: row.provider, model: row.model, attempts: row.attempts, timeLostMs: row.waitMs }))
-    .sort((x, y) => y.timeLostMs - x.timeLostMs || x.provider.localeCompare(y.provider) || x.model.localeCompare(y.model));
-  const earlyByAgent = agents
-    .map((row) => ({ agent: row.agent, attempts: row.judged, early: row.early, share: row.early / row.judged, avgEarlyByMs: row.early ? Math.round((row.earlyByMs ?? 0) / row.early) : null }))
-    .sort((x, y) => y.share - x.share || x.agent.localeCompare(y.agent));
-  const threads = threadsByKey(scope, top.map((row) => row.threadId));
-  const topThreads = top.flatMap((row) => {
-    const thread = threads.get(row.threadId);
-    if (!thread) return [];
-    const { threadId, sourceId, source, title, status } = thread;
-    const labels = { agent: thread.agent ?? "unknown", provider: thread.provider ?? "unknown", model: thread.model ?? "unknown" };
-    return [{ threadId, sourceId, source, title, ...labels, status, attempts: row.attempts, timeLostMs: row.waitMs }];
+  return toInsights(scope.query, {
+    notices: noticeRows(scope),
+    outcomes: outcomeRows(scope),
+    gapBins: gapBinRows(scope),
+    openEpisodes: openEpisodeCount(scope),
+    lost,
+    agents,
+    top,
+    threads: threadsByKey(scope, top.map((row) => row.threadId)),
   });
-
-  const attemptsJudged = earlyByAgent.reduce((sum, row) => sum + row.attempts, 0);
-  const attemptsEarly = earlyByAgent.reduce((sum, row) => sum + row.early, 0);
-  return {
-    range: { preset: range.preset, from: iso(range.from), to: iso(range.to), bucket: range.bucket, bucketMs: range.bucketMs },
-    split: query.split,
-    totals: {
-      notices: noticeBuckets.reduce((sum, b) => sum + b.total, 0),
-      episodesEnded: outcomeBuckets.reduce((sum, b) => sum + b.total, 0),
-      episodesOpen: openEpisodeCount(scope),
-      recoveryRatio: recoveryRatio(Object.fromEntries(outcomeTotals)),
-      timeLostMs: timeLost.reduce((sum, row) => sum + row.timeLostMs, 0),
-      attemptsJudged,
-      attemptsEarly,
-      earlyShare: attemptsJudged ? attemptsEarly / attemptsJudged : null,
-    },
-    notices: { series: picked.series, buckets: noticeBuckets.map((b) => ({ ...b, at: iso(b.at) })) },
-    outcomes: {
-      series: outcomeSeries,
-      buckets: outcomeBuckets.map((b) => ({ ...b, at: iso(b.at), recoveryRatio: recoveryRatio(b.counts) })),
-    },
-    timeLost,
-    gaps: { bins: gaps },
-    earlyByAgent,
-    topThreads,
-  };
 }
 
 /** The insights of `query`, read at once (the read worker runs it; see reads.ts). */

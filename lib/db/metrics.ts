@@ -1,7 +1,9 @@
 import type { HistogramRow, LabelRow, MetricsSnapshot } from "@/lib/insights/metrics";
-import { GAP_BOUNDS_MS } from "@/lib/insights/gaps";
 import { committedRead, db } from "./client";
+import * as postgres from "./postgres/metrics";
+import { histogramOf } from "./records/metrics";
 import { pluck, statement, type Sql } from "./statement";
+import { onEitherStore } from "./store";
 import { notJoinedSql, viewStatusSql } from "./thread-filter";
 
 /**
@@ -15,7 +17,7 @@ import { notJoinedSql, viewStatusSql } from "./thread-filter";
  * when given): a few milliseconds at any history, as its thread counts come from an index alone,
  * so a scrape neither queues behind ingestion nor waits for the read worker's longer reads.
  */
-export function metricsSnapshot(now: number, sql?: Sql): Promise<MetricsSnapshot> {
+function metricsSnapshotOnSqlite(now: number, sql?: Sql): Promise<MetricsSnapshot> {
   if (sql) return Promise.resolve(readMetrics(now, sql));
   return committedRead((readOnly) => readOnly.transaction(() => readMetrics(now, readOnly))());
 }
@@ -29,25 +31,13 @@ function readMetrics(now: number, sql: Sql = db().sql): MetricsSnapshot {
        GROUP BY ${labels.replace("outcome", "label")} HAVING ${having}`,
       fact,
     );
-  const histogram = (fact: "advised" | "actual"): HistogramRow[] => {
-    const byLabels = new Map<string, HistogramRow>();
-    const rows = all<{ kind: string; provider: string; label: string; n: number; ms: number }>(
-      `SELECT kind, provider, label, sum(n) AS n, sum(ms) AS ms FROM "MetricTotal" WHERE fact = ? GROUP BY 1, 2, 3 HAVING sum(n) > 0`,
-      fact,
+  const histogram = (fact: "advised" | "actual"): HistogramRow[] =>
+    histogramOf(
+      all<{ kind: string; provider: string; label: string; n: number; ms: number }>(
+        `SELECT kind, provider, label, sum(n) AS n, sum(ms) AS ms FROM "MetricTotal" WHERE fact = ? GROUP BY 1, 2, 3 HAVING sum(n) > 0`,
+        fact,
+      ),
     );
-    for (const row of rows) {
-      const key = `${row.kind}\0${row.provider}`;
-      let entry = byLabels.get(key);
-      if (!entry) {
-        entry = { labels: { kind: row.kind, provider: row.provider }, bins: Array(GAP_BOUNDS_MS.length + 1).fill(0), sumMs: 0, count: 0 };
-        byLabels.set(key, entry);
-      }
-      entry.bins[Number(row.label)] += row.n;
-      entry.sumMs += row.ms;
-      entry.count += row.n;
-    }
-    return [...byLabels.values()];
-  };
   return {
     notices: totals("noticeSeen", "kind, provider, model, agent", "sum(n)"),
     episodes: totals("outcome", "outcome, kind, provider, model", "sum(n)"),
@@ -70,3 +60,5 @@ function readMetrics(now: number, sql: Sql = db().sql): MetricsSnapshot {
     alertOldestPendingS: Math.max(0, (now - ((pluck(`SELECT min(createdAt) FROM "AlertOutbox" WHERE state = 'pending'`, sql).get() as number | null) ?? now)) / 1000),
   };
 }
+
+export const { metricsSnapshot } = onEitherStore({ metricsSnapshot: metricsSnapshotOnSqlite }, postgres);

@@ -1,8 +1,7 @@
-import type { AuditFilter } from "./audit";
-import { AUDIT_COLUMNS, auditExportPages, EXPORT_COLUMNS, exportPages, TIMELINE_COLUMNS, timelinePages } from "./exports";
+import { auditExportPages, exportPages, timelinePages } from "./exports";
 import { readInsights } from "./insights";
-import type { ExportQuery, InsightsQuery } from "@/lib/insights/range";
-import { exportStream, type ExportFormat, type ExportKind, type ExportRow } from "@/lib/insights/stream";
+import type { InsightsQuery } from "@/lib/insights/range";
+import { exportBodies } from "./records/exports";
 
 /**
  * The reads that take more than a few milliseconds at scale, by name: what the read worker
@@ -19,18 +18,7 @@ export const READS = {
 };
 export type ReadName = keyof typeof READS;
 
-export const EXPORTS = {
-  facts: ({ format, kind, query, now }: { format: ExportFormat; kind: ExportKind; query: ExportQuery; now: number }) =>
-    exportStream(format, EXPORT_COLUMNS[kind], exportPages(kind, query, now)),
-  audit: ({ format, filter }: { format: ExportFormat; filter: AuditFilter }) => exportStream(format, AUDIT_COLUMNS, auditExportPages(filter)),
-  /** One thread's timeline, after its row (JSON: `{thread, timeline}`; NDJSON: a `thread` record first). */
-  timeline: ({ format, key, thread }: { format: ExportFormat; key: number; thread: ExportRow }) =>
-    exportStream(format, TIMELINE_COLUMNS, timelinePages(key), {
-      jsonOpen: `{"thread":${JSON.stringify(thread)},"timeline":[`,
-      jsonClose: "]}",
-      ndjsonFirst: { record: "thread", ...thread },
-    }),
-};
+export const EXPORTS = exportBodies({ exportPages, auditExportPages, timelinePages });
 export type ExportName = keyof typeof EXPORTS;
 
 /** What the server's thread asks the read worker: a read, or to open, pull from or cancel an export. */

@@ -33,14 +33,47 @@ function shownWhere(now: number): Prisma.ThreadWhereInput {
   return { archivedAt: null, OR: [{ snoozedUntil: null }, { snoozedUntil: { lte: new Date(now) } }] };
 }
 
-function hiddenSql(t: string): string {
-  return `(${t}.archivedAt IS NOT NULL OR coalesce(${t}.snoozedUntil > ?, 0))`;
+function hiddenSql(t: string, d: FilterDialect): string {
+  return `(${d.column(t, "archivedAt")} IS NOT NULL OR coalesce(${d.column(t, "snoozedUntil")} > ${d.time}, ${d.no}))`;
 }
 
 export interface Clause {
   sql: string;
   params: unknown[];
 }
+
+/**
+ * How a store's SQL spells what the filter's SQL form needs (lib/db/postgres/thread-filter.ts
+ * gives PostgreSQL's): the rules are written once, below.
+ */
+export interface FilterDialect {
+  /** Column `name` of table alias `t`. */
+  column(t: string, name: string): string;
+  /** A `?` epoch-ms parameter as time columns compare with it. */
+  time: string;
+  /** Boolean false, for coalesce() over a comparison. */
+  no: string;
+  /** `column` is one of a list given as one `?` parameter, and that parameter. */
+  inList(column: string): string;
+  list(values: readonly string[]): unknown;
+  /** `column` contains `?`, ASCII case-insensitive (Prisma's `contains` on SQLite: LIKE), and that parameter. */
+  contains(column: string): string;
+  containsParam(q: string): string;
+}
+
+const json = (values: readonly unknown[]) => JSON.stringify(values);
+export const inList = (column: string) => `${column} IN (SELECT value FROM json_each(?))`;
+
+export const SQLITE_FILTER: FilterDialect = {
+  column: (t, name) => `${t}.${name}`,
+  time: "?",
+  no: "0",
+  inList,
+  list: json,
+  contains: (column) => `${column} LIKE ? ESCAPE '\\'`,
+  // LIKE '%q%' (ASCII case-insensitive), wildcards escaped.
+  containsParam: (q) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
+};
 
 /** The stalled rule on a row already read (the deadline as a Date, as Prisma returns it, or epoch ms, as SQL does). */
 export function isStalledRow(row: { status: string; deadlineAt: Date | number | null }, now: number): boolean {
@@ -53,13 +86,13 @@ export function stalledWhere(now: number): Prisma.ThreadWhereInput {
 }
 
 /** The stalled rule in SQL on thread alias `t` (one `?`: now). */
-export function stalledSql(t = "t"): string {
-  return `(${t}.status IN (${WAITING.map((w) => `'${w}'`).join(", ")}) AND ${t}.deadlineAt <= ?)`;
+export function stalledSql(t = "t", d = SQLITE_FILTER): string {
+  return `(${d.column(t, "status")} IN (${WAITING.map((w) => `'${w}'`).join(", ")}) AND ${d.column(t, "deadlineAt")} <= ${d.time})`;
 }
 
 /** The status a reader shows, in SQL (one `?`: now). */
-export function viewStatusSql(t = "t"): string {
-  return `CASE WHEN ${stalledSql(t)} THEN 'stalled' ELSE ${t}.status END`;
+export function viewStatusSql(t = "t", d = SQLITE_FILTER): string {
+  return `CASE WHEN ${stalledSql(t, d)} THEN 'stalled' ELSE ${d.column(t, "status")} END`;
 }
 
 /**
@@ -69,8 +102,8 @@ export function viewStatusSql(t = "t"): string {
 export const notJoinedWhere: Prisma.ThreadWhereInput = { joinedTo: null };
 
 /** notJoinedWhere in SQL on thread alias `t`. */
-export function notJoinedSql(t = "t"): string {
-  return `${t}.joinedTo IS NULL`;
+export function notJoinedSql(t = "t", d = SQLITE_FILTER): string {
+  return `${d.column(t, "joinedTo")} IS NULL`;
 }
 
 function statusWhere(status: string, now: number): Prisma.ThreadWhereInput {
@@ -102,62 +135,59 @@ export function threadWhere(filter: ThreadFilter, now: number): Prisma.ThreadWhe
  * thread from the board, not from the record, and the rollups that serve insights and metrics
  * count every thread, so the raw reads beside them must too (unless the filter asks otherwise).
  */
-export function recordFilterSql(filter: ThreadFilter, now: number): Clause {
-  return threadFilterSql({ ...filter, archived: filter.archived ?? "show" }, now);
+export function recordFilterSql(filter: ThreadFilter, now: number, d = SQLITE_FILTER): Clause {
+  return threadFilterSql({ ...filter, archived: filter.archived ?? "show" }, now, "t", d);
 }
 
 /** The columns the free-text filter searches. */
 const TEXT_COLUMNS = ["externalId", "title", "lastErrorMessage", "agent", "model"] as const;
 
-const json = (values: readonly unknown[]) => JSON.stringify(values);
-export const inList = (column: string) => `${column} IN (SELECT value FROM json_each(?))`;
-
 /**
  * threadWhere() as SQL on thread alias `t`. Time is left to the caller: insights and exports
  * bound facts by their own time, not the threads' updatedAt.
  */
-export function threadFilterSql(filter: Omit<ThreadFilter, "from" | "to">, now: number, t = "t"): Clause {
-  const parts: string[] = [notJoinedSql(t)];
+export function threadFilterSql(filter: Omit<ThreadFilter, "from" | "to">, now: number, t = "t", d = SQLITE_FILTER): Clause {
+  const c = (name: string) => d.column(t, name);
+  const parts: string[] = [notJoinedSql(t, d)];
   const params: unknown[] = [];
   if (filter.status?.length) {
     const ors = filter.status.map((status) => {
       if (status === "stalled") {
         params.push(now);
-        return stalledSql(t);
+        return stalledSql(t, d);
       }
       if (WAITING.includes(status)) {
         params.push(status, now);
-        return `(${t}.status = ? AND NOT coalesce(${t}.deadlineAt <= ?, 0))`;
+        return `(${c("status")} = ? AND NOT coalesce(${c("deadlineAt")} <= ${d.time}, ${d.no}))`;
       }
       params.push(status);
-      return `${t}.status = ?`;
+      return `${c("status")} = ?`;
     });
     parts.push(`(${ors.join(" OR ")})`);
   }
   if (filter.kind?.length) {
-    parts.push(`(${inList(`${t}.retryKind`)} OR ${inList(`${t}.lastErrorKind`)})`);
-    params.push(json(filter.kind), json(filter.kind));
+    parts.push(`(${d.inList(c("retryKind"))} OR ${d.inList(c("lastErrorKind"))})`);
+    params.push(d.list(filter.kind), d.list(filter.kind));
   }
   if (filter.provider?.length) {
-    parts.push(inList(`${t}.provider`));
-    params.push(json(filter.provider));
+    parts.push(d.inList(c("provider")));
+    params.push(d.list(filter.provider));
   }
   if (filter.model?.length) {
-    parts.push(inList(`${t}.model`));
-    params.push(json(filter.model));
+    parts.push(d.inList(c("model")));
+    params.push(d.list(filter.model));
   }
   if (filter.source?.length) {
-    parts.push(`(${inList(`${t}.sourceId`)} OR ${t}.sourceId IN (SELECT id FROM "Source" WHERE ${inList("name")}))`);
-    params.push(json(filter.source), json(filter.source));
+    parts.push(`(${d.inList(c("sourceId"))} OR ${c("sourceId")} IN (SELECT id FROM "Source" WHERE ${d.inList("name")}))`);
+    params.push(d.list(filter.source), d.list(filter.source));
   }
   if (filter.q) {
-    // Prisma's `contains` on SQLite: LIKE '%q%' (ASCII case-insensitive), wildcards escaped.
-    const pattern = `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    parts.push(`(${TEXT_COLUMNS.map((c) => `${t}.${c} LIKE ? ESCAPE '\\'`).join(" OR ")})`);
+    const pattern = d.containsParam(filter.q);
+    parts.push(`(${TEXT_COLUMNS.map((column) => d.contains(c(column))).join(" OR ")})`);
     params.push(...TEXT_COLUMNS.map(() => pattern));
   }
   if (filter.archived !== "show") {
-    parts.push(filter.archived === "only" ? hiddenSql(t) : `NOT ${hiddenSql(t)}`);
+    parts.push(filter.archived === "only" ? hiddenSql(t, d) : `NOT ${hiddenSql(t, d)}`);
     params.push(now);
   }
   return { sql: parts.join(" AND "), params };

@@ -12,16 +12,4 @@ export const THREAD_SELECT = `SELECT t.id AS _sort, t.id AS _key, t.externalId A
     t.createdAt, t.updatedAt, t.lastEventAt
   FROM "Thread" t JOIN "Source" s ON s.id = t.sourceId`;
 
-/** The projected columns, as they come out of SQLite. */
-export interface ThreadProjection {
-  _key: number;
-  threadId: string;
-  sourceId: string;
-  source: string;
-  title: string | null;
-  agent: string | null;
-  provider: string | null;
-  model: string | null;
-  status: string;
-  [column: string]: unknown;
-}
+export type { ThreadProjection } from "./records/threads";

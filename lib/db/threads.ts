@@ -1,14 +1,14 @@
 import type { Prisma } from "./generated/client";
-import type { ThreadState } from "@/lib/retry/types";
-import { threadControl, type SourceReach } from "@/lib/threads/control";
 import { ATTENTION_STATUSES, STOPPABLE_STATUSES } from "@/lib/threads/statuses";
-import { EVENT_PAGE_SIZE, type FilterOptions, type ThreadBoard, type ThreadDetail, type ThreadPage, type ThreadView } from "@/lib/wire/types";
+import type { FilterOptions, ThreadBoard, ThreadDetail, ThreadPage, ThreadView } from "@/lib/wire/types";
 import { committedRead, db } from "./client";
-import { threadEventPage } from "./events";
-import { blockingWindowKeys, windowsBlocking } from "./limits";
-import { parseState } from "./thread-state";
+import * as postgres from "./postgres/threads";
+import { countOf, pageSlices, threadInclude, viewsOf, withOtherPaths as withPaths, type OtherPathRow, type PageOptions, type SqlViewRow } from "./records/threads";
+import { onEitherStore } from "./store";
+import { threadDetailThrough } from "./thread-detail";
+import { blockingWindowKeys } from "./limits";
 import { pluck, statement, type Sql } from "./statement";
-import { isStalledRow, threadFilterSql, threadWhere, viewStatusSql, type Clause, type ThreadFilter } from "./thread-filter";
+import { threadFilterSql, threadWhere, viewStatusSql, type Clause, type ThreadFilter } from "./thread-filter";
 
 /**
  * The read side for threads: the board, the threads API and the thread page read through here.
@@ -17,88 +17,6 @@ import { isStalledRow, threadFilterSql, threadWhere, viewStatusSql, type Clause,
  */
 
 
-const threadInclude = { source: { select: { name: true, capabilities: true, lastPolledAt: true, lastOtlpAt: true } } } satisfies Prisma.ThreadInclude;
-
-/** A stored time as Prisma reads it (a Date) or as SQL does (epoch ms). */
-type Instant = Date | number | null;
-
-/** The columns a ThreadView is made of, as Prisma (threadInclude) or VIEW_COLUMNS reads them. */
-interface ViewRow {
-  id: number;
-  externalId: string;
-  title: string | null;
-  agent: string | null;
-  provider: string | null;
-  model: string | null;
-  sourceId: string;
-  parentExternalId: string | null;
-  status: string;
-  turnId: string | null;
-  retryKind: string | null;
-  retryAttempt: number | null;
-  retryMaxAttempts: number | null;
-  nextAttemptAt: Instant;
-  nextAttemptEstimated: boolean | number;
-  deadlineAt: Instant;
-  resetAt: Instant;
-  advisedDelayMs: number | null;
-  policy: string | null;
-  lastErrorKind: string | null;
-  lastErrorHttpStatus: number | null;
-  lastErrorCode: string | null;
-  lastErrorMessage: string | null;
-  wakeAt: Instant;
-  updatedAt: Date | number;
-  lastEventAt: Instant;
-  archivedAt: Instant;
-  snoozedUntil: Instant;
-  source: SourceReach & { name: string };
-}
-
-const iso = (at: Instant) => (at === null ? null : new Date(at).toISOString());
-
-function toThreadView(row: ViewRow, now: number): ThreadView {
-  const stalled = isStalledRow(row, now);
-  return {
-    id: row.externalId,
-    key: row.id,
-    title: row.title,
-    agent: row.agent,
-    provider: row.provider,
-    model: row.model,
-    source: row.source.name,
-    sourceId: row.sourceId,
-    parentThreadId: row.parentExternalId,
-    status: stalled ? "stalled" : row.status,
-    turnId: row.turnId,
-    retry: row.retryKind
-      ? {
-          kind: row.retryKind,
-          attempt: row.retryAttempt,
-          maxAttempts: row.retryMaxAttempts,
-          nextAttemptAt: iso(row.nextAttemptAt),
-          nextAttemptEstimated: Boolean(row.nextAttemptEstimated),
-          deadlineAt: iso(row.deadlineAt),
-          resetAt: iso(row.resetAt),
-          advisedDelayMs: row.advisedDelayMs,
-          policy: row.policy,
-        }
-      : null,
-    resetAt: iso(row.resetAt),
-    lastError:
-      row.lastErrorKind || row.lastErrorMessage || row.lastErrorCode
-        ? { kind: row.lastErrorKind, httpStatus: row.lastErrorHttpStatus, code: row.lastErrorCode, message: row.lastErrorMessage }
-        : null,
-    updatedAt: iso(row.updatedAt)!,
-    lastEventAt: iso(row.lastEventAt),
-    control: threadControl(row.source),
-    alsoReportedBy: [],
-    // A scheduled continuation is the only thing a thread in that status wakes for.
-    resumeAt: row.status === "recovery_scheduled" ? iso(row.wakeAt) : null,
-    archivedAt: iso(row.archivedAt),
-    snoozedUntil: row.snoozedUntil !== null && Number(row.snoozedUntil) > now ? iso(row.snoozedUntil) : null,
-  };
-}
 
 /**
  * The board's reads (its page, counts and row refetches) are SQL on a read-only connection, each
@@ -120,14 +38,6 @@ const byKeys = (column: "id" | "joinedTo") =>
 const NEWEST_FIRST = `ORDER BY t.updatedAt DESC, t.id DESC`;
 const ATTENTION_SQL = `t.status IN (${ATTENTION_STATUSES.map((status) => `'${status}'`).join(", ")})`;
 const OTHER_PATHS = `SELECT t.id AS key, t.joinedTo, t.sourceId, s.name AS source ${byKeys("joinedTo")} ORDER BY t.id`;
-
-type SqlViewRow = Omit<ViewRow, "source"> & { sourceName: string; sourceCapabilities: string | null; sourceLastPolledAt: number | null; sourceLastOtlpAt: number | null };
-
-function viewsOf(rows: SqlViewRow[], now: number): ThreadView[] {
-  return rows.map((row) =>
-    toThreadView({ ...row, source: { name: row.sourceName, capabilities: row.sourceCapabilities, lastPolledAt: row.sourceLastPolledAt, lastOtlpAt: row.sourceLastOtlpAt } }, now),
-  );
-}
 
 /** The rows of `keys`, in that order. */
 function rowsInOrder(sql: Sql, keys: number[], now: number): ThreadView[] {
@@ -165,40 +75,23 @@ function withSurroundings(sql: Sql, views: ThreadView[], now: number): ThreadVie
 
 /** Names the other paths that report each thread: the threads joined to it (lib/db/thread-join.ts). */
 function withOtherPaths(sql: Sql, views: ThreadView[]): ThreadView[] {
-  const joined = statement(OTHER_PATHS, sql).all(JSON.stringify(views.map((view) => view.key))) as { key: number; joinedTo: number; sourceId: string; source: string }[];
-  return views.map((view) => ({
-    ...view,
-    alsoReportedBy: joined.filter((other) => other.joinedTo === view.key).map(({ key, source, sourceId }) => ({ key, source, sourceId })),
-  }));
+  return withPaths(views, statement(OTHER_PATHS, sql).all(JSON.stringify(views.map((view) => view.key))) as OtherPathRow[]);
 }
 
 /**
- * One page, newest first; `attentionFirst` puts the statuses an operator must act on before the
- * rest. The totals come from the status counts (readStatusCounts), which already hold them.
+ * One page, newest first (records/threads.ts pageSlices). The totals come from the status counts
+ * (readStatusCounts), which already hold them.
  */
-function readPage(
-  sql: Sql,
-  filter: ThreadFilter,
-  totals: { total: number; attention: number },
-  options: { page?: number; pageSize?: number; attentionFirst?: boolean },
-  now: number,
-): ThreadPage {
-  const page = Math.max(1, options.page ?? 1);
-  const pageSize = Math.min(500, Math.max(1, options.pageSize ?? 50));
-  const { total } = totals;
-  const skip = (page - 1) * pageSize;
+function readPage(sql: Sql, filter: ThreadFilter, totals: { total: number; attention: number }, options: PageOptions, now: number): ThreadPage {
+  const { page, pageSize, slices } = pageSlices(options, totals);
   const where = boardClause(filter, now);
   // The page's keys first, from the board index alone where the filter allows (a thread row is
   // large: it holds the engine's state), then those rows.
-  const keys = (part: string | null, take: number, offset: number) =>
-    pluck(`SELECT t.id FROM "Thread" t WHERE ${where.sql}${part ? ` AND ${part}` : ""} ${NEWEST_FIRST} LIMIT ? OFFSET ?`, sql).all(...where.params, take, offset) as number[];
-  if (!options.attentionFirst) {
-    return { threads: skip < total ? rowsInOrder(sql, keys(null, pageSize, skip), now) : [], total, page, pageSize };
-  }
-  // Attention rows first, then the others; each part newest first.
-  const first = skip < totals.attention ? keys(ATTENTION_SQL, pageSize, skip) : [];
-  const rest = first.length < pageSize && skip + first.length < total ? keys(`NOT ${ATTENTION_SQL}`, pageSize - first.length, Math.max(0, skip - totals.attention)) : [];
-  return { threads: rowsInOrder(sql, [...first, ...rest], now), total, page, pageSize };
+  const keys = slices.flatMap(({ part, take, offset }) => {
+    const only = part === null ? "" : ` AND ${part === "attention" ? "" : "NOT "}${ATTENTION_SQL}`;
+    return pluck(`SELECT t.id FROM "Thread" t WHERE ${where.sql}${only} ${NEWEST_FIRST} LIMIT ? OFFSET ?`, sql).all(...where.params, take, offset) as number[];
+  });
+  return { threads: rowsInOrder(sql, keys, now), total: totals.total, page, pageSize };
 }
 
 /**
@@ -216,17 +109,6 @@ function readStatusCounts(sql: Sql, filter: Omit<ThreadFilter, "status">, now: n
   return counts;
 }
 
-/** How many threads of `counts` have one of `statuses` (all of them when `statuses` is empty or absent). */
-function countOf(counts: Record<string, number>, statuses: string[] | undefined, within?: string[]): number {
-  let sum = 0;
-  for (const [status, n] of Object.entries(counts)) {
-    if (statuses?.length && !statuses.includes(status)) continue;
-    if (within && !within.includes(status)) continue;
-    sum += n;
-  }
-  return sum;
-}
-
 /** A read of the board's, whole, on the read-only connection: one snapshot, no await inside. */
 function boardRead<T>(read: (sql: Sql) => T): Promise<T> {
   return committedRead((sql) => sql.transaction(() => read(sql))());
@@ -237,7 +119,7 @@ function boardRead<T>(read: (sql: Sql) => T): Promise<T> {
  * out, and so are those `filter` (when given) does not match: a board that asks with its own
  * filter learns which changed threads it still shows.
  */
-export function threadRows(keys: number[], now = Date.now(), filter?: ThreadFilter): Promise<ThreadView[]> {
+function threadRowsOnSqlite(keys: number[], now = Date.now(), filter?: ThreadFilter): Promise<ThreadView[]> {
   if (keys.length === 0) return Promise.resolve([]);
   return boardRead((sql) => {
     const where = filter ? boardClause(filter, now) : { sql: "1", params: [] };
@@ -247,7 +129,7 @@ export function threadRows(keys: number[], now = Date.now(), filter?: ThreadFilt
 }
 
 /** Distinct values for the filter menus. */
-export async function filterOptions(): Promise<FilterOptions> {
+async function filterOptionsOnSqlite(): Promise<FilterOptions> {
   const { prisma } = db();
   const [providers, models, sources] = await Promise.all([
     prisma.thread.findMany({ where: { provider: { not: null } }, distinct: ["provider"], select: { provider: true }, orderBy: { provider: "asc" } }),
@@ -262,7 +144,7 @@ export async function filterOptions(): Promise<FilterOptions> {
 }
 
 /** All threads with this agent id (one per source that reported it). */
-export async function threadsByExternalId(externalId: string, sourceId?: string | null) {
+async function threadsByExternalIdOnSqlite(externalId: string, sourceId?: string | null) {
   return db().prisma.thread.findMany({
     where: { externalId, ...(sourceId ? { sourceId } : {}) },
     include: threadInclude,
@@ -277,14 +159,14 @@ function stoppableWhere(filter: ThreadFilter, now: number): Prisma.ThreadWhereIn
 }
 
 /** Internal ids of the stoppable threads matching a filter ("Stop all N matching"). */
-export async function stoppableThreadKeys(filter: ThreadFilter, now = Date.now()): Promise<number[]> {
+async function stoppableThreadKeysOnSqlite(filter: ThreadFilter, now = Date.now()): Promise<number[]> {
   const where = stoppableWhere(filter, now);
   if (!where) return [];
   const rows = await db().prisma.thread.findMany({ where, select: { id: true } });
   return rows.map((row) => row.id);
 }
 
-export async function threadExists(key: number): Promise<boolean> {
+async function threadExistsOnSqlite(key: number): Promise<boolean> {
   return (await db().prisma.thread.count({ where: { id: key } })) > 0;
 }
 
@@ -293,85 +175,14 @@ export async function threadExists(key: number): Promise<boolean> {
  * events without raw payloads (earlier events and payloads are fetched on demand), so the answer
  * does not grow with the thread's event count.
  */
-export async function threadDetail(key: number, now = Date.now()): Promise<ThreadDetail | null> {
-  const { prisma } = db();
-  const row = await prisma.thread.findUnique({ where: { id: key }, include: threadInclude });
-  if (!row) return null;
-  const [episodes, events, directives, children, parent, limits, joinedTo] = await Promise.all([
-    prisma.episode.findMany({ where: { threadId: key }, include: { attempts: { orderBy: { n: "asc" } } }, orderBy: { seq: "asc" } }),
-    threadEventPage(key, { limit: EVENT_PAGE_SIZE }),
-    prisma.directive.findMany({ where: { threadId: key }, orderBy: { createdAt: "asc" } }),
-    prisma.thread.findMany({ where: { sourceId: row.sourceId, parentExternalId: row.externalId }, include: threadInclude, orderBy: { createdAt: "asc" } }),
-    row.parentExternalId
-      ? prisma.thread.findUnique({ where: { sourceId_externalId: { sourceId: row.sourceId, externalId: row.parentExternalId } }, include: threadInclude })
-      : null,
-    windowsBlocking(key, now),
-    row.joinedTo === null ? null : prisma.thread.findUnique({ where: { id: row.joinedTo }, include: threadInclude }),
-  ]);
-  const [thread] = await committedRead((sql) => withOtherPaths(sql, [toThreadView(row, now)]));
-  // The other paths' newest events are merged in reducer order (time, then sequence); the
-  // earlier pages are the thread's own.
-  const joinedEvents = (await Promise.all(thread.alsoReportedBy.map((other) => threadEventPage(other.key, { limit: EVENT_PAGE_SIZE })))).flatMap((page) => page.events);
-  const newestFirst = joinedEvents.length
-    ? [...events.events, ...joinedEvents].sort((a, b) => b.at.localeCompare(a.at) || b.seq - a.seq)
-    : events.events;
-  return {
-    thread,
-    parent: parent ? toThreadView(parent, now) : null,
-    children: children.map((child) => toThreadView(child, now)),
-    episodes: episodes.map((episode) => ({
-      seq: episode.seq,
-      turnId: episode.turnId,
-      kind: episode.kind,
-      policy: episode.policy,
-      maxAttempts: episode.maxAttempts,
-      startedAt: episode.startedAt.toISOString(),
-      endedAt: iso(episode.endedAt),
-      outcome: episode.outcome,
-      outcomeCode: episode.outcomeCode,
-      outcomeReason: episode.outcomeReason,
-      resetAt: iso(episode.resetAt),
-      attempts: episode.attempts.map((attempt) => ({
-        n: attempt.n,
-        noticeAt: attempt.noticeAt.toISOString(),
-        advisedDelayMs: attempt.advisedDelayMs,
-        expectedAt: iso(attempt.expectedAt),
-        estimated: attempt.estimated,
-        deadlineAt: iso(attempt.deadlineAt),
-        startedAt: iso(attempt.startedAt),
-        actualGapMs: attempt.startedAt ? attempt.startedAt.getTime() - attempt.noticeAt.getTime() : null,
-        earlyByMs: attempt.earlyByMs,
-        httpStatus: attempt.httpStatus,
-        code: attempt.code,
-        message: attempt.message,
-      })),
-    })),
-    // The page comes newest first; the detail lists it in reducer order.
-    events: newestFirst.toReversed(),
-    earlierEvents: events.earlier,
-    directives: directives.map((directive) => ({
-      id: directive.id,
-      kind: directive.kind,
-      origin: directive.origin,
-      reason: directive.reason,
-      state: directive.state,
-      turnId: directive.turnId,
-      createdAt: directive.createdAt.toISOString(),
-      deliveredAt: iso(directive.deliveredAt),
-      acknowledgedAt: iso(directive.acknowledgedAt),
-      result: directive.result,
-      detail: directive.detail,
-    })),
-    state: parseState(row.state) as ThreadState,
-    limits,
-    joinedTo: joinedTo ? toThreadView(joinedTo, now) : null,
-  };
+function threadDetailOnSqlite(key: number, now = Date.now()): Promise<ThreadDetail | null> {
+  return threadDetailThrough((views) => committedRead((sql) => withOtherPaths(sql, views)), key, now);
 }
 
 /** Everything the board and GET /api/v1/threads show for one filter. */
-export function threadBoard(
+function threadBoardOnSqlite(
   filter: ThreadFilter,
-  options: { page?: number; pageSize?: number; attentionFirst?: boolean } = {},
+  options: PageOptions = {},
   now = Date.now(),
 ): Promise<ThreadBoard> {
   return boardRead((sql) => {
@@ -382,3 +193,16 @@ export function threadBoard(
     return { ...page, threads: withSurroundings(sql, page.threads, now), counts, stoppable: countOf(counts, status, STOPPABLE_STATUSES), serverTime: new Date(now).toISOString() };
   });
 }
+
+export const { threadRows, filterOptions, threadsByExternalId, stoppableThreadKeys, threadExists, threadDetail, threadBoard } = onEitherStore(
+  {
+    threadRows: threadRowsOnSqlite,
+    filterOptions: filterOptionsOnSqlite,
+    threadsByExternalId: threadsByExternalIdOnSqlite,
+    stoppableThreadKeys: stoppableThreadKeysOnSqlite,
+    threadExists: threadExistsOnSqlite,
+    threadDetail: threadDetailOnSqlite,
+    threadBoard: threadBoardOnSqlite,
+  },
+  postgres,
+);

@@ -1,7 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { db, serialized } from "@/lib/db/client";
+import * as onPostgres from "@/lib/db/postgres/reads";
 import { EXPORTS, READS, type ExportName, type FromWorker, type ReadName, type ToWorker } from "@/lib/db/reads";
+import { currentStore } from "@/lib/db/store";
 import { READ_WORKER_BUNDLE } from "./read-worker-bundle.mjs";
 
 /**
@@ -9,6 +11,7 @@ import { READ_WORKER_BUNDLE } from "./read-worker-bundle.mjs";
  * worker (lib/db/read-worker.ts), so the thread that takes requests and ingests never stalls on
  * one: here they cost a message each way. Without a built worker (a server not started through
  * the prepare step) they run on this thread, queued with everything else, as a last resort.
+ * On PostgreSQL they run here: the database does the work while this thread awaits it.
  */
 // Next's bundler bundles the entry of every `new Worker` of node:worker_threads it can see (and
 // ignores no comment there); this one is built by the prepare step, so Worker is taken out of its sight.
@@ -69,6 +72,7 @@ type Reads = typeof READS;
 
 /** A read of lib/db/reads.ts by name, answered by the read worker. */
 export async function read<N extends ReadName>(name: N, ...args: Parameters<Reads[N]>): Promise<ReturnType<Reads[N]>> {
+  if (currentStore() === "postgres") return (onPostgres.READS[name] as (...a: unknown[]) => Promise<ReturnType<Reads[N]>>)(...args);
   const run = READS[name] as (...a: unknown[]) => ReturnType<Reads[N]>;
   const reads = channel();
   if (!reads) return serialized(() => run(...args));
@@ -79,6 +83,7 @@ export async function read<N extends ReadName>(name: N, ...args: Parameters<Read
 
 /** An export of lib/db/reads.ts as a response body, encoded by the read worker a chunk per pull. */
 export function exportBody<N extends ExportName>(name: N, args: Parameters<(typeof EXPORTS)[N]>[0]): ReadableStream<Uint8Array> {
+  if (currentStore() === "postgres") return onPostgres.EXPORTS[name](args as never);
   const reads = channel();
   if (!reads) return EXPORTS[name](args as never);
   const id = reads.next++;

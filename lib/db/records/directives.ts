@@ -2,7 +2,8 @@ import type { DirectiveView } from "@/lib/wire/types";
 
 /**
  * What the directive statements answer on either store (lib/db/directives.ts,
- * lib/db/postgres/directive-claim.ts, lib/db/postgres/directives.ts), and how a row maps to it.
+ * lib/db/postgres/directive-claim.ts, lib/db/postgres/directives.ts; times in epoch ms), and how a
+ * row maps to its view.
  */
 
 export interface DirectiveRow {

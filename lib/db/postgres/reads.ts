@@ -1,0 +1,15 @@
+import type { InsightsQuery } from "@/lib/insights/range";
+import { exportBodies } from "../records/exports";
+import { pages } from "./exports";
+import { insights } from "./insights";
+
+/**
+ * lib/db/reads.ts on PostgreSQL: the same reads and export bodies by name. They need no read
+ * worker — the database does the work and the pool awaits it without holding the event loop —
+ * so lib/server/off-thread.ts runs them where they are asked.
+ */
+export const READS = {
+  insights: (query: InsightsQuery, now: number) => insights(query, now),
+};
+
+export const EXPORTS = exportBodies(pages);

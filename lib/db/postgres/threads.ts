@@ -1,0 +1,146 @@
+import type pg from "pg";
+import { ATTENTION_STATUSES, STOPPABLE_STATUSES } from "@/lib/threads/statuses";
+import type { FilterOptions, ThreadBoard, ThreadDetail, ThreadView } from "@/lib/wire/types";
+import type { Clause, ThreadFilter } from "../thread-filter";
+import {
+  countOf,
+  pageSlices,
+  threadInclude,
+  viewsOf,
+  withOtherPaths,
+  type OtherPathRow,
+  type PageOptions,
+  type SqlViewRow,
+} from "../records/threads";
+import { threadDetailThrough } from "../thread-detail";
+import { postgresPrisma } from "./client";
+import { blockingWindowKeys } from "./limits-read";
+import { pool } from "./pool";
+import { at, ms, rowsOf, snapshotRead } from "./sql";
+import { threadFilterSql, viewStatusSql } from "./thread-filter";
+
+/**
+ * lib/db/threads.ts on PostgreSQL: the board's reads are plain queries on the pool, those of one
+ * board answer in one REPEATABLE READ snapshot (sql.ts); the thread page reads through Prisma as
+ * on SQLite. Rows are selected in SQLite's shape (times in epoch ms) so records/threads.ts maps both.
+ */
+
+const VIEW_COLUMNS = `t.id, t."externalId", t.title, t.agent, t.provider, t.model, t."sourceId", t."parentExternalId", t.status,
+    t."turnId", t."retryKind", t."retryAttempt", t."retryMaxAttempts", ${ms(`t."nextAttemptAt"`)}, t."nextAttemptEstimated", ${ms(`t."deadlineAt"`)},
+    ${ms(`t."resetAt"`)}, t."advisedDelayMs", t.policy, t."lastErrorKind", t."lastErrorHttpStatus", t."lastErrorCode", t."lastErrorMessage",
+    ${ms(`t."wakeAt"`)}, ${ms(`t."updatedAt"`)}, ${ms(`t."lastEventAt"`)}, ${ms(`t."archivedAt"`)}, ${ms(`t."snoozedUntil"`)},
+    s.name AS "sourceName", s.capabilities AS "sourceCapabilities", ${ms(`s."lastPolledAt"`, "sourceLastPolledAt")}, ${ms(`s."lastOtlpAt"`, "sourceLastOtlpAt")}`;
+const BY_KEYS = `FROM "Thread" t JOIN "Source" s ON s.id = t."sourceId" WHERE t.id = ANY(?::int[])`;
+const NEWEST_FIRST = `ORDER BY t."updatedAt" DESC, t.id DESC`;
+const ATTENTION_SQL = `t.status IN (${ATTENTION_STATUSES.map((status) => `'${status}'`).join(", ")})`;
+const OTHER_PATHS = `SELECT t.id AS key, t."joinedTo", t."sourceId", s.name AS source
+  FROM "Thread" t JOIN "Source" s ON s.id = t."sourceId" WHERE t."joinedTo" = ANY(?::int[]) ORDER BY t.id`;
+
+type Db = pg.ClientBase;
+
+/** The filter as SQL on alias `t`, its updatedAt range included. */
+function boardClause(filter: ThreadFilter, now: number): Clause {
+  const clause = threadFilterSql(filter, now);
+  const where = [clause.sql];
+  const params = [...clause.params];
+  if (filter.from !== undefined) {
+    where.push(`t."updatedAt" >= ${at()}`);
+    params.push(filter.from);
+  }
+  if (filter.to !== undefined) {
+    where.push(`t."updatedAt" <= ${at()}`);
+    params.push(filter.to);
+  }
+  return { sql: where.join(" AND "), params };
+}
+
+async function rowsInOrder(db: Db, keys: number[], now: number): Promise<ThreadView[]> {
+  if (keys.length === 0) return [];
+  const rows = await rowsOf<SqlViewRow>(`SELECT ${VIEW_COLUMNS} ${BY_KEYS}`, [keys], db);
+  const byKey = new Map(rows.map((row) => [row.id, row]));
+  return viewsOf(keys.flatMap((key) => byKey.get(key) ?? []), now);
+}
+
+async function otherPaths(db: Db | pg.Pool, views: ThreadView[]): Promise<ThreadView[]> {
+  return withOtherPaths(views, await rowsOf<OtherPathRow>(OTHER_PATHS, [views.map((view) => view.key)], db));
+}
+
+async function withSurroundings(db: Db, views: ThreadView[], now: number): Promise<ThreadView[]> {
+  if (views.length === 0) return views;
+  const limitKeys = await blockingWindowKeys(db, views.filter((view) => view.resetAt !== null).map((view) => view.key), now);
+  return (await otherPaths(db, views)).map((view) => ({ ...view, limitKey: limitKeys.get(view.key) ?? null }));
+}
+
+async function readStatusCounts(db: Db, filter: Omit<ThreadFilter, "status">, now: number): Promise<Record<string, number>> {
+  const where = boardClause(filter, now);
+  const rows = await rowsOf<{ status: string; n: number }>(
+    `SELECT ${viewStatusSql("t")} AS status, count(*) AS n FROM "Thread" t WHERE ${where.sql} GROUP BY 1`,
+    [now, ...where.params],
+    db,
+  );
+  const counts: Record<string, number> = {};
+  for (const row of rows) counts[row.status] = row.n;
+  return counts;
+}
+
+export async function threadBoard(filter: ThreadFilter, options: PageOptions = {}, now = Date.now()): Promise<ThreadBoard> {
+  return snapshotRead(async (db) => {
+    const { status, ...withoutStatus } = filter;
+    const counts = await readStatusCounts(db, withoutStatus, now);
+    const totals = { total: countOf(counts, status), attention: countOf(counts, status, ATTENTION_STATUSES) };
+    const { page, pageSize, slices } = pageSlices(options, totals);
+    const where = boardClause(filter, now);
+    const keys: number[] = [];
+    for (const { part, take, offset } of slices) {
+      const only = part === null ? "" : ` AND ${part === "attention" ? "" : "NOT "}${ATTENTION_SQL}`;
+      const rows = await rowsOf<{ id: number }>(`SELECT t.id FROM "Thread" t WHERE ${where.sql}${only} ${NEWEST_FIRST} LIMIT ? OFFSET ?`, [...where.params, take, offset], db);
+      keys.push(...rows.map((row) => row.id));
+    }
+    const threads = await withSurroundings(db, await rowsInOrder(db, keys, now), now);
+    return { threads, total: totals.total, page, pageSize, counts, stoppable: countOf(counts, status, STOPPABLE_STATUSES), serverTime: new Date(now).toISOString() };
+  });
+}
+
+export async function threadRows(keys: number[], now = Date.now(), filter?: ThreadFilter): Promise<ThreadView[]> {
+  if (keys.length === 0) return [];
+  return snapshotRead(async (db) => {
+    const where = filter ? boardClause(filter, now) : { sql: "TRUE", params: [] };
+    const rows = await rowsOf<SqlViewRow>(`SELECT ${VIEW_COLUMNS} ${BY_KEYS} AND ${where.sql} ORDER BY t.id`, [keys, ...where.params], db);
+    return withSurroundings(db, viewsOf(rows, now), now);
+  });
+}
+
+/** Distinct values for the filter menus, in SQLite's (byte) order. */
+export async function filterOptions(): Promise<FilterOptions> {
+  const distinct = async (column: string) =>
+    (await rowsOf<{ value: string }>(`SELECT ${column} AS value FROM "Thread" WHERE ${column} IS NOT NULL GROUP BY ${column} ORDER BY ${column} COLLATE "C"`, [])).map((row) => row.value);
+  const [providers, models, sources] = await Promise.all([
+    distinct("provider"),
+    distinct("model"),
+    rowsOf<{ id: string; name: string }>(`SELECT id, name FROM "Source" ORDER BY name COLLATE "C"`, []),
+  ]);
+  return { providers: providers.filter(Boolean), models: models.filter(Boolean), sources };
+}
+
+export function threadsByExternalId(externalId: string, sourceId?: string | null) {
+  return postgresPrisma().thread.findMany({
+    where: { externalId, ...(sourceId ? { sourceId } : {}) },
+    include: threadInclude,
+    orderBy: { updatedAt: "desc" },
+  });
+}
+
+export async function stoppableThreadKeys(filter: ThreadFilter, now = Date.now()): Promise<number[]> {
+  const status = filter.status?.length ? filter.status.filter((s) => STOPPABLE_STATUSES.includes(s)) : STOPPABLE_STATUSES;
+  if (!status.length) return [];
+  const where = boardClause({ ...filter, status }, now);
+  return (await rowsOf<{ id: number }>(`SELECT t.id FROM "Thread" t WHERE ${where.sql} ORDER BY t.id`, where.params)).map((row) => row.id);
+}
+
+export async function threadExists(key: number): Promise<boolean> {
+  return (await rowsOf(`SELECT 1 FROM "Thread" WHERE id = ?`, [key])).length > 0;
+}
+
+export function threadDetail(key: number, now = Date.now()): Promise<ThreadDetail | null> {
+  return threadDetailThrough((views) => otherPaths(pool(), views), key, now);
+}

@@ -1,0 +1,299 @@
+import type { ThreadState } from "@/lib/retry/types";
+import { threadControl, type SourceReach } from "@/lib/threads/control";
+import type { BlockingWindow, DirectiveHistory, EpisodeView, EventView, ThreadDetail, ThreadView } from "@/lib/wire/types";
+import { isStalledRow } from "../thread-filter";
+
+/**
+ * A thread as both stores' readers answer it: the board's rows (ThreadView), and the thread page
+ * (ThreadDetail) assembled from the rows each store reads its own way.
+ */
+
+/** What the thread readers read through Prisma with a thread: its source's name and reach. */
+export const threadInclude = { source: { select: { name: true, capabilities: true, lastPolledAt: true, lastOtlpAt: true } } } as const;
+
+/** A stored time as Prisma reads it (a Date) or as SQL does (epoch ms). */
+export type Instant = Date | number | null;
+
+/** The columns a ThreadView is made of, as Prisma (a thread with its source) or the board's SQL reads them. */
+export interface ViewRow {
+  id: number;
+  externalId: string;
+  title: string | null;
+  agent: string | null;
+  provider: string | null;
+  model: string | null;
+  sourceId: string;
+  parentExternalId: string | null;
+  status: string;
+  turnId: string | null;
+  retryKind: string | null;
+  retryAttempt: number | null;
+  retryMaxAttempts: number | null;
+  nextAttemptAt: Instant;
+  nextAttemptEstimated: boolean | number;
+  deadlineAt: Instant;
+  resetAt: Instant;
+  advisedDelayMs: number | null;
+  policy: string | null;
+  lastErrorKind: string | null;
+  lastErrorHttpStatus: number | null;
+  lastErrorCode: string | null;
+  lastErrorMessage: string | null;
+  wakeAt: Instant;
+  updatedAt: Date | number;
+  lastEventAt: Instant;
+  archivedAt: Instant;
+  snoozedUntil: Instant;
+  source: SourceReach & { name: string };
+}
+
+/** A ViewRow as the board's SQL reads it: the source's columns flat beside the thread's. */
+export type SqlViewRow = Omit<ViewRow, "source"> & {
+  sourceName: string;
+  sourceCapabilities: string | null;
+  sourceLastPolledAt: Instant;
+  sourceLastOtlpAt: Instant;
+};
+
+const iso = (at: Instant) => (at === null ? null : new Date(at).toISOString());
+
+export function toThreadView(row: ViewRow, now: number): ThreadView {
+  const stalled = isStalledRow(row, now);
+  return {
+    id: row.externalId,
+    key: row.id,
+    title: row.title,
+    agent: row.agent,
+    provider: row.provider,
+    model: row.model,
+    source: row.source.name,
+    sourceId: row.sourceId,
+    parentThreadId: row.parentExternalId,
+    status: stalled ? "stalled" : row.status,
+    turnId: row.turnId,
+    retry: row.retryKind
+      ? {
+          kind: row.retryKind,
+          attempt: row.retryAttempt,
+          maxAttempts: row.retryMaxAttempts,
+          nextAttemptAt: iso(row.nextAttemptAt),
+          nextAttemptEstimated: Boolean(row.nextAttemptEstimated),
+          deadlineAt: iso(row.deadlineAt),
+          resetAt: iso(row.resetAt),
+          advisedDelayMs: row.advisedDelayMs,
+          policy: row.policy,
+        }
+      : null,
+    resetAt: iso(row.resetAt),
+    lastError:
+      row.lastErrorKind || row.lastErrorMessage || row.lastErrorCode
+        ? { kind: row.lastErrorKind, httpStatus: row.lastErrorHttpStatus, code: row.lastErrorCode, message: row.lastErrorMessage }
+        : null,
+    updatedAt: iso(row.updatedAt)!,
+    lastEventAt: iso(row.lastEventAt),
+    control: threadControl(row.source),
+    alsoReportedBy: [],
+    // A scheduled continuation is the only thing a thread in that status wakes for.
+    resumeAt: row.status === "recovery_scheduled" ? iso(row.wakeAt) : null,
+    archivedAt: iso(row.archivedAt),
+    snoozedUntil: row.snoozedUntil !== null && Number(row.snoozedUntil) > now ? iso(row.snoozedUntil) : null,
+  };
+}
+
+export function viewsOf(rows: SqlViewRow[], now: number): ThreadView[] {
+  return rows.map(({ sourceName, sourceCapabilities, sourceLastPolledAt, sourceLastOtlpAt, ...row }) =>
+    toThreadView(
+      {
+        ...row,
+        source: {
+          name: sourceName,
+          capabilities: sourceCapabilities,
+          lastPolledAt: sourceLastPolledAt === null ? null : Number(sourceLastPolledAt),
+          lastOtlpAt: sourceLastOtlpAt === null ? null : Number(sourceLastOtlpAt),
+        },
+      } as ViewRow,
+      now,
+    ),
+  );
+}
+
+/** The columns of one other path that reports a thread (a thread joined to it, lib/db/thread-join.ts). */
+export interface OtherPathRow {
+  key: number;
+  joinedTo: number;
+  sourceId: string;
+  source: string;
+}
+
+/** Names the other paths that report each thread. */
+export function withOtherPaths(views: ThreadView[], joined: OtherPathRow[]): ThreadView[] {
+  return views.map((view) => ({
+    ...view,
+    alsoReportedBy: joined.filter((other) => other.joinedTo === view.key).map(({ key, source, sourceId }) => ({ key, source, sourceId })),
+  }));
+}
+
+/** An episode with its attempts, as Prisma reads them on either store. */
+export interface EpisodeRow {
+  seq: number;
+  turnId: string | null;
+  kind: string;
+  policy: string | null;
+  maxAttempts: number | null;
+  startedAt: Date;
+  endedAt: Date | null;
+  outcome: string | null;
+  outcomeCode: string | null;
+  outcomeReason: string | null;
+  resetAt: Date | null;
+  attempts: {
+    n: number;
+    noticeAt: Date;
+    advisedDelayMs: number | null;
+    expectedAt: Date | null;
+    estimated: boolean;
+    deadlineAt: Date | null;
+    startedAt: Date | null;
+    earlyByMs: number | null;
+    httpStatus: number | null;
+    code: string | null;
+    message: string | null;
+  }[];
+}
+
+/** A directive as Prisma reads it on either store (times as Dates). */
+export type DirectiveRow = Omit<DirectiveHistory, "createdAt" | "deliveredAt" | "acknowledgedAt"> & {
+  createdAt: Date;
+  deliveredAt: Date | null;
+  acknowledgedAt: Date | null;
+};
+
+export function toEpisodeView(episode: EpisodeRow): EpisodeView {
+  return {
+    seq: episode.seq,
+    turnId: episode.turnId,
+    kind: episode.kind,
+    policy: episode.policy,
+    maxAttempts: episode.maxAttempts,
+    startedAt: episode.startedAt.toISOString(),
+    endedAt: iso(episode.endedAt),
+    outcome: episode.outcome,
+    outcomeCode: episode.outcomeCode,
+    outcomeReason: episode.outcomeReason,
+    resetAt: iso(episode.resetAt),
+    attempts: episode.attempts.map((attempt) => ({
+      n: attempt.n,
+      noticeAt: attempt.noticeAt.toISOString(),
+      advisedDelayMs: attempt.advisedDelayMs,
+      expectedAt: iso(attempt.expectedAt),
+      estimated: attempt.estimated,
+      deadlineAt: iso(attempt.deadlineAt),
+      startedAt: iso(attempt.startedAt),
+      actualGapMs: attempt.startedAt ? attempt.startedAt.getTime() - attempt.noticeAt.getTime() : null,
+      earlyByMs: attempt.earlyByMs,
+      httpStatus: attempt.httpStatus,
+      code: attempt.code,
+      message: attempt.message,
+    })),
+  };
+}
+
+export function toDirectiveHistory(directive: DirectiveRow): DirectiveHistory {
+  return {
+    id: directive.id,
+    kind: directive.kind,
+    origin: directive.origin,
+    reason: directive.reason,
+    state: directive.state,
+    turnId: directive.turnId,
+    createdAt: directive.createdAt.toISOString(),
+    deliveredAt: iso(directive.deliveredAt),
+    acknowledgedAt: iso(directive.acknowledgedAt),
+    result: directive.result,
+    detail: directive.detail,
+  };
+}
+
+/**
+ * The newest page of a thread's events with the newest page of each path joined to it merged in
+ * reducer order (time, then sequence), listed in reducer order; the earlier pages are the thread's own.
+ */
+export function mergedEvents(own: EventView[], joined: EventView[]): EventView[] {
+  const newestFirst = joined.length ? [...own, ...joined].sort((a, b) => b.at.localeCompare(a.at) || b.seq - a.seq) : own;
+  return newestFirst.toReversed();
+}
+
+export interface DetailParts {
+  thread: ThreadView;
+  parent: ThreadView | null;
+  children: ThreadView[];
+  episodes: EpisodeRow[];
+  events: EventView[];
+  earlierEvents: number | null;
+  directives: DirectiveRow[];
+  state: ThreadState;
+  limits: BlockingWindow[];
+  joinedTo: ThreadView | null;
+}
+
+export function toThreadDetail(parts: DetailParts): ThreadDetail {
+  return { ...parts, episodes: parts.episodes.map(toEpisodeView), directives: parts.directives.map(toDirectiveHistory) };
+}
+
+/** How many threads of `counts` have one of `statuses` (all of them when `statuses` is empty or absent). */
+export function countOf(counts: Record<string, number>, statuses: string[] | undefined, within?: string[]): number {
+  let sum = 0;
+  for (const [status, n] of Object.entries(counts)) {
+    if (statuses?.length && !statuses.includes(status)) continue;
+    if (within && !within.includes(status)) continue;
+    sum += n;
+  }
+  return sum;
+}
+
+export interface PageOptions {
+  page?: number;
+  pageSize?: number;
+  attentionFirst?: boolean;
+}
+
+/** One run of a page's keys: the matching threads newest first, of one part (attention statuses, the others, or all). */
+export interface KeySlice {
+  part: "attention" | "rest" | null;
+  take: number;
+  offset: number;
+}
+
+/**
+ * Which keys one page of the board reads, from its totals (the status counts of the same
+ * snapshot): `attentionFirst` puts the statuses an operator must act on before the rest.
+ */
+export function pageSlices(options: PageOptions, totals: { total: number; attention: number }): { page: number; pageSize: number; slices: KeySlice[] } {
+  const page = Math.max(1, options.page ?? 1);
+  const pageSize = Math.min(500, Math.max(1, options.pageSize ?? 50));
+  const skip = (page - 1) * pageSize;
+  const slices: KeySlice[] = [];
+  if (!options.attentionFirst) {
+    if (skip < totals.total) slices.push({ part: null, take: pageSize, offset: skip });
+    return { page, pageSize, slices };
+  }
+  // Attention rows first, then the others; each part newest first.
+  const first = skip < totals.attention ? Math.min(pageSize, totals.attention - skip) : 0;
+  if (first > 0) slices.push({ part: "attention", take: pageSize, offset: skip });
+  if (first < pageSize && skip + first < totals.total) slices.push({ part: "rest", take: pageSize - first, offset: Math.max(0, skip - totals.attention) });
+  return { page, pageSize, slices };
+}
+
+/** A thread as the SQL readers project it (exports, the insights' top threads), on either store. */
+export interface ThreadProjection {
+  _key: number;
+  threadId: string;
+  sourceId: string;
+  source: string;
+  title: string | null;
+  agent: string | null;
+  provider: string | null;
+  model: string | null;
+  status: string;
+  [column: string]: unknown;
+}
