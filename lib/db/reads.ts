@@ -1,11 +1,12 @@
 import type { AuditFilter } from "./audit";
 import { AUDIT_COLUMNS, auditExportPages, EXPORT_COLUMNS, exportPages, TIMELINE_COLUMNS, timelinePages } from "./exports";
 import { readInsights } from "./insights";
+import { readMetrics } from "./metrics";
 import type { ExportQuery, InsightsQuery } from "@/lib/insights/range";
 import { exportStream, type ExportFormat, type ExportKind, type ExportRow } from "@/lib/insights/stream";
 
 /**
- * The reads that take more than a few milliseconds at scale, by name: what the read worker
+ * The reads that take more than a few milliseconds at scale (insights, the metrics snapshot), by name: what the read worker
  * (read-worker.ts) runs off the ingest thread. Their arguments and results cross between
  * threads, so they are plain data.
  *
@@ -16,6 +17,7 @@ import { exportStream, type ExportFormat, type ExportKind, type ExportRow } from
  */
 export const READS = {
   insights: (query: InsightsQuery, now: number) => readInsights(query, now),
+  metrics: (now: number) => readMetrics(now),
 };
 export type ReadName = keyof typeof READS;
 
