@@ -72,6 +72,20 @@ describe("the layering", () => {
     const client = (file: string) => file.startsWith("components/") || file.startsWith("lib/client/");
     expect(violations((from, to) => client(from) && (to.startsWith("lib/db/") || to.startsWith("lib/server/")))).toEqual([]);
   });
+  it("the server reaches the heavy reads (insights, exports, the metrics snapshot) only through the read worker's channel", () => {
+    // lib/server/off-thread.ts runs them on the read worker; called anywhere else, they would run
+    // on the thread that ingests. Benchmarks (scripts/) time them directly.
+    const heavy = /\b(readInsights|insights|exportPages|auditExportPages|timelinePages|readMetrics|metricsSnapshot|READS|EXPORTS)\b/;
+    const allowed = (file: string) => file.startsWith("lib/db/") || file === "lib/server/off-thread.ts" || file.startsWith("scripts/") || isTest(file);
+    const found: string[] = [];
+    for (const [from, targets] of graph) {
+      if (allowed(from) || !targets.some((to) => /^lib\/db\/(insights|exports|metrics|reads)\.ts$/.test(to))) continue;
+      for (const match of fs.readFileSync(path.join(root, from), "utf8").matchAll(IMPORT)) {
+        if (/lib\/db\/(insights|exports|metrics|reads)$|^\.\/(insights|exports|metrics|reads)$/.test(match[1] ?? match[2]) && heavy.test(match[0])) found.push(`${from}: ${match[0].trim()}`);
+      }
+    }
+    expect(found).toEqual([]);
+  });
   it("the relay imports nothing from the database layer", () => {
     expect(violations((from, to) => from.startsWith("scripts/relay/") && to.startsWith("lib/db/"))).toEqual([]);
   });

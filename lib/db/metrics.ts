@@ -13,16 +13,17 @@ import { notJoinedSql, viewStatusSql } from "./thread-filter";
  * `notices` are the monotonic counts of notices seen; the others are the corrected facts (a
  * replay may lower one; lib/insights/metrics.ts keeps what it exposes from going down).
  *
- * It is read where it is asked, on the read-only connection in one read transaction (or on `sql`
- * when given): a few milliseconds at any history, as its thread counts come from an index alone,
- * so a scrape neither queues behind ingestion nor waits for the read worker's longer reads.
+ * The server reads it on the read worker (lib/db/reads.ts): its dozen grouped queries take tens of
+ * milliseconds at a million events, which the thread that ingests must not spend. Elsewhere
+ * (tests, benchmarks) metricsSnapshot() reads it on the read-only connection in one read transaction.
  */
 function metricsSnapshotOnSqlite(now: number, sql?: Sql): Promise<MetricsSnapshot> {
   if (sql) return Promise.resolve(readMetrics(now, sql));
   return committedRead((readOnly) => readOnly.transaction(() => readMetrics(now, readOnly))());
 }
 
-function readMetrics(now: number, sql: Sql = db().sql): MetricsSnapshot {
+/** The snapshot, synchronously on `sql` (the caller holds the read transaction). */
+export function readMetrics(now: number, sql: Sql = db().sql): MetricsSnapshot {
   const all = <T>(text: string, ...params: unknown[]) => statement(text, sql).all(...params) as T[];
   // `labels` are the label columns; MetricTotal's `label` is the outcome or a histogram bin.
   const totals = <L extends string>(fact: string, labels: string, value: string, having = "sum(n) > 0") =>

@@ -1,10 +1,11 @@
 import { auditExportPages, exportPages, timelinePages } from "./exports";
 import { readInsights } from "./insights";
+import { readMetrics } from "./metrics";
 import type { InsightsQuery } from "@/lib/insights/range";
 import { exportBodies } from "./records/exports";
 
 /**
- * The reads that take more than a few milliseconds at scale, by name: what the read worker
+ * The reads that take more than a few milliseconds at scale (insights, the metrics snapshot), by name: what the read worker
  * (read-worker.ts) runs off the ingest thread. Their arguments and results cross between
  * threads, so they are plain data.
  *
@@ -15,6 +16,7 @@ import { exportBodies } from "./records/exports";
  */
 export const READS = {
   insights: (query: InsightsQuery, now: number) => readInsights(query, now),
+  metrics: (now: number) => readMetrics(now),
 };
 export type ReadName = keyof typeof READS;
 

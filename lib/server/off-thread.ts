@@ -92,7 +92,9 @@ export function exportBody<N extends ExportName>(name: N, args: Parameters<(type
     async pull(controller) {
       const answer = await ask(reads, { id, pull: true });
       if ("error" in answer) controller.error(new Error(answer.error));
-      else if ("chunk" in answer && answer.chunk) controller.enqueue(answer.chunk);
+      // A Buffer over the transferred bytes, not a copy: the response's gzip (Next's compression)
+      // copies any other Uint8Array byte by byte on this thread before compressing it.
+      else if ("chunk" in answer && answer.chunk) controller.enqueue(Buffer.from(answer.chunk.buffer, answer.chunk.byteOffset, answer.chunk.byteLength));
       else controller.close();
     },
     cancel() {

@@ -2,6 +2,7 @@ import type { InsightsQuery } from "@/lib/insights/range";
 import { exportBodies } from "../records/exports";
 import { pages } from "./exports";
 import { insights } from "./insights";
+import { metricsSnapshot } from "./metrics";
 
 /**
  * lib/db/reads.ts on PostgreSQL: the same reads and export bodies by name. They need no read
@@ -10,6 +11,7 @@ import { insights } from "./insights";
  */
 export const READS = {
   insights: (query: InsightsQuery, now: number) => insights(query, now),
+  metrics: (now: number) => metricsSnapshot(now),
 };
 
 export const EXPORTS = exportBodies(pages);
