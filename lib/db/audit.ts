@@ -1,6 +1,8 @@
 import { db, serialized } from "./client";
 import type { AuditInput } from "./records/audit";
+import * as postgres from "./postgres/audit";
 import { statement } from "./statement";
+import { onEitherStore } from "./store";
 
 export type { AuditInput } from "./records/audit";
 
@@ -15,14 +17,18 @@ export const auditRows = {
   },
 };
 
-/** Records one entry, or several in one transaction, outside any other unit of work. */
-export function recordAudit(entries: AuditInput | AuditInput[]): Promise<void> {
-  return serialized(() =>
-    db().sql.transaction(() => {
-      for (const entry of Array.isArray(entries) ? entries : [entries]) auditRows.insertAudit(entry);
-    })(),
-  );
-}
+const sqlite = {
+  /** Records one entry, or several in one transaction, outside any other unit of work. */
+  recordAudit(entries: AuditInput | AuditInput[]): Promise<void> {
+    return serialized(() =>
+      db().sql.transaction(() => {
+        for (const entry of Array.isArray(entries) ? entries : [entries]) auditRows.insertAudit(entry);
+      })(),
+    );
+  },
+};
+
+export const { recordAudit } = onEitherStore(sqlite, postgres);
 
 export interface AuditFilter {
   actor?: string;

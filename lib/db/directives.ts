@@ -2,7 +2,9 @@ import type { DirectiveIntent } from "@/lib/retry";
 import type { DirectiveView } from "@/lib/wire/types";
 import { committedRead, db, serialized } from "./client";
 import { EXPIRED_DETAIL, toView, type AckOutcome, type DirectiveRow } from "./records/directives";
+import * as postgres from "./postgres/directives";
 import { statement } from "./statement";
+import { onEitherStore } from "./store";
 
 export type { AckOutcome } from "./records/directives";
 
@@ -71,7 +73,7 @@ export async function openDirectivesForThreads(sourceId: string, threadIds: numb
  * within `redeliverAfterMs` (the response may have been lost). They are marked delivered at `now`.
  * Delivery is at least once; sources recognise a directive they already carried out by its id.
  */
-export function takePendingDirectives(sourceId: string, now: number, redeliverAfterMs: number): Promise<DirectiveView[]> {
+function takePending(sourceId: string, now: number, redeliverAfterMs: number): Promise<DirectiveView[]> {
   return serialized(() =>
     db().sql.transaction(() => {
       const rows = statement(DELIVERABLE).all(sourceId, now - redeliverAfterMs) as DirectiveRow[];
@@ -81,3 +83,5 @@ export function takePendingDirectives(sourceId: string, now: number, redeliverAf
     })(),
   );
 }
+
+export const { takePendingDirectives } = onEitherStore({ takePendingDirectives: takePending }, postgres);

@@ -1,0 +1,136 @@
+import { describe, expect, it } from "vitest";
+import { STORES, tableRows, useStore, type TestStore } from "@/e2e/support/both-stores";
+import { recordAudit } from "./audit";
+import { takePendingDirectives } from "./directives";
+import { addToken, countNewEvents, createSource, recordPoll, revokeToken, updateSourceSettings } from "./sources";
+import { dueThreadIds, nextWakeAt } from "./thread-state";
+
+/**
+ * The writes outside a unit of work (audit, sources and tokens, directive delivery, the
+ * watchdog's due threads, usage counting) leave the same rows on both stores. Rows are read
+ * with plain SQL, times as epoch ms and flags as 0/1 on both.
+ */
+const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
+const TOKEN = { tokenHash: "hash-1", prefix: "rr_1", label: "first" };
+
+/** One statement on the store under test, written once per dialect: `?` on SQLite, `$n` on PostgreSQL. */
+async function exec(store: TestStore, sqlite: string, postgres: (ms: (n: string) => string) => string, params: unknown[]): Promise<void> {
+  if (store === "sqlite") {
+    const { db } = await import("./client");
+    db().sql.prepare(sqlite).run(...params);
+  } else {
+    const { pool } = await import("./postgres/pool");
+    const { timestampFromMs } = await import("./postgres/time");
+    await pool().query(postgres(timestampFromMs), params);
+  }
+}
+
+async function insertThread(store: TestStore, sourceId: string, externalId: string, wakeAt: number | null): Promise<number> {
+  await exec(
+    store,
+    `INSERT INTO "Thread" (sourceId, externalId, status, state, createdAt, updatedAt, wakeAt) VALUES (?, ?, 'idle', '{}', ?, ?, ?)`,
+    (ms) => `INSERT INTO "Thread" ("sourceId", "externalId", status, state, "createdAt", "updatedAt", "wakeAt") VALUES ($1, $2, 'idle', '{}', ${ms("$3")}, ${ms("$4")}, ${ms("$5")})`,
+    [sourceId, externalId, T0, T0, wakeAt],
+  );
+  return (await tableRows(store, "Thread")).find((row) => row.externalId === externalId)!.id as number;
+}
+
+async function insertDirective(store: TestStore, id: string, sourceId: string, threadId: number, createdAt: number): Promise<void> {
+  await exec(
+    store,
+    `INSERT INTO "Directive" (id, sourceId, threadId, dedupeKey, turnId, kind, origin, reason, state, createdAt) VALUES (?, ?, ?, ?, NULL, 'interrupt', 'operator', 'r', 'pending', ?)`,
+    (ms) => `INSERT INTO "Directive" (id, "sourceId", "threadId", "dedupeKey", "turnId", kind, origin, reason, state, "createdAt") VALUES ($1, $2, $3, $4, NULL, 'interrupt', 'operator', 'r', 'pending', ${ms("$5")})`,
+    [id, sourceId, threadId, id, createdAt],
+  );
+}
+
+async function insertEvent(store: TestStore, sourceId: string, key: string, raw: string): Promise<void> {
+  await exec(
+    store,
+    `INSERT INTO "Event" (sourceId, idempotencyKey, format, type, at, receivedAt, raw, normalized) VALUES (?, ?, 'canonical', 'x', ?, ?, ?, '{}')`,
+    (ms) => `INSERT INTO "Event" ("sourceId", "idempotencyKey", format, type, at, "receivedAt", raw, normalized) VALUES ($1, $2, 'canonical', 'x', ${ms("$3")}, ${ms("$4")}, $5, '{}')`,
+    [sourceId, key, T0, T0, raw],
+  );
+}
+
+describe.each(STORES)("writes outside a unit of work on %s", (store) => {
+  useStore(store);
+
+  it("records audit entries, one or several together", async () => {
+    await recordAudit({ at: T0, actor: "ada", action: "stop", target: "t1", result: "ok" });
+    await recordAudit([
+      { at: T0 + 1, actor: "bob", action: "snooze", reason: "noisy", result: "ok", detail: "{}" },
+      { at: T0 + 2, actor: "bob", action: "archive", result: "refused" },
+    ]);
+    const rows = (await tableRows(store, "AuditEntry")).map(({ id: _, ...row }) => row).sort((a, b) => (a.at as number) - (b.at as number));
+    expect(rows).toEqual([
+      { at: T0, actor: "ada", action: "stop", target: "t1", reason: null, result: "ok", detail: null },
+      { at: T0 + 1, actor: "bob", action: "snooze", target: null, reason: "noisy", result: "ok", detail: "{}" },
+      { at: T0 + 2, actor: "bob", action: "archive", target: null, reason: null, result: "refused", detail: null },
+    ]);
+  });
+
+  it("creates a source with its token, adds and revokes tokens, changes settings and records polls", async () => {
+    const source = await createSource("laptop", TOKEN, T0);
+    expect(source).toEqual({ id: source.id, name: "laptop", policy: null, capacityRecovery: false, resumeAtReset: false, incidentMinThreads: null, incidentWindowMs: null });
+    const second = await addToken(source.id, { tokenHash: "hash-2", prefix: "rr_2", label: null }, T0 + 1);
+    expect(await revokeToken(second, T0 + 2)).toBe(true);
+    expect(await revokeToken(second, T0 + 3)).toBe(false);
+    const tokens = (await tableRows(store, "IngestToken")).map(({ id, ...row }): Record<string, unknown> => ({ ...row, second: id === second })).sort((a, b) => (a.createdAt as number) - (b.createdAt as number));
+    expect(tokens).toEqual([
+      { sourceId: source.id, tokenHash: "hash-1", prefix: "rr_1", label: "first", createdAt: T0, revokedAt: null, second: false },
+      { sourceId: source.id, tokenHash: "hash-2", prefix: "rr_2", label: null, createdAt: T0 + 1, revokedAt: T0 + 2, second: true },
+    ]);
+
+    await updateSourceSettings(source.id, { policy: "{\"maxAttempts\":3}", capacityRecovery: true });
+    await updateSourceSettings(source.id, { resumeAtReset: true, incidents: { incidentMinThreads: 4, incidentWindowMs: 60_000 } });
+    await updateSourceSettings(source.id, {});
+    await recordPoll(source.id, "interrupt,continue", T0 + 10);
+    await recordPoll(source.id, undefined, T0 + 20);
+    await recordPoll(source.id, undefined, T0 + 5); // an older poll arriving late moves nothing back
+    const [row] = await tableRows(store, "Source");
+    expect(row).toMatchObject({
+      name: "laptop", createdAt: T0, policy: "{\"maxAttempts\":3}", capacityRecovery: 1, resumeAtReset: 1,
+      incidentMinThreads: 4, incidentWindowMs: 60_000, capabilities: "interrupt,continue", lastPolledAt: T0 + 20,
+    });
+  });
+
+  it("hands the watchdog the threads whose wake time has come, earliest first, and the next wake time", async () => {
+    const { id: sourceId } = await createSource("watched", { ...TOKEN, tokenHash: "hash-w" }, T0);
+    expect(await dueThreadIds(T0)).toEqual([]);
+    const late = await insertThread(store, sourceId, "late", T0 + 300);
+    const early = await insertThread(store, sourceId, "early", T0 + 100);
+    await insertThread(store, sourceId, "asleep", null);
+    expect(await nextWakeAt()).toBe(T0 + 100);
+    expect(await dueThreadIds(T0 + 99)).toEqual([]);
+    expect(await dueThreadIds(T0 + 300)).toEqual([early, late]);
+    expect(await dueThreadIds(T0 + 300, 1)).toEqual([early]);
+  });
+
+  it("delivers pending directives oldest first, and again only when unanswered past the delay", async () => {
+    const { id: sourceId } = await createSource("relay", { ...TOKEN, tokenHash: "hash-d" }, T0);
+    const thread = await insertThread(store, sourceId, "thread-d", null);
+    await insertDirective(store, "d2", sourceId, thread, T0 + 2);
+    await insertDirective(store, "d1", sourceId, thread, T0 + 1);
+    const first = await takePendingDirectives(sourceId, T0 + 10, 1_000);
+    expect(first.map((d) => [d.id, d.threadId, d.kind, d.createdAt])).toEqual([
+      ["d1", "thread-d", "interrupt", new Date(T0 + 1).toISOString()],
+      ["d2", "thread-d", "interrupt", new Date(T0 + 2).toISOString()],
+    ]);
+    expect(await takePendingDirectives(sourceId, T0 + 500, 1_000)).toEqual([]);
+    expect((await takePendingDirectives(sourceId, T0 + 1_010, 1_000)).map((d) => d.id)).toEqual(["d1", "d2"]);
+    const rows = await tableRows(store, "Directive");
+    expect(rows.map((row) => [row.state, row.deliveredAt])).toEqual([["delivered", T0 + 1_010], ["delivered", T0 + 1_010]]);
+  });
+
+  it("counts new events into their sources' usage in bounded steps, each once", async () => {
+    const { id: sourceId } = await createSource("counted", { ...TOKEN, tokenHash: "hash-c" }, T0);
+    expect(await countNewEvents(10)).toBe(false);
+    for (const key of ["a", "b", "c"]) await insertEvent(store, sourceId, key, "raw-" + key);
+    expect(await countNewEvents(2)).toBe(true);
+    expect(await countNewEvents(2)).toBe(false);
+    expect(await countNewEvents(2)).toBe(false);
+    const [usage] = await tableRows(store, "SourceUsage");
+    expect({ ...usage, bytes: Number(usage.bytes) }).toEqual({ sourceId, events: 3, bytes: 3 * ("raw-a".length + "{}".length) });
+  });
+});
