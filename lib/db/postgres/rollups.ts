@@ -89,10 +89,9 @@ const UPSERT_HOUR = upsertSql("RollupHour", [text("fact"), { column: "hour", typ
 const UPSERT_TOTAL = upsertSql("MetricTotal", [text("fact"), ...LABELS, text("label")]);
 const UPSERT_THREAD_WAIT = `INSERT INTO "ThreadWaitTotal" AS old ("threadId", ms) SELECT * FROM unnest($1::int[], $2::bigint[])
   ON CONFLICT ("threadId") DO UPDATE SET ms = old.ms + excluded.ms`;
-const NOTICE_SEEN = `INSERT INTO "MetricTotal" AS old (fact, kind, provider, model, agent, label, n)
-  SELECT 'noticeSeen', k.kind, coalesce(t.provider, 'unknown'), coalesce(t.model, 'unknown'), coalesce(t.agent, 'unknown'), '', k.n
-  FROM "Thread" t, unnest($2::text[], $3::int[]) AS k(kind, n) WHERE t.id = $1 AND t."joinedTo" IS NULL
-  ON CONFLICT (fact, kind, provider, model, agent, label) DO UPDATE SET n = old.n + excluded.n`;
+const THREAD_LABELS = `SELECT coalesce(provider, 'unknown') AS provider, coalesce(model, 'unknown') AS model, coalesce(agent, 'unknown') AS agent
+  FROM "Thread" WHERE id = $1 AND "joinedTo" IS NULL`;
+const NONE: Counters = { n: 0, ms: 0, waited: 0, judged: 0, early: 0, earlyMs: 0 };
 
 type Counters = Pick<FactRow, (typeof VALUES)[number]>;
 
@@ -108,8 +107,9 @@ class Summed {
   get size(): number {
     return this.rows.size;
   }
+  /** In the order of their keys: every unit of work locks the rows it changes in that one order. */
   arrays(): unknown[][] {
-    const rows = [...this.rows.values()];
+    const rows = [...this.rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
     const keyLength = rows[0]?.key.length ?? 0;
     return [
       ...Array.from({ length: keyLength }, (_, i) => rows.map((row) => row.key[i])),
@@ -120,14 +120,21 @@ class Summed {
 
 export type RollupRowsOn = ReturnType<typeof rollupRowsOn>;
 
-/** The rollup statements of one unit of work on `client` (the SQLite ones' signatures, answering promises). */
+/**
+ * The rollup statements of one unit of work on `client` (the SQLite ones' signatures, answering
+ * promises). The facts are computed when asked (they read the rows as they are then), but the
+ * counters they change are summed here and written by `flush`, at the end of the unit of work,
+ * each table's rows in the order of their keys. These rows are shared by every thread: taken
+ * last and in one order, they cannot close a deadlock with another instance's unit of work that
+ * holds a thread this one is waiting for (locks.ts).
+ */
 export function rollupRowsOn(client: pg.ClientBase) {
+  let [rollup, hour, total] = [new Summed(), new Summed(), new Summed()];
+  let threadWait = new Map<number, number>();
+
   /** Adds (sign 1) or removes (sign -1) the facts the query selects, in every table that keeps them. */
   async function applyFacts(sql: string, params: unknown[], sign: 1 | -1): Promise<void> {
     const { rows } = await client.query<FactRow>(sql, params);
-    if (rows.length === 0) return;
-    const [rollup, hour, total] = [new Summed(), new Summed(), new Summed()];
-    const threadWait = new Map<number, number>();
     for (const row of rows) {
       const { fact, minute, kind, provider, model, agent, sourceId, label } = row;
       const counters = { n: sign * row.n, ms: sign * row.ms, waited: sign * row.waited, judged: sign * row.judged, early: sign * row.early, earlyMs: sign * row.earlyMs };
@@ -136,10 +143,6 @@ export function rollupRowsOn(client: pg.ClientBase) {
       if (!ROLLUP_ONLY_FACTS.includes(fact)) total.add([fact, kind, provider, model, agent, label], counters);
       if (fact === "threadWait") threadWait.set(Number(label), (threadWait.get(Number(label)) ?? 0) + counters.ms);
     }
-    await client.query(UPSERT_ROLLUP, rollup.arrays());
-    await client.query(UPSERT_HOUR, hour.arrays());
-    if (total.size) await client.query(UPSERT_TOTAL, total.arrays());
-    if (threadWait.size) await client.query(UPSERT_THREAD_WAIT, [[...threadWait.keys()], [...threadWait.values()]]);
   }
 
   return {
@@ -160,9 +163,23 @@ export function rollupRowsOn(client: pg.ClientBase) {
     },
 
     async noticesSeen(threadId: number, kinds: readonly string[]): Promise<void> {
-      const counts = new Map<string, number>();
-      for (const kind of kinds) counts.set(kind, (counts.get(kind) ?? 0) + 1);
-      if (counts.size) await client.query(NOTICE_SEEN, [threadId, [...counts.keys()], [...counts.values()]]);
+      if (kinds.length === 0) return;
+      // The thread's labels now: a later relabel in this unit of work moves only what was counted before it.
+      const { rows } = await client.query<{ provider: string; model: string; agent: string }>(THREAD_LABELS, [threadId]);
+      if (!rows.length) return;
+      const { provider, model, agent } = rows[0];
+      for (const kind of kinds) total.add(["noticeSeen", kind, provider, model, agent, ""], { ...NONE, n: 1 });
+    },
+
+    /** Writes the counters summed so far (see above); the unit of work calls it last, before its commit. */
+    async flush(): Promise<void> {
+      const [rollups, hours, totals, waits] = [rollup, hour, total, threadWait];
+      [rollup, hour, total, threadWait] = [new Summed(), new Summed(), new Summed(), new Map()];
+      if (rollups.size) await client.query(UPSERT_ROLLUP, rollups.arrays());
+      if (hours.size) await client.query(UPSERT_HOUR, hours.arrays());
+      if (totals.size) await client.query(UPSERT_TOTAL, totals.arrays());
+      const threads = [...waits.keys()].sort((a, b) => a - b);
+      if (threads.length) await client.query(UPSERT_THREAD_WAIT, [threads, threads.map((id) => waits.get(id)!)]);
     },
   };
 }
