@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { STORES, tableRows, useStore, type TestStore } from "@/e2e/support/both-stores";
+import { createAlertDestination, createAlertRule, deleteAlertDestination, deleteAlertRule, enqueueTestAlert, pruneAlerts, silenceIncident } from "./alerts";
 import { recordAudit } from "./audit";
 import { takePendingDirectives } from "./directives";
 import { addToken, countNewEvents, createSource, recordPoll, revokeToken, updateSourceSettings } from "./sources";
@@ -7,7 +8,7 @@ import { dueThreadIds, nextWakeAt } from "./thread-state";
 
 /**
  * The writes outside a unit of work (audit, sources and tokens, directive delivery, the
- * watchdog's due threads, usage counting) leave the same rows on both stores. Rows are read
+ * watchdog's due threads, usage counting, alert destinations, rules and their retention) leave the same rows on both stores. Rows are read
  * with plain SQL, times as epoch ms and flags as 0/1 on both.
  */
 const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
@@ -132,5 +133,49 @@ describe.each(STORES)("writes outside a unit of work on %s", (store) => {
     expect(await countNewEvents(2)).toBe(false);
     const [usage] = await tableRows(store, "SourceUsage");
     expect({ ...usage, bytes: Number(usage.bytes) }).toEqual({ sourceId, events: 3, bytes: 3 * ("raw-a".length + "{}".length) });
+  });
+
+  it("keeps alert destinations and rules, queues a test alert, deletes a destination with its rules and failing its waiting alerts, prunes finished alerts", async () => {
+    const destination = await createAlertDestination({ name: "ops", url: "https://hooks.example/1", format: "slack", secret: "s3cret", createdBy: "ada" }, T0);
+    const rule = await createAlertRule({ destinationId: destination, event: "limit.above", threshold: 90, createdBy: "ada" }, T0 + 1);
+    expect((await tableRows(store, "AlertDestination")).map(({ id: _, ...row }) => row)).toEqual([
+      { name: "ops", url: "https://hooks.example/1", format: "slack", secret: "s3cret", createdAt: T0, createdBy: "ada" },
+    ]);
+    expect((await tableRows(store, "AlertRule")).map(({ id, ...row }) => ({ ...row, rule: id === rule }))).toEqual([
+      { destinationId: destination, event: "limit.above", threshold: 90, createdAt: T0 + 1, createdBy: "ada", rule: true },
+    ]);
+    expect(await deleteAlertRule(rule)).toBe(true);
+    expect(await deleteAlertRule(rule)).toBe(false);
+
+    const alert = { key: "test-1", event: "test", subject: "ops", text: "a test" } as never;
+    const queued = await enqueueTestAlert(destination, alert, T0 + 2);
+    const [row] = await tableRows(store, "AlertOutbox");
+    expect(row).toMatchObject({ id: queued, dedupeKey: "test-1", ruleId: null, destinationId: destination, event: "test", state: "pending", attempts: 0, createdAt: T0 + 2, nextAttemptAt: T0 + 2 });
+    expect(JSON.parse(row.alert as string)).toEqual({ event: "test", subject: "ops", text: "a test" });
+
+    expect(await deleteAlertDestination("dst-unknown", T0 + 3)).toBeNull();
+    expect(await deleteAlertDestination(destination, T0 + 3)).toBe("ops");
+    expect(await tableRows(store, "AlertDestination")).toEqual([]);
+    expect(await tableRows(store, "AlertOutbox")).toEqual([expect.objectContaining({ id: queued, state: "failed", lastError: "destination deleted", lastAttemptAt: T0 + 3 })]);
+
+    expect(await pruneAlerts(T0 + 2, 10)).toBe(0);
+    expect(await pruneAlerts(T0 + 3, 10)).toBe(1);
+    expect(await tableRows(store, "AlertOutbox")).toEqual([]);
+  });
+
+  it("silences an open incident's alerts, lifts it, and knows no silence for an unknown or forming one", async () => {
+    for (const [id, state] of [["inc-open", "open"], ["inc-forming", "forming"]]) {
+      await exec(
+        store,
+        `INSERT INTO "Incident" (id, state, kind, startedAt, lastNoticeAt, notices, threadCount, threads) VALUES (?, ?, 'rate_limit', ?, ?, 3, 3, '[]')`,
+        (ms) => `INSERT INTO "Incident" (id, state, kind, "startedAt", "lastNoticeAt", notices, "threadCount", threads) VALUES ($1, $2, 'rate_limit', ${ms("$3")}, ${ms("$4")}, 3, 3, '[]')`,
+        [id, state, T0, T0],
+      );
+    }
+    expect(await silenceIncident("inc-open", 30, T0)).toEqual({ until: T0 + 30 * 60_000 });
+    expect((await tableRows(store, "Incident")).find((i) => i.id === "inc-open")?.silencedUntil).toBe(T0 + 30 * 60_000);
+    expect(await silenceIncident("inc-open", 0, T0)).toEqual({ until: null });
+    expect(await silenceIncident("inc-forming", 30, T0)).toBeNull();
+    expect(await silenceIncident("inc-unknown", 30, T0)).toBeNull();
   });
 });
