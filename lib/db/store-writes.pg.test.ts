@@ -2,13 +2,14 @@ import { describe, expect, it } from "vitest";
 import { STORES, tableRows, useStore, type TestStore } from "@/e2e/support/both-stores";
 import { createAlertDestination, createAlertRule, deleteAlertDestination, deleteAlertRule, enqueueTestAlert, pruneAlerts, silenceIncident } from "./alerts";
 import { recordAudit } from "./audit";
+import { PRUNE_START, pruneEvents } from "./retention";
 import { takePendingDirectives } from "./directives";
 import { addToken, countNewEvents, createSource, recordPoll, revokeToken, updateSourceSettings } from "./sources";
 import { dueThreadIds, nextWakeAt } from "./thread-state";
 
 /**
  * The writes outside a unit of work (audit, sources and tokens, directive delivery, the
- * watchdog's due threads, usage counting, alert destinations, rules and their retention) leave the same rows on both stores. Rows are read
+ * watchdog's due threads, usage counting, alert destinations, rules and their retention, event retention) leave the same rows on both stores. Rows are read
  * with plain SQL, times as epoch ms and flags as 0/1 on both.
  */
 const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
@@ -45,12 +46,12 @@ async function insertDirective(store: TestStore, id: string, sourceId: string, t
   );
 }
 
-async function insertEvent(store: TestStore, sourceId: string, key: string, raw: string): Promise<void> {
+async function insertEvent(store: TestStore, sourceId: string, key: string, raw: string, at = T0, threadId: number | null = null): Promise<void> {
   await exec(
     store,
-    `INSERT INTO "Event" (sourceId, idempotencyKey, format, type, at, receivedAt, raw, normalized) VALUES (?, ?, 'canonical', 'x', ?, ?, ?, '{}')`,
-    (ms) => `INSERT INTO "Event" ("sourceId", "idempotencyKey", format, type, at, "receivedAt", raw, normalized) VALUES ($1, $2, 'canonical', 'x', ${ms("$3")}, ${ms("$4")}, $5, '{}')`,
-    [sourceId, key, T0, T0, raw],
+    `INSERT INTO "Event" (sourceId, threadId, idempotencyKey, format, type, at, receivedAt, raw, normalized) VALUES (?, ?, ?, 'canonical', 'x', ?, ?, ?, '{}')`,
+    (ms) => `INSERT INTO "Event" ("sourceId", "threadId", "idempotencyKey", format, type, at, "receivedAt", raw, normalized) VALUES ($1, $2, $3, 'canonical', 'x', ${ms("$4")}, ${ms("$5")}, $6, '{}')`,
+    [sourceId, threadId, key, at, at, raw],
   );
 }
 
@@ -177,5 +178,36 @@ describe.each(STORES)("writes outside a unit of work on %s", (store) => {
     expect(await silenceIncident("inc-open", 0, T0)).toEqual({ until: null });
     expect(await silenceIncident("inc-forming", 30, T0)).toBeNull();
     expect(await silenceIncident("inc-unknown", 30, T0)).toBeNull();
+  });
+
+  it("prunes counted events older than the cutoff, keeping those of a thread not quiet since, in steps, and takes them out of their source's usage", async () => {
+    // Before every other case's events (this database is shared by the cases).
+    const B = T0 - 100_000;
+    const { id: sourceId } = await createSource("pruned", { ...TOKEN, tokenHash: "hash-p" }, T0);
+    const quiet = await insertThread(store, sourceId, "quiet", null);
+    const busy = await insertThread(store, sourceId, "busy", null);
+    const touch = (id: number, at: number) => exec(store, `UPDATE "Thread" SET updatedAt = ? WHERE id = ?`, (ms) => `UPDATE "Thread" SET "updatedAt" = ${ms("$1")} WHERE id = $2`, [at, id]);
+    await touch(quiet, B + 5);
+    await touch(busy, B + 10_000);
+    await insertEvent(store, sourceId, "old-quiet-1", "r", B, quiet);
+    await insertEvent(store, sourceId, "old-quiet-2", "r", B + 1, quiet);
+    await insertEvent(store, sourceId, "old-busy", "r", B + 2, busy);
+    await insertEvent(store, sourceId, "old-none", "r", B + 3, null);
+    await insertEvent(store, sourceId, "new-quiet", "r", B + 6_000, quiet);
+    await countNewEvents(100);
+    await insertEvent(store, sourceId, "old-uncounted", "r", B + 4, null);
+
+    const steps = [];
+    let after: typeof PRUNE_START | null = PRUNE_START;
+    while (after) {
+      const step = await pruneEvents(B + 5_000, after, 2);
+      steps.push(step.pruned);
+      after = step.after;
+    }
+    expect(steps).toEqual([2, 1, 0]);
+    const left = (await tableRows(store, "Event")).filter((row) => row.sourceId === sourceId).map((row) => row.idempotencyKey).sort();
+    expect(left).toEqual(["new-quiet", "old-busy", "old-uncounted"]);
+    const usage = (await tableRows(store, "SourceUsage")).find((row) => row.sourceId === sourceId)!;
+    expect({ events: usage.events, bytes: Number(usage.bytes) }).toEqual({ events: 2, bytes: 2 * ("r".length + "{}".length) });
   });
 });

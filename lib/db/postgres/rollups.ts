@@ -158,6 +158,11 @@ export function rollupRowsOn(client: pg.ClientBase) {
       if (eventIds.length) await applyFacts(EVENT_NOTICES, [eventIds], 1);
     },
 
+    /** Events about to be deleted (retention): their notices leave the rollups. */
+    async removeNoticeFacts(eventIds: readonly number[]): Promise<void> {
+      if (eventIds.length) await applyFacts(EVENT_NOTICES, [eventIds], -1);
+    },
+
     async threadFacts(threadId: number, sign: 1 | -1): Promise<void> {
       await applyFacts(THREAD_FACTS, [threadId], sign);
     },
