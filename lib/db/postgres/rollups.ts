@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { gapBinSql } from "../fact-sql";
-import { hourOf, MINUTE_MS, ROLLUP_ONLY_FACTS, type FactRow } from "../records/rollups";
+import { HOUR_MS, hourOf, MINUTE_MS, ROLLUP_ONLY_FACTS, type FactRow } from "../records/rollups";
+import { inTransaction } from "./pool";
 import { msFromTimestamp, timestampFromMs } from "./time";
 
 /**
@@ -187,4 +188,44 @@ export function rollupRowsOn(client: pg.ClientBase) {
       if (threads.length) await client.query(UPSERT_THREAD_WAIT, [threads, threads.map((id) => waits.get(id)!)]);
     },
   };
+}
+
+const REBUILD_TABLES = `"Rollup", "RollupHour", "MetricTotal", "ThreadWaitTotal"`;
+const COUNTERS = VALUES.map(q).join(", ");
+const SUMS = VALUES.map((v) => `sum(${q(v)})`).join(", ");
+const TOTAL_COLUMNS = `fact, kind, provider, model, agent, label`;
+const minuteMs = msFromTimestamp("minute");
+// A fact without a time (minute -1) keeps it in the hours too, as hourOf does.
+const hourMs = `CASE WHEN ${minuteMs} < 0 THEN ${minuteMs} ELSE ${minuteMs} - ${minuteMs} % ${HOUR_MS} END`;
+
+/** lib/db/rollups.ts's rebuild (rebuildStatements there says what each step keeps), in PostgreSQL's dialect. */
+const REBUILD = [
+  `DELETE FROM "Rollup"`,
+  `DELETE FROM "MetricTotal" WHERE fact <> 'noticeSeen'`,
+  `INSERT INTO "Rollup" (fact, minute, kind, provider, model, agent, "sourceId", label, ${COUNTERS})
+    SELECT fact, ${timestampFromMs("minute")}, kind, provider, model, agent, "sourceId", label, ${COUNTERS} FROM (${factsSql("true", "true")}) f`,
+  `DELETE FROM "RollupHour"`,
+  `INSERT INTO "RollupHour" (fact, hour, kind, provider, model, agent, "sourceId", label, ${COUNTERS})
+    SELECT fact, ${timestampFromMs(hourMs)}, kind, provider, model, agent, "sourceId", label, ${SUMS} FROM "Rollup" GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`,
+  `DELETE FROM "ThreadWaitTotal"`,
+  `INSERT INTO "ThreadWaitTotal" ("threadId", ms) SELECT label::int, sum(ms) FROM "RollupHour" WHERE fact = 'threadWait' GROUP BY label`,
+  `INSERT INTO "MetricTotal" (${TOTAL_COLUMNS}, ${COUNTERS})
+    SELECT ${TOTAL_COLUMNS}, ${SUMS} FROM "Rollup" WHERE fact <> ALL($1::text[]) GROUP BY ${TOTAL_COLUMNS}`,
+  `INSERT INTO "MetricTotal" (${TOTAL_COLUMNS}, n)
+    SELECT 'noticeSeen', kind, provider, model, agent, '', sum(n) FROM "Rollup"
+    WHERE fact = 'notice' AND NOT EXISTS (SELECT 1 FROM "MetricTotal" WHERE fact = 'noticeSeen') GROUP BY 2, 3, 4, 5`,
+];
+
+/**
+ * Recomputes every rollup from the stored facts, in one transaction. The tables are locked first
+ * (units of work of other instances wait to write their differences until the rebuild commits,
+ * and then add them to the rebuilt rows), so no difference is lost or counted twice.
+ */
+export async function rebuildRollups(): Promise<{ rollups: number; hours: number; totals: number }> {
+  return inTransaction(async (client) => {
+    await client.query(`LOCK TABLE ${REBUILD_TABLES} IN EXCLUSIVE MODE`);
+    for (const text of REBUILD) await client.query(text, text.includes("$1") ? [ROLLUP_ONLY_FACTS] : []);
+    const count = async (table: string) => (await client.query<{ n: number }>(`SELECT count(*) AS n FROM "${table}"`)).rows[0].n;
+    return { rollups: await count("Rollup"), hours: await count("RollupHour"), totals: await count("MetricTotal") };
+  });
 }
