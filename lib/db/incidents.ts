@@ -3,7 +3,9 @@ import { STOPPABLE_STATUSES } from "@/lib/threads/statuses";
 import type { IncidentDetail, IncidentList, IncidentStateFilter, IncidentThreadView, IncidentView } from "@/lib/wire/types";
 import { committedRead, serialized } from "./client";
 import { toRecord, type IncidentRow } from "./records/incidents";
+import * as postgres from "./postgres/incidents";
 import { isoOrNull, pluck, statement } from "./statement";
+import { onEitherStore } from "./store";
 
 /**
  * Incidents as the detector (lib/retry/incidents.ts) folds them: saved in the unit of work that
@@ -144,12 +146,17 @@ export function stoppableIncidentThreadKeys(id: string): Promise<number[] | null
   });
 }
 
-/** An operator says they are on an open incident; false when it is not open. */
-export function acknowledgeIncident(id: string, actor: string, now: number): Promise<boolean> {
-  return serialized(() => statement(ACKNOWLEDGE).run(actor, now, id).changes > 0);
-}
+/** The operator writes of incidents (the reads above are SQLite's only, for now). */
+const sqlite = {
+  /** An operator says they are on an open incident; false when it is not open. */
+  acknowledgeIncident(id: string, actor: string, now: number): Promise<boolean> {
+    return serialized(() => statement(ACKNOWLEDGE).run(actor, now, id).changes > 0);
+  },
 
-/** Adds an operator's note to an incident's timeline; false when there is no such incident. */
-export function annotateIncident(id: string, actor: string, text: string, now: number): Promise<boolean> {
-  return serialized(() => statement(NOTE).run(now, actor, text, id).changes > 0);
-}
+  /** Adds an operator's note to an incident's timeline; false when there is no such incident. */
+  annotateIncident(id: string, actor: string, text: string, now: number): Promise<boolean> {
+    return serialized(() => statement(NOTE).run(now, actor, text, id).changes > 0);
+  },
+};
+
+export const { acknowledgeIncident, annotateIncident } = onEitherStore(sqlite, postgres);

@@ -5,7 +5,9 @@ import { isStoppable } from "@/lib/threads/statuses";
 import type { BlockingWindow, LimitsView, LimitWindowView } from "@/lib/wire/types";
 import { serialized } from "./client";
 import { limitRow } from "./records/limits";
+import * as postgres from "./postgres/limits";
 import { isoOrNull, statement, type Sql } from "./statement";
+import { onEitherStore } from "./store";
 
 /**
  * Usage windows: every limit snapshot a source reported (history for the sparklines, pruned with
@@ -161,6 +163,8 @@ export function blockingWindowKeys(sql: Sql, threadKeys: number[], now = Date.no
 }
 
 /** Deletes up to `limit` snapshots observed before `cutoff`; the current rows stay. Returns how many. */
-export function pruneLimitSnapshots(cutoff: number, limit: number): Promise<number> {
+function pruneSnapshots(cutoff: number, limit: number): Promise<number> {
   return serialized(() => statement(PRUNE).run(cutoff, limit).changes);
 }
+
+export const { pruneLimitSnapshots } = onEitherStore({ pruneLimitSnapshots: pruneSnapshots }, postgres);

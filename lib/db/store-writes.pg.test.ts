@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { STORES, tableRows, useStore, type TestStore } from "@/e2e/support/both-stores";
 import { createAlertDestination, createAlertRule, deleteAlertDestination, deleteAlertRule, enqueueTestAlert, pruneAlerts, silenceIncident } from "./alerts";
 import { recordAudit } from "./audit";
+import { acknowledgeIncident, annotateIncident } from "./incidents";
+import { pruneLimitSnapshots } from "./limits";
 import { PRUNE_START, pruneEvents } from "./retention";
 import { takePendingDirectives } from "./directives";
 import { addToken, countNewEvents, createSource, recordPoll, revokeToken, updateSourceSettings } from "./sources";
@@ -9,7 +11,7 @@ import { dueThreadIds, nextWakeAt } from "./thread-state";
 
 /**
  * The writes outside a unit of work (audit, sources and tokens, directive delivery, the
- * watchdog's due threads, usage counting, alert destinations, rules and their retention, event retention) leave the same rows on both stores. Rows are read
+ * watchdog's due threads, usage counting, alert destinations, rules and their retention, event retention, incident acknowledgements and notes, limit snapshots' retention) leave the same rows on both stores. Rows are read
  * with plain SQL, times as epoch ms and flags as 0/1 on both.
  */
 const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
@@ -178,6 +180,14 @@ describe.each(STORES)("writes outside a unit of work on %s", (store) => {
     expect(await silenceIncident("inc-open", 0, T0)).toEqual({ until: null });
     expect(await silenceIncident("inc-forming", 30, T0)).toBeNull();
     expect(await silenceIncident("inc-unknown", 30, T0)).toBeNull();
+
+    expect(await acknowledgeIncident("inc-open", "ada", T0 + 1)).toBe(true);
+    expect(await acknowledgeIncident("inc-forming", "ada", T0 + 1)).toBe(false);
+    expect((await tableRows(store, "Incident")).find((i) => i.id === "inc-open")).toMatchObject({ acknowledgedBy: "ada", acknowledgedAt: T0 + 1 });
+    expect(await annotateIncident("inc-open", "bob", "failing over", T0 + 2)).toBe(true);
+    expect(await annotateIncident("inc-forming", "bob", "not yet", T0 + 2)).toBe(false);
+    expect(await annotateIncident("inc-unknown", "bob", "no", T0 + 2)).toBe(false);
+    expect((await tableRows(store, "IncidentNote")).map(({ id: _, ...row }) => row)).toEqual([{ incidentId: "inc-open", at: T0 + 2, actor: "bob", text: "failing over" }]);
   });
 
   it("prunes counted events older than the cutoff, keeping those of a thread not quiet since, in steps, and takes them out of their source's usage", async () => {
@@ -209,5 +219,21 @@ describe.each(STORES)("writes outside a unit of work on %s", (store) => {
     expect(left).toEqual(["new-quiet", "old-busy", "old-uncounted"]);
     const usage = (await tableRows(store, "SourceUsage")).find((row) => row.sourceId === sourceId)!;
     expect({ events: usage.events, bytes: Number(usage.bytes) }).toEqual({ events: 2, bytes: 2 * ("r".length + "{}".length) });
+  });
+
+  it("prunes limit snapshots observed before the cutoff, oldest first, at most so many", async () => {
+    const { id: sourceId } = await createSource("limited", { ...TOKEN, tokenHash: "hash-l" }, T0);
+    for (const at of [T0 + 3, T0 + 1, T0 + 2, T0 + 10]) {
+      await exec(
+        store,
+        `INSERT INTO "LimitSnapshot" (sourceId, provider, window, status, observedAt) VALUES (?, 'openai', 'primary', 'ok', ?)`,
+        (ms) => `INSERT INTO "LimitSnapshot" ("sourceId", provider, "window", status, "observedAt") VALUES ($1, 'openai', 'primary', 'ok', ${ms("$2")})`,
+        [sourceId, at],
+      );
+    }
+    expect(await pruneLimitSnapshots(T0 + 5, 2)).toBe(2);
+    expect((await tableRows(store, "LimitSnapshot")).map((row) => row.observedAt).sort()).toEqual([T0 + 3, T0 + 10]);
+    expect(await pruneLimitSnapshots(T0 + 5, 2)).toBe(1);
+    expect(await pruneLimitSnapshots(T0 + 5, 2)).toBe(0);
   });
 });
