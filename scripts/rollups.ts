@@ -1,6 +1,7 @@
 // `npm run rollups -- rebuild`: recomputes the rollups from the stored events, episodes and
 // attempts (after an import of raw rows, or to check them), in one unit of work.
-import { db } from "../lib/db/client";
+import { closeDatabase } from "../lib/db/client";
+import { closePool } from "../lib/db/postgres/pool";
 import { rebuildAllRollups } from "../lib/db/rollups";
 
 const [command] = process.argv.slice(2);
@@ -11,4 +12,4 @@ if (command !== "rebuild") {
 const started = performance.now();
 const result = await rebuildAllRollups();
 console.log(`rollups rebuilt: ${result.rollups} minute rows, ${result.hours} hour rows, ${result.totals} metric totals in ${Math.round(performance.now() - started)} ms`);
-await db().prisma.$disconnect();
+await Promise.all([closeDatabase(), closePool()]);
