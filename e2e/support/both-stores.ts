@@ -48,3 +48,23 @@ export function useStore(store: TestStore): void {
   });
 }
 
+
+export type Row = Record<string, unknown>;
+
+/** Plain SQL on the store under test: SQLite's connection, or PostgreSQL's pool with times as ms and booleans as 0/1. */
+export async function tableRows(store: TestStore, table: string): Promise<Row[]> {
+  if (store === "sqlite") {
+    const { db } = await import("@/lib/db/client");
+    return db().sql.prepare(`SELECT * FROM "${table}"`).all() as Row[];
+  }
+  const { pool } = await import("@/lib/db/postgres/pool");
+  const { msFromTimestamp } = await import("@/lib/db/postgres/time");
+  const { rows: columns } = await pool().query<{ name: string; type: string }>(
+    `SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1`,
+    [table],
+  );
+  const select = columns.map(({ name, type }) =>
+    type.startsWith("timestamp") ? `${msFromTimestamp(`"${name}"`)} AS "${name}"` : type === "boolean" ? `"${name}"::int AS "${name}"` : `"${name}"`,
+  );
+  return (await pool().query<Row>(`SELECT ${select.join(", ")} FROM "${table}"`)).rows;
+}

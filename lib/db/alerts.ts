@@ -4,7 +4,8 @@ import type { AlertState } from "@/lib/alerts/delivery";
 import type { AlertsOverview } from "@/lib/wire/types";
 import { auditRows } from "./audit";
 import { db, serialized } from "./client";
-import * as postgres from "./postgres/alerts-read";
+import * as postgresReads from "./postgres/alerts-read";
+import * as postgres from "./postgres/alerts";
 import { alertAttemptAudit, toAlertsOverview, type DeliveryAttempt, type DeliveryRow, type DueAlert, type OutboxRow } from "./records/alerts";
 import { isoOrNull, pluck, statement } from "./statement";
 import { onEitherStore } from "./store";
@@ -132,55 +133,8 @@ function alertsNotQueuedOnSqlite(alerts: readonly Alert[]): Promise<Alert[]> {
   });
 }
 
-export function createAlertDestination(d: { name: string; url: string; format: AlertFormat; secret: string; createdBy: string }, now: number): Promise<string> {
-  const id = `dst-${crypto.randomUUID()}`;
-  return serialized(() => {
-    statement(`INSERT INTO "AlertDestination" (id, name, url, format, secret, createdAt, createdBy) VALUES (?, ?, ?, ?, ?, ?, ?)`).run(id, d.name, d.url, d.format, d.secret, now, d.createdBy);
-    return id;
-  });
-}
-
-/** Removes a destination and its rules; its alerts still waiting are marked failed. Returns its name, or null when unknown. */
-export function deleteAlertDestination(id: string, now: number): Promise<string | null> {
-  return serialized(() => {
-    const { sql } = db();
-    return sql.transaction(() => {
-      const name = pluck(`SELECT name FROM "AlertDestination" WHERE id = ?`).get(id) as string | undefined;
-      if (name === undefined) return null;
-      statement(`DELETE FROM "AlertRule" WHERE destinationId = ?`).run(id);
-      statement(`UPDATE "AlertOutbox" SET state = 'failed', lastError = 'destination deleted', lastAttemptAt = ? WHERE destinationId = ? AND state = 'pending'`).run(now, id);
-      statement(`DELETE FROM "AlertDestination" WHERE id = ?`).run(id);
-      return name;
-    })();
-  });
-}
-
 function alertDestinationNameOnSqlite(id: string): Promise<string | null> {
   return serialized(() => (pluck(`SELECT name FROM "AlertDestination" WHERE id = ?`).get(id) as string | undefined) ?? null);
-}
-
-export function createAlertRule(r: { destinationId: string; event: string; threshold: number | null; createdBy: string }, now: number): Promise<string> {
-  const id = `rule-${crypto.randomUUID()}`;
-  return serialized(() => {
-    statement(`INSERT INTO "AlertRule" (id, destinationId, event, threshold, createdAt, createdBy) VALUES (?, ?, ?, ?, ?, ?)`).run(id, r.destinationId, r.event, r.threshold, now, r.createdBy);
-    return id;
-  });
-}
-
-export function deleteAlertRule(id: string): Promise<boolean> {
-  return serialized(() => statement(`DELETE FROM "AlertRule" WHERE id = ?`).run(id).changes > 0);
-}
-
-/** Queues a test alert for one destination; returns its outbox id. */
-export function enqueueTestAlert(destinationId: string, alert: Alert, now: number): Promise<number> {
-  const { key, ...body } = alert;
-  return serialized(() => Number(statement(ENQUEUE_TEST).run(key, destinationId, JSON.stringify(body), now, now).lastInsertRowid));
-}
-
-/** An operator silences an incident's alerts for `minutes` from `now` (0 lifts it); null when there is no such incident. */
-export function silenceIncident(id: string, minutes: number, now: number): Promise<{ until: number | null } | null> {
-  const until = minutes ? now + minutes * 60_000 : null;
-  return serialized(() => (statement(SILENCE).run(until, id).changes > 0 ? { until } : null));
 }
 
 /** The Alerts page and GET /api/v1/alerts: destinations, rules, the latest alerts and their attempts. */
@@ -203,19 +157,71 @@ function alertsOverviewOnSqlite(now: number, limit = 100): Promise<AlertsOvervie
   });
 }
 
-/**
- * Retention: delivered and failed alerts created before `cutoff` go, with their attempts (at most
- * `limit` per call); pending ones stay whatever their age. Returns how many alerts went.
- */
-export function pruneAlerts(cutoff: number, limit: number): Promise<number> {
-  return serialized(() =>
-    db().sql.transaction(() => {
-      const ids = JSON.stringify(pluck(`SELECT id FROM "AlertOutbox" WHERE createdAt < ? AND state != 'pending' ORDER BY createdAt LIMIT ?`).all(cutoff, limit));
-      statement(`DELETE FROM "AlertDelivery" WHERE outboxId IN (SELECT value FROM json_each(?))`).run(ids);
-      return statement(`DELETE FROM "AlertOutbox" WHERE id IN (SELECT value FROM json_each(?))`).run(ids).changes;
-    })(),
-  );
-}
+/** The admin writes and retention of alerts. */
+const sqlite = {
+  createAlertDestination(d: { name: string; url: string; format: AlertFormat; secret: string; createdBy: string }, now: number): Promise<string> {
+    const id = `dst-${crypto.randomUUID()}`;
+    return serialized(() => {
+      statement(`INSERT INTO "AlertDestination" (id, name, url, format, secret, createdAt, createdBy) VALUES (?, ?, ?, ?, ?, ?, ?)`).run(id, d.name, d.url, d.format, d.secret, now, d.createdBy);
+      return id;
+    });
+  },
+
+  /** Removes a destination and its rules; its alerts still waiting are marked failed. Returns its name, or null when unknown. */
+  deleteAlertDestination(id: string, now: number): Promise<string | null> {
+    return serialized(() => {
+      const { sql } = db();
+      return sql.transaction(() => {
+        const name = pluck(`SELECT name FROM "AlertDestination" WHERE id = ?`).get(id) as string | undefined;
+        if (name === undefined) return null;
+        statement(`DELETE FROM "AlertRule" WHERE destinationId = ?`).run(id);
+        statement(`UPDATE "AlertOutbox" SET state = 'failed', lastError = 'destination deleted', lastAttemptAt = ? WHERE destinationId = ? AND state = 'pending'`).run(now, id);
+        statement(`DELETE FROM "AlertDestination" WHERE id = ?`).run(id);
+        return name;
+      })();
+    });
+  },
+
+  createAlertRule(r: { destinationId: string; event: string; threshold: number | null; createdBy: string }, now: number): Promise<string> {
+    const id = `rule-${crypto.randomUUID()}`;
+    return serialized(() => {
+      statement(`INSERT INTO "AlertRule" (id, destinationId, event, threshold, createdAt, createdBy) VALUES (?, ?, ?, ?, ?, ?)`).run(id, r.destinationId, r.event, r.threshold, now, r.createdBy);
+      return id;
+    });
+  },
+
+  deleteAlertRule(id: string): Promise<boolean> {
+    return serialized(() => statement(`DELETE FROM "AlertRule" WHERE id = ?`).run(id).changes > 0);
+  },
+
+  /** Queues a test alert for one destination; returns its outbox id. */
+  enqueueTestAlert(destinationId: string, alert: Alert, now: number): Promise<number> {
+    const { key, ...body } = alert;
+    return serialized(() => Number(statement(ENQUEUE_TEST).run(key, destinationId, JSON.stringify(body), now, now).lastInsertRowid));
+  },
+
+  /** An operator silences an incident's alerts for `minutes` from `now` (0 lifts it); null when there is no such incident. */
+  silenceIncident(id: string, minutes: number, now: number): Promise<{ until: number | null } | null> {
+    const until = minutes ? now + minutes * 60_000 : null;
+    return serialized(() => (statement(SILENCE).run(until, id).changes > 0 ? { until } : null));
+  },
+
+  /**
+   * Retention: delivered and failed alerts created before `cutoff` go, with their attempts (at most
+   * `limit` per call); pending ones stay whatever their age. Returns how many alerts went.
+   */
+  pruneAlerts(cutoff: number, limit: number): Promise<number> {
+    return serialized(() =>
+      db().sql.transaction(() => {
+        const ids = JSON.stringify(pluck(`SELECT id FROM "AlertOutbox" WHERE createdAt < ? AND state != 'pending' ORDER BY createdAt LIMIT ?`).all(cutoff, limit));
+        statement(`DELETE FROM "AlertDelivery" WHERE outboxId IN (SELECT value FROM json_each(?))`).run(ids);
+        return statement(`DELETE FROM "AlertOutbox" WHERE id IN (SELECT value FROM json_each(?))`).run(ids).changes;
+      })(),
+    );
+  },
+};
+
+export const { createAlertDestination, deleteAlertDestination, createAlertRule, deleteAlertRule, enqueueTestAlert, silenceIncident, pruneAlerts } = onEitherStore(sqlite, postgres);
 
 export const { dueAlerts, nextAlertDue, alertObservations, stalledThreads, alertsNotQueued, alertDestinationName, alertsOverview } = onEitherStore(
   {
@@ -227,5 +233,5 @@ export const { dueAlerts, nextAlertDue, alertObservations, stalledThreads, alert
     alertDestinationName: alertDestinationNameOnSqlite,
     alertsOverview: alertsOverviewOnSqlite,
   },
-  postgres,
+  postgresReads,
 );

@@ -1,5 +1,6 @@
 import { db, serialized } from "./client";
-import * as postgres from "./postgres/audit-read";
+import * as postgresReads from "./postgres/audit-read";
+import * as postgres from "./postgres/audit";
 import { auditClause, auditPaging, toAuditPage, type AuditFilter, type AuditInput, type AuditRow } from "./records/audit";
 import { statement } from "./statement";
 import { onEitherStore } from "./store";
@@ -17,14 +18,18 @@ export const auditRows = {
   },
 };
 
-/** Records one entry, or several in one transaction, outside any other unit of work. */
-export function recordAudit(entries: AuditInput | AuditInput[]): Promise<void> {
-  return serialized(() =>
-    db().sql.transaction(() => {
-      for (const entry of Array.isArray(entries) ? entries : [entries]) auditRows.insertAudit(entry);
-    })(),
-  );
-}
+const sqlite = {
+  /** Records one entry, or several in one transaction, outside any other unit of work. */
+  recordAudit(entries: AuditInput | AuditInput[]): Promise<void> {
+    return serialized(() =>
+      db().sql.transaction(() => {
+        for (const entry of Array.isArray(entries) ? entries : [entries]) auditRows.insertAudit(entry);
+      })(),
+    );
+  },
+};
+
+export const { recordAudit } = onEitherStore(sqlite, postgres);
 
 
 /** The one WHERE clause of the audit page and the audit export. */
@@ -47,4 +52,4 @@ function listAuditOnSqlite(filter: AuditFilter & { page?: number; pageSize?: num
   });
 }
 
-export const { listAudit } = onEitherStore({ listAudit: listAuditOnSqlite }, { listAudit: postgres.listAudit });
+export const { listAudit } = onEitherStore({ listAudit: listAuditOnSqlite }, { listAudit: postgresReads.listAudit });

@@ -1,8 +1,9 @@
 import type { DirectiveIntent } from "@/lib/retry";
 import type { DirectiveView } from "@/lib/wire/types";
 import { committedRead, db, serialized } from "./client";
-import * as postgres from "./postgres/directives-read";
+import * as postgresReads from "./postgres/directives-read";
 import { EXPIRED_DETAIL, toView, type AckOutcome, type DirectiveRow } from "./records/directives";
+import * as postgres from "./postgres/directives";
 import { statement } from "./statement";
 import { onEitherStore } from "./store";
 
@@ -75,7 +76,7 @@ async function openDirectivesForThreadsOnSqlite(sourceId: string, threadIds: num
  * within `redeliverAfterMs` (the response may have been lost). They are marked delivered at `now`.
  * Delivery is at least once; sources recognise a directive they already carried out by its id.
  */
-export function takePendingDirectives(sourceId: string, now: number, redeliverAfterMs: number): Promise<DirectiveView[]> {
+function takePending(sourceId: string, now: number, redeliverAfterMs: number): Promise<DirectiveView[]> {
   return serialized(() =>
     db().sql.transaction(() => {
       const rows = statement(DELIVERABLE).all(sourceId, now - redeliverAfterMs) as DirectiveRow[];
@@ -86,4 +87,5 @@ export function takePendingDirectives(sourceId: string, now: number, redeliverAf
   );
 }
 
-export const { openDirectivesForThreads } = onEitherStore({ openDirectivesForThreads: openDirectivesForThreadsOnSqlite }, postgres);
+export const { openDirectivesForThreads } = onEitherStore({ openDirectivesForThreads: openDirectivesForThreadsOnSqlite }, postgresReads);
+export const { takePendingDirectives } = onEitherStore({ takePendingDirectives: takePending }, postgres);

@@ -2,9 +2,10 @@ import type { IncidentRecord } from "@/lib/retry";
 import { STOPPABLE_STATUSES } from "@/lib/threads/statuses";
 import type { IncidentDetail, IncidentList, IncidentStateFilter } from "@/lib/wire/types";
 import { committedRead, serialized } from "./client";
-import * as postgres from "./postgres/incidents-read";
+import * as postgresReads from "./postgres/incidents-read";
+import * as postgres from "./postgres/incidents";
 import { keysOf, toIncidentDetail, toRecord, toView, type IncidentRow, type IncidentThreadRow } from "./records/incidents";
-import { pluck, statement } from "./statement";
+import { isoOrNull, pluck, statement } from "./statement";
 import { onEitherStore } from "./store";
 
 /**
@@ -110,15 +111,20 @@ function stoppableIncidentThreadKeysOnSqlite(id: string): Promise<number[] | nul
   });
 }
 
-/** An operator says they are on an open incident; false when it is not open. */
-export function acknowledgeIncident(id: string, actor: string, now: number): Promise<boolean> {
-  return serialized(() => statement(ACKNOWLEDGE).run(actor, now, id).changes > 0);
-}
+/** The operator writes of incidents. */
+const sqlite = {
+  /** An operator says they are on an open incident; false when it is not open. */
+  acknowledgeIncident(id: string, actor: string, now: number): Promise<boolean> {
+    return serialized(() => statement(ACKNOWLEDGE).run(actor, now, id).changes > 0);
+  },
 
-/** Adds an operator's note to an incident's timeline; false when there is no such incident. */
-export function annotateIncident(id: string, actor: string, text: string, now: number): Promise<boolean> {
-  return serialized(() => statement(NOTE).run(now, actor, text, id).changes > 0);
-}
+  /** Adds an operator's note to an incident's timeline; false when there is no such incident. */
+  annotateIncident(id: string, actor: string, text: string, now: number): Promise<boolean> {
+    return serialized(() => statement(NOTE).run(now, actor, text, id).changes > 0);
+  },
+};
+
+export const { acknowledgeIncident, annotateIncident } = onEitherStore(sqlite, postgres);
 
 export const { nextIncidentQuietEnd, listIncidents, incidentDetail, openIncidentThreads, stoppableIncidentThreadKeys } = onEitherStore(
   {
@@ -128,5 +134,5 @@ export const { nextIncidentQuietEnd, listIncidents, incidentDetail, openIncident
     openIncidentThreads: openIncidentThreadsOnSqlite,
     stoppableIncidentThreadKeys: stoppableIncidentThreadKeysOnSqlite,
   },
-  postgres,
+  postgresReads,
 );

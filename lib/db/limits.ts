@@ -1,7 +1,8 @@
 import type { LimitSnapshot } from "@/lib/ingest/limit-snapshots";
 import type { BlockingWindow, LimitsView } from "@/lib/wire/types";
 import { serialized } from "./client";
-import * as postgres from "./postgres/limits-read";
+import * as postgresReads from "./postgres/limits-read";
+import * as postgres from "./postgres/limits";
 import {
   firstWindowKeys,
   limitRow,
@@ -90,7 +91,7 @@ const sqlite = {
   },
 };
 
-export const { listLimitWindows, windowsBlocking } = onEitherStore(sqlite, postgres);
+export const { listLimitWindows, windowsBlocking } = onEitherStore(sqlite, postgresReads);
 
 /**
  * For each of the given threads waiting on a usage window, that window's key (the board links its
@@ -103,6 +104,8 @@ export function blockingWindowKeys(sql: Sql, threadKeys: number[], now = Date.no
 }
 
 /** Deletes up to `limit` snapshots observed before `cutoff`; the current rows stay. Returns how many. */
-export function pruneLimitSnapshots(cutoff: number, limit: number): Promise<number> {
+function pruneSnapshots(cutoff: number, limit: number): Promise<number> {
   return serialized(() => statement(PRUNE).run(cutoff, limit).changes);
 }
+
+export const { pruneLimitSnapshots } = onEitherStore({ pruneLimitSnapshots: pruneSnapshots }, postgres);

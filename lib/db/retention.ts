@@ -1,7 +1,12 @@
 import { serialized, db } from "./client";
 import { rollupRows } from "./rollups";
 import { countedThrough, subtractUsage } from "./sources";
+import * as postgres from "./postgres/retention";
+import type { PruneCursor, PruneStep } from "./records/retention";
 import { statement } from "./statement";
+import { onEitherStore } from "./store";
+
+export { PRUNE_START, type PruneCursor, type PruneStep } from "./records/retention";
 
 /**
  * Retention: raw events (payloads, normalized rows and their idempotency keys) older than the
@@ -32,26 +37,11 @@ interface Candidate {
   threadUpdatedAt: number | null;
 }
 
-/** A position in the event-time order: the last row a step examined. */
-export interface PruneCursor {
-  at: number;
-  id: number;
-}
-
-export interface PruneStep {
-  /** Events deleted by this step. */
-  pruned: number;
-  /** Where the next step starts (exclusive), or null when nothing older than the cutoff is left. */
-  after: PruneCursor | null;
-}
-
-export const PRUNE_START: PruneCursor = { at: Number.MIN_SAFE_INTEGER, id: 0 };
-
 /**
  * One small unit of work: examines up to `limit` events dated before `cutoff` (epoch ms), after
  * `after`, and deletes those received before it whose thread is quiet since before it.
  */
-export function pruneEvents(cutoff: number, after: PruneCursor, limit: number): Promise<PruneStep> {
+function prune(cutoff: number, after: PruneCursor, limit: number): Promise<PruneStep> {
   return serialized(() => {
     const { sql } = db();
     return sql.transaction((): PruneStep => {
@@ -74,3 +64,5 @@ export function pruneEvents(cutoff: number, after: PruneCursor, limit: number): 
     })();
   });
 }
+
+export const { pruneEvents } = onEitherStore({ pruneEvents: prune }, postgres);

@@ -1,6 +1,9 @@
 import { gapBinSql, RETRIED_AT_SQL } from "./fact-sql";
 import { hourOf, HOUR_MS, MINUTE_MS, ROLLUP_ONLY_FACTS, type FactRow } from "./records/rollups";
 import { pluck, statement, type Sql } from "./statement";
+import { db, serialized } from "./client";
+import * as postgres from "./postgres/rollups";
+import { onEitherStore } from "./store";
 import { notJoinedSql } from "./thread-filter";
 
 /**
@@ -236,6 +239,12 @@ export function rebuildRollups(sql: Sql): { rollups: number; hours: number; tota
     totals: sql.prepare(`SELECT count(*) FROM "MetricTotal"`).pluck().get() as number,
   };
 }
+
+/** The whole rebuild in its own transaction, on either store (`npm run rollups -- rebuild`). */
+export const { rebuildAllRollups } = onEitherStore(
+  { rebuildAllRollups: () => serialized(() => db().sql.transaction(() => rebuildRollups(db().sql))()) },
+  { rebuildAllRollups: postgres.rebuildRollups },
+);
 
 const notRollupOnly = `fact NOT IN (${ROLLUP_ONLY_FACTS.map((f) => `'${f}'`).join(", ")})`;
 

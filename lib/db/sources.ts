@@ -2,10 +2,12 @@ import type { IncidentSettingsBySource } from "@/lib/retry";
 import type { SourceOverview } from "@/lib/wire/types";
 import { engineReach, threadControl, type EngineReach, type SourceReach, type ThreadControl } from "@/lib/threads/control";
 import { committedRead, db, serialized } from "./client";
-import { incidentSettingsOf, type IncidentThresholds, type SourceRecord, type StoredToken } from "./records/sources";
+import { incidentSettingsOf, newSource, type IncidentThresholds, type SourceRecord, type SourceSettings, type StoredToken } from "./records/sources";
+import * as postgres from "./postgres/sources";
 import { pluck, statement, type Sql } from "./statement";
+import { onEitherStore } from "./store";
 
-export type { IncidentThresholds, SourceRecord, StoredToken } from "./records/sources";
+export type { IncidentThresholds, SourceRecord, SourceSettings, StoredToken } from "./records/sources";
 
 /**
  * Sources and their ingest tokens. Tokens are stored as their hash only: hashing and generating
@@ -60,10 +62,64 @@ function insertToken(sourceId: string, token: StoredToken, now: number, sql: Sql
   return id;
 }
 
-/** A new source with its first token, in one transaction. */
-export function createSource(name: string, token: StoredToken, now = Date.now()): Promise<SourceRecord> {
-  return serialized(() => ({ id: insertSourceInto(db().sql, name, token, now), name, policy: null, capacityRecovery: false, resumeAtReset: false, incidentMinThreads: null, incidentWindowMs: null }));
-}
+/** The writes of sources outside a unit of work; reads below are SQLite's only, for now. */
+const sqlite = {
+  /** A new source with its first token, in one transaction. */
+  createSource(name: string, token: StoredToken, now = Date.now()): Promise<SourceRecord> {
+    return serialized(() => newSource(insertSourceInto(db().sql, name, token, now), name));
+  },
+
+  /** Stores another token of a source; returns its id. */
+  addToken(sourceId: string, token: StoredToken, now = Date.now()): Promise<string> {
+    return serialized(() => insertToken(sourceId, token, now));
+  },
+
+  revokeToken(tokenId: string, now = Date.now()): Promise<boolean> {
+    return serialized(() => statement(REVOKE_TOKEN).run(now, tokenId).changes === 1);
+  },
+
+  updateSourceSettings(id: string, settings: SourceSettings): Promise<void> {
+    return serialized(() => {
+      if (settings.policy !== undefined) statement(SET_POLICY).run(settings.policy, id);
+      if (settings.capacityRecovery !== undefined) statement(SET_CAPACITY_RECOVERY).run(settings.capacityRecovery ? 1 : 0, id);
+      if (settings.resumeAtReset !== undefined) statement(SET_RESUME_AT_RESET).run(settings.resumeAtReset ? 1 : 0, id);
+      if (settings.incidents !== undefined) statement(SET_INCIDENT_THRESHOLDS).run(settings.incidents.incidentMinThreads, settings.incidents.incidentWindowMs, id);
+    });
+  },
+
+  /**
+   * Records a long-poll for directives and, when the relay announced it, what it can carry out
+   * (lib/threads/control.ts). An older relay announces nothing: its last announcement stays.
+   */
+  recordPoll(sourceId: string, capabilities: string | undefined, at: number): Promise<void> {
+    return serialized(() => {
+      if (capabilities === undefined) statement(POLLED).run(at, sourceId);
+      else statement(POLLED_ANNOUNCING).run(at, capabilities, sourceId);
+    });
+  },
+
+  /**
+   * Adds the events received since the last count to their sources' usage, at most `limit` ids in
+   * one unit of work; returns whether more remain. Counting after the fact, by id range, keeps the
+   * per-row cost off ingestion. A progress row that grows by folding after it was counted keeps
+   * its counted size (a few bytes per fold).
+   */
+  countNewEvents(limit: number): Promise<boolean> {
+    return serialized(() =>
+      db().sql.transaction(() => {
+        const from = pluck(COUNTED_THROUGH).get() as number;
+        const last = pluck(LAST_EVENT_ID).get() as number;
+        if (last <= from) return false;
+        const to = Math.min(last, from + limit);
+        statement(COUNT_RANGE).run({ from, to });
+        statement(SET_COUNTED_THROUGH).run(to);
+        return to < last;
+      })(),
+    );
+  },
+};
+
+export const { createSource, addToken, revokeToken, updateSourceSettings, recordPoll, countNewEvents } = onEitherStore(sqlite, postgres);
 
 /** Inserts a source and its first token through a given connection (also a test harness seeding a server's database file); returns its id. */
 export function insertSourceInto(sql: Sql, name: string, token: StoredToken, now: number): string {
@@ -73,15 +129,6 @@ export function insertSourceInto(sql: Sql, name: string, token: StoredToken, now
     insertToken(id, token, now, sql);
   })();
   return id;
-}
-
-/** Stores another token of a source; returns its id. */
-export function addToken(sourceId: string, token: StoredToken, now = Date.now()): Promise<string> {
-  return serialized(() => insertToken(sourceId, token, now));
-}
-
-export function revokeToken(tokenId: string, now = Date.now()): Promise<boolean> {
-  return serialized(() => statement(REVOKE_TOKEN).run(now, tokenId).changes === 1);
 }
 
 /** The first source created (the one a configured token belongs to), or null on an empty database. */
@@ -116,18 +163,6 @@ export function getSource(id: string): Promise<SourceRecord | null> {
   });
 }
 
-export function updateSourceSettings(
-  id: string,
-  settings: { policy?: string | null; capacityRecovery?: boolean; resumeAtReset?: boolean; incidents?: IncidentThresholds },
-): Promise<void> {
-  return serialized(() => {
-    if (settings.policy !== undefined) statement(SET_POLICY).run(settings.policy, id);
-    if (settings.capacityRecovery !== undefined) statement(SET_CAPACITY_RECOVERY).run(settings.capacityRecovery ? 1 : 0, id);
-    if (settings.resumeAtReset !== undefined) statement(SET_RESUME_AT_RESET).run(settings.resumeAtReset ? 1 : 0, id);
-    if (settings.incidents !== undefined) statement(SET_INCIDENT_THRESHOLDS).run(settings.incidents.incidentMinThreads, settings.incidents.incidentWindowMs, id);
-  });
-}
-
 /** What a source stores: its events and their payload bytes (raw and normalized). */
 export interface SourceUsage {
   events: number;
@@ -141,26 +176,6 @@ export interface SourceUsage {
 export function sourceUsage(sourceId: string): Promise<SourceUsage> {
   // Asked before every ingestion request: read beside the writer queue, never behind it.
   return committedRead((sql) => (statement(USAGE, sql).get(sourceId) as SourceUsage | undefined) ?? { events: 0, bytes: 0 });
-}
-
-/**
- * Adds the events received since the last count to their sources' usage, at most `limit` ids in
- * one unit of work; returns whether more remain. Counting after the fact, by id range, keeps the
- * per-row cost off ingestion. A progress row that grows by folding after it was counted keeps
- * its counted size (a few bytes per fold).
- */
-export function countNewEvents(limit: number): Promise<boolean> {
-  return serialized(() =>
-    db().sql.transaction(() => {
-      const from = pluck(COUNTED_THROUGH).get() as number;
-      const last = pluck(LAST_EVENT_ID).get() as number;
-      if (last <= from) return false;
-      const to = Math.min(last, from + limit);
-      statement(COUNT_RANGE).run({ from, to });
-      statement(SET_COUNTED_THROUGH).run(to);
-      return to < last;
-    })(),
-  );
 }
 
 /** The events counted so far end at this id: retention deletes only those (inside its unit of work). */
@@ -197,17 +212,6 @@ export const sourceRows = {
     statement(TOUCH_OTLP).run(at, sourceId);
   },
 };
-
-/**
- * Records a long-poll for directives and, when the relay announced it, what it can carry out
- * (lib/threads/control.ts). An older relay announces nothing: its last announcement stays.
- */
-export function recordPoll(sourceId: string, capabilities: string | undefined, at: number): Promise<void> {
-  return serialized(() => {
-    if (capabilities === undefined) statement(POLLED).run(at, sourceId);
-    else statement(POLLED_ANNOUNCING).run(at, capabilities, sourceId);
-  });
-}
 
 /** What each thread's source can carry out, with the thread's own id, by thread key (missing threads are absent). */
 export async function threadControls(keys: number[]): Promise<Map<number, ThreadControl & { threadId: string }>> {

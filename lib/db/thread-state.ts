@@ -4,6 +4,8 @@ import { newStored, threadProjection, toStored, type StoredThread, type ThreadRo
 import { rollupRows } from "./rollups";
 import { pluck, statement } from "./statement";
 import { serialized } from "./client";
+import * as postgres from "./postgres/thread-state";
+import { onEitherStore } from "./store";
 
 export { parseState, type StoredThread } from "./records/thread-state";
 
@@ -84,11 +86,15 @@ export const threadRows = {
   },
 };
 
-/** Threads whose wake time has come, earliest first (the watchdog's pass). */
-export function dueThreadIds(now: number, limit = 200): Promise<number[]> {
-  return serialized(() => pluck(DUE).all(now, limit) as number[]);
-}
+const sqlite = {
+  /** Threads whose wake time has come, earliest first (the watchdog's pass). */
+  dueThreadIds(now: number, limit = 200): Promise<number[]> {
+    return serialized(() => pluck(DUE).all(now, limit) as number[]);
+  },
 
-export function nextWakeAt(): Promise<number | null> {
-  return serialized(() => (pluck(NEXT_WAKE).get() as number | null) ?? null);
-}
+  nextWakeAt(): Promise<number | null> {
+    return serialized(() => (pluck(NEXT_WAKE).get() as number | null) ?? null);
+  },
+};
+
+export const { dueThreadIds, nextWakeAt } = onEitherStore(sqlite, postgres);

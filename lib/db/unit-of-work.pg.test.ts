@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STORES, useStore, type TestStore } from "@/e2e/support/both-stores";
+import { STORES, tableRows, useStore, type TestStore, type Row } from "@/e2e/support/both-stores";
 import { generator } from "@/e2e/support/seeded";
 import type { NormalizedEvent, NormalizedLine } from "@/lib/ingest/types";
 import type { SourceRecord } from "./records/sources";
@@ -15,26 +15,6 @@ process.env.RADAR_STOP_GRACE_MS = "60000";
 
 const SOURCE: SourceRecord = { id: "src-contract", name: "contract", policy: null, capacityRecovery: false, resumeAtReset: false, incidentMinThreads: null, incidentWindowMs: null };
 const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
-
-type Row = Record<string, unknown>;
-
-/** Plain SQL on the store under test: SQLite's connection, or PostgreSQL's pool with times as ms and booleans as 0/1. */
-async function tableRows(store: TestStore, table: string): Promise<Row[]> {
-  if (store === "sqlite") {
-    const { db } = await import("./client");
-    return db().sql.prepare(`SELECT * FROM "${table}"`).all() as Row[];
-  }
-  const { pool } = await import("./postgres/pool");
-  const { msFromTimestamp } = await import("./postgres/time");
-  const { rows: columns } = await pool().query<{ name: string; type: string }>(
-    `SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1`,
-    [table],
-  );
-  const select = columns.map(({ name, type }) =>
-    type.startsWith("timestamp") ? `${msFromTimestamp(`"${name}"`)} AS "${name}"` : type === "boolean" ? `"${name}"::int AS "${name}"` : `"${name}"`,
-  );
-  return (await pool().query<Row>(`SELECT ${select.join(", ")} FROM "${table}"`)).rows;
-}
 
 const sortedKeys = (row: Row) => Object.fromEntries(Object.entries(row).sort(([a], [b]) => (a < b ? -1 : 1)));
 const ordered = (rows: Row[]) => rows.map(sortedKeys).sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
@@ -156,6 +136,21 @@ describe.each(STORES)("a unit of work on %s", (store) => {
     const raw = (await pool().query<Row>(factsSql("true", "true"))).rows;
     expect(raw.length).toBeGreaterThan(0);
     expect(nonZero(stored)).toEqual(nonZero(raw));
+  });
+
+  it("rebuilds the rollups to what its units of work kept", async () => {
+    const { rebuildAllRollups } = await import("./rollups");
+    const tables = ["Rollup", "RollupHour", "MetricTotal", "ThreadWaitTotal"];
+    // A counter that went back to zero leaves its row behind; a rebuild writes none for it.
+    const kept = async () =>
+      Object.fromEntries(
+        await Promise.all(tables.map(async (table) => [table, ordered((await tableRows(store, table)).filter((row) => ["n", "ms"].some((v) => Number(row[v] ?? 0) !== 0)))] as const)),
+      );
+    const before = await kept();
+    expect(before.Rollup.length).toBeGreaterThan(0);
+    const counts = await rebuildAllRollups();
+    expect(await kept()).toEqual(before);
+    expect(counts.rollups).toBeGreaterThanOrEqual(before.Rollup.length);
   });
 
   it("stores nothing twice when a batch is sent again, in one batch or two", async () => {

@@ -6,6 +6,7 @@ import type { SourceRecord } from "@/lib/db/sources";
 import type { StoredThread } from "@/lib/db/thread-state";
 import type { TurnRow } from "@/lib/db/episodes";
 import { transaction, type Tx } from "@/lib/db/unit-of-work";
+import { isStoreFailure } from "@/lib/db/store-failure";
 import { config, incidentSettings } from "@/lib/config";
 import { isStoppable } from "@/lib/threads/statuses";
 import { incidentAlerts, threadAlerts, type ThreadTransition } from "@/lib/alerts/rules";
@@ -605,7 +606,7 @@ export async function tickThreads(threadIds: number[], now = Date.now()): Promis
         const message = `watchdog could not tick the thread: ${(error as Error)?.message ?? String(error)}`;
         process.stderr.write(`[radar] thread ${id}: ${message} (${failures}/${QUARANTINE_AFTER_FAILURES})\n`);
         // A database-level failure (disk full, I/O) is no fault of the thread: never quarantine for it.
-        if (failures >= QUARANTINE_AFTER_FAILURES && !isDatabaseFailure(error)) {
+        if (failures >= QUARANTINE_AFTER_FAILURES && !isStoreFailure(error)) {
           await quarantine(id, message, now);
           tickFailures.delete(id);
           changed.push(id);
@@ -614,11 +615,6 @@ export async function tickThreads(threadIds: number[], now = Date.now()): Promis
     }
     return changed;
   }
-}
-
-function isDatabaseFailure(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && code.startsWith("SQLITE_");
 }
 
 /**

@@ -1,7 +1,9 @@
 import type pg from "pg";
+import type { AlertFormat } from "@/lib/alerts/body";
 import type { Alert } from "@/lib/alerts/rules";
 import { alertAttemptAudit, type DeliveryAttempt } from "../records/alerts";
 import type { auditRowsOn } from "./audit";
+import { inTransaction, pool } from "./pool";
 import { timestampFromMs } from "./time";
 
 /** lib/db/alerts.ts's unit-of-work statements on PostgreSQL. */
@@ -51,4 +53,61 @@ export function alertRowsOn(client: pg.ClientBase, audit: ReturnType<typeof audi
       await client.query(LEARN, [sourceId, lastSeenAt, usualGapMs]);
     },
   };
+}
+
+/* lib/db/alerts.ts's admin writes and retention, outside a unit of work, on PostgreSQL. */
+
+const INSERT_DESTINATION = `INSERT INTO "AlertDestination" (id, name, url, format, secret, "createdAt", "createdBy") VALUES ($1, $2, $3, $4, $5, ${timestampFromMs("$6")}, $7)`;
+const DESTINATION_NAME = `SELECT name FROM "AlertDestination" WHERE id = $1 FOR UPDATE`;
+const FAIL_PENDING = `UPDATE "AlertOutbox" SET state = 'failed', "lastError" = 'destination deleted', "lastAttemptAt" = ${timestampFromMs("$2")} WHERE "destinationId" = $1 AND state = 'pending'`;
+const INSERT_RULE = `INSERT INTO "AlertRule" (id, "destinationId", event, threshold, "createdAt", "createdBy") VALUES ($1, $2, $3, $4, ${timestampFromMs("$5")}, $6)`;
+const ENQUEUE_TEST = `INSERT INTO "AlertOutbox" ("dedupeKey", "ruleId", "destinationId", event, alert, state, attempts, "createdAt", "nextAttemptAt")
+  VALUES ($1, NULL, $2, 'test', $3, 'pending', 0, ${timestampFromMs("$4")}, ${timestampFromMs("$4")}) RETURNING id`;
+const SILENCE = `UPDATE "Incident" SET "silencedUntil" = ${timestampFromMs("$1")} WHERE id = $2 AND state != 'forming'`;
+const PRUNABLE = `SELECT id FROM "AlertOutbox" WHERE "createdAt" < ${timestampFromMs("$1")} AND state != 'pending' ORDER BY "createdAt" LIMIT $2`;
+
+export async function createAlertDestination(d: { name: string; url: string; format: AlertFormat; secret: string; createdBy: string }, now: number): Promise<string> {
+  const id = `dst-${crypto.randomUUID()}`;
+  await pool().query(INSERT_DESTINATION, [id, d.name, d.url, d.format, d.secret, now, d.createdBy]);
+  return id;
+}
+
+export async function deleteAlertDestination(id: string, now: number): Promise<string | null> {
+  return inTransaction(async (client) => {
+    const name = (await client.query<{ name: string }>(DESTINATION_NAME, [id])).rows[0]?.name;
+    if (name === undefined) return null;
+    await client.query(`DELETE FROM "AlertRule" WHERE "destinationId" = $1`, [id]);
+    await client.query(FAIL_PENDING, [id, now]);
+    await client.query(`DELETE FROM "AlertDestination" WHERE id = $1`, [id]);
+    return name;
+  });
+}
+
+export async function createAlertRule(r: { destinationId: string; event: string; threshold: number | null; createdBy: string }, now: number): Promise<string> {
+  const id = `rule-${crypto.randomUUID()}`;
+  await pool().query(INSERT_RULE, [id, r.destinationId, r.event, r.threshold, now, r.createdBy]);
+  return id;
+}
+
+export async function deleteAlertRule(id: string): Promise<boolean> {
+  return ((await pool().query(`DELETE FROM "AlertRule" WHERE id = $1`, [id])).rowCount ?? 0) > 0;
+}
+
+export async function enqueueTestAlert(destinationId: string, alert: Alert, now: number): Promise<number> {
+  const { key, ...body } = alert;
+  return (await pool().query<{ id: number }>(ENQUEUE_TEST, [key, destinationId, JSON.stringify(body), now])).rows[0].id;
+}
+
+export async function silenceIncident(id: string, minutes: number, now: number): Promise<{ until: number | null } | null> {
+  const until = minutes ? now + minutes * 60_000 : null;
+  return ((await pool().query(SILENCE, [until, id])).rowCount ?? 0) > 0 ? { until } : null;
+}
+
+export async function pruneAlerts(cutoff: number, limit: number): Promise<number> {
+  return inTransaction(async (client) => {
+    const ids = (await client.query<{ id: number }>(PRUNABLE, [cutoff, limit])).rows.map((row) => row.id);
+    if (!ids.length) return 0;
+    await client.query(`DELETE FROM "AlertDelivery" WHERE "outboxId" = ANY($1::int[])`, [ids]);
+    return (await client.query(`DELETE FROM "AlertOutbox" WHERE id = ANY($1::int[])`, [ids])).rowCount ?? 0;
+  });
 }

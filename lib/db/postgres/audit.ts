@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { AuditInput } from "../records/audit";
+import { inTransaction } from "./pool";
 import { timestampFromMs } from "./time";
 
 /** lib/db/audit.ts's unit-of-work statement on PostgreSQL. */
@@ -11,4 +12,12 @@ export function auditRowsOn(client: pg.ClientBase) {
       await client.query(INSERT, [entry.at, entry.actor, entry.action, entry.target ?? null, entry.reason ?? null, entry.result, entry.detail ?? null]);
     },
   };
+}
+
+/** lib/db/audit.ts's recordAudit: one entry, or several in one transaction. */
+export async function recordAudit(entries: AuditInput | AuditInput[]): Promise<void> {
+  await inTransaction(async (client) => {
+    const rows = auditRowsOn(client);
+    for (const entry of Array.isArray(entries) ? entries : [entries]) await rows.insertAudit(entry);
+  });
 }

@@ -1,7 +1,9 @@
 import type pg from "pg";
 import type { DirectiveIntent } from "@/lib/retry";
 import { EXPIRED_DETAIL, type AckOutcome } from "../records/directives";
-import { acknowledgeDirective } from "./directive-claim";
+import type { DirectiveView } from "@/lib/wire/types";
+import { acknowledgeDirective, claimDirectives } from "./directive-claim";
+import { pool } from "./pool";
 import { timestampFromMs } from "./time";
 
 /** lib/db/directives.ts's unit-of-work statements on PostgreSQL. */
@@ -33,4 +35,9 @@ export function directiveRowsOn(client: pg.ClientBase) {
       await client.query(EXPIRE, [EXPIRED_DETAIL, now, id]);
     },
   };
+}
+
+/** lib/db/directives.ts's takePendingDirectives: a claim (directive-claim.ts), so one poller at a time takes a directive. */
+export async function takePendingDirectives(sourceId: string, now: number, redeliverAfterMs: number): Promise<DirectiveView[]> {
+  return claimDirectives(pool(), sourceId, now, redeliverAfterMs);
 }

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { IncidentRecord } from "@/lib/retry";
 import { toRecord, type IncidentRow } from "../records/incidents";
+import { pool } from "./pool";
 import { msFromTimestamp, timestampFromMs } from "./time";
 
 /** lib/db/incidents.ts's unit-of-work statements on PostgreSQL. */
@@ -32,4 +33,17 @@ export function incidentRowsOn(client: pg.ClientBase) {
       await client.query(DELETE, [id]);
     },
   };
+}
+
+/* lib/db/incidents.ts's operator writes, outside a unit of work, on PostgreSQL. */
+
+const ACKNOWLEDGE = `UPDATE "Incident" SET "acknowledgedBy" = $1, "acknowledgedAt" = ${timestampFromMs("$2")} WHERE id = $3 AND state = 'open'`;
+const NOTE = `INSERT INTO "IncidentNote" ("incidentId", at, actor, text) SELECT id, ${timestampFromMs("$1")}, $2, $3 FROM "Incident" WHERE id = $4 AND state != 'forming'`;
+
+export async function acknowledgeIncident(id: string, actor: string, now: number): Promise<boolean> {
+  return ((await pool().query(ACKNOWLEDGE, [actor, now, id])).rowCount ?? 0) > 0;
+}
+
+export async function annotateIncident(id: string, actor: string, text: string, now: number): Promise<boolean> {
+  return ((await pool().query(NOTE, [now, actor, text, id])).rowCount ?? 0) > 0;
 }

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { LimitSnapshot } from "@/lib/ingest/limit-snapshots";
 import { limitRow } from "../records/limits";
+import { pool } from "./pool";
 import { timestampFromMs } from "./time";
 
 /** lib/db/limits.ts's unit-of-work statements on PostgreSQL: a batch's snapshots in one multi-row insert. */
@@ -30,4 +31,11 @@ export function limitRowsOn(client: pg.ClientBase) {
       await client.query(UPSERT_CURRENT, arrays);
     },
   };
+}
+
+/** lib/db/limits.ts's retention of snapshots, on PostgreSQL. */
+const PRUNE = `DELETE FROM "LimitSnapshot" WHERE id IN (SELECT id FROM "LimitSnapshot" WHERE "observedAt" < ${timestampFromMs("$1")} ORDER BY "observedAt" LIMIT $2)`;
+
+export async function pruneLimitSnapshots(cutoff: number, limit: number): Promise<number> {
+  return (await pool().query(PRUNE, [cutoff, limit])).rowCount ?? 0;
 }

@@ -115,4 +115,35 @@ describe("units of work of two instances", () => {
     });
     expect(stored).toEqual(new Set(["k1", "k2"]));
   });
+
+  it("count into shared rollups without a deadlock: a batch waiting for the watchdog's thread holds none of the rows the watchdog counts into", async () => {
+    const clients = await instances();
+    const watched = (await threadsOn(clients[0]).createThread("src", "th-watched", state("retrying"), T0)).id;
+    const other = (await threadsOn(clients[0]).createThread("src", "th-other", state("retrying"), T0)).id;
+    let watchdog: ReturnType<typeof rollupRowsOn>;
+    // Both threads have the same labels: their notices count into the same MetricTotal row.
+    const second = await inTurn(clients, {
+      first: async (a) => {
+        watchdog = rollupRowsOn(a);
+        await threadsOn(a).threadById(watched);
+      },
+      second: async (b) => {
+        const batch = rollupRowsOn(b);
+        await threadRowsOn(b, batch).threadById(other);
+        await batch.noticesSeen(other, ["rate_limit"]);
+        const thread = await threadRowsOn(b, batch).threadById(watched);
+        await batch.flush();
+        return thread?.id;
+      },
+      // The batch counted first and now waits for the watched thread: the watchdog counts into the same row.
+      thenFirst: async () => {
+        await watchdog.noticesSeen(watched, ["rate_limit"]);
+        await watchdog.flush();
+      },
+    });
+    expect(second).toBe(watched);
+    const pool = pools[pools.length - 1];
+    const { rows } = await pool.query<{ n: number }>(`SELECT n FROM "MetricTotal" WHERE fact = 'noticeSeen' AND kind = 'rate_limit'`);
+    expect(rows).toEqual([{ n: 2 }]);
+  });
 });

@@ -15,8 +15,16 @@ import type pg from "pg";
  *   keys the other committed, instead of one failing on the unique key.
  *
  * Advisory rather than row locks for keys, because they need no row; transaction-scoped, because a
- * pooled connection must never keep one. Two units of work locking the same threads in opposite
- * orders make PostgreSQL abort one (a deadlock error): it rolls back whole, its sender retries.
+ * pooled connection must never keep one.
+ *
+ * What could still deadlock, and why it does not: a batch's threads are locked in line order, the
+ * watchdog's in its own, but a batch holds its source's lock throughout, so two batches of one
+ * source never interleave, and the watchdog steps one thread per unit of work. The rows every
+ * thread shares (rollup counters) are written last, in the order of their keys (rollups.ts), so a
+ * unit of work waiting for a thread holds none of them. Should two units of work still meet in
+ * opposite orders (a join reaching another thread, incidents), PostgreSQL aborts one with a
+ * deadlock error: it rolls back whole, and its sender retries (the watchdog on its next tick; the
+ * error counts as the store's, lib/db/store-failure.ts, so no thread is quarantined for it).
  */
 
 // Namespaces (the first key of the two-key form), apart from migrate.ts's and the leader's locks.

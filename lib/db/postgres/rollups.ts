@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { gapBinSql } from "../fact-sql";
-import { hourOf, MINUTE_MS, ROLLUP_ONLY_FACTS, type FactRow } from "../records/rollups";
+import { HOUR_MS, hourOf, MINUTE_MS, ROLLUP_ONLY_FACTS, type FactRow } from "../records/rollups";
+import { inTransaction } from "./pool";
 import { msFromTimestamp, timestampFromMs } from "./time";
 
 /**
@@ -89,10 +90,9 @@ const UPSERT_HOUR = upsertSql("RollupHour", [text("fact"), { column: "hour", typ
 const UPSERT_TOTAL = upsertSql("MetricTotal", [text("fact"), ...LABELS, text("label")]);
 const UPSERT_THREAD_WAIT = `INSERT INTO "ThreadWaitTotal" AS old ("threadId", ms) SELECT * FROM unnest($1::int[], $2::bigint[])
   ON CONFLICT ("threadId") DO UPDATE SET ms = old.ms + excluded.ms`;
-const NOTICE_SEEN = `INSERT INTO "MetricTotal" AS old (fact, kind, provider, model, agent, label, n)
-  SELECT 'noticeSeen', k.kind, coalesce(t.provider, 'unknown'), coalesce(t.model, 'unknown'), coalesce(t.agent, 'unknown'), '', k.n
-  FROM "Thread" t, unnest($2::text[], $3::int[]) AS k(kind, n) WHERE t.id = $1 AND t."joinedTo" IS NULL
-  ON CONFLICT (fact, kind, provider, model, agent, label) DO UPDATE SET n = old.n + excluded.n`;
+const THREAD_LABELS = `SELECT coalesce(provider, 'unknown') AS provider, coalesce(model, 'unknown') AS model, coalesce(agent, 'unknown') AS agent
+  FROM "Thread" WHERE id = $1 AND "joinedTo" IS NULL`;
+const NONE: Counters = { n: 0, ms: 0, waited: 0, judged: 0, early: 0, earlyMs: 0 };
 
 type Counters = Pick<FactRow, (typeof VALUES)[number]>;
 
@@ -108,8 +108,9 @@ class Summed {
   get size(): number {
     return this.rows.size;
   }
+  /** In the order of their keys: every unit of work locks the rows it changes in that one order. */
   arrays(): unknown[][] {
-    const rows = [...this.rows.values()];
+    const rows = [...this.rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
     const keyLength = rows[0]?.key.length ?? 0;
     return [
       ...Array.from({ length: keyLength }, (_, i) => rows.map((row) => row.key[i])),
@@ -120,14 +121,21 @@ class Summed {
 
 export type RollupRowsOn = ReturnType<typeof rollupRowsOn>;
 
-/** The rollup statements of one unit of work on `client` (the SQLite ones' signatures, answering promises). */
+/**
+ * The rollup statements of one unit of work on `client` (the SQLite ones' signatures, answering
+ * promises). The facts are computed when asked (they read the rows as they are then), but the
+ * counters they change are summed here and written by `flush`, at the end of the unit of work,
+ * each table's rows in the order of their keys. These rows are shared by every thread: taken
+ * last and in one order, they cannot close a deadlock with another instance's unit of work that
+ * holds a thread this one is waiting for (locks.ts).
+ */
 export function rollupRowsOn(client: pg.ClientBase) {
+  let [rollup, hour, total] = [new Summed(), new Summed(), new Summed()];
+  let threadWait = new Map<number, number>();
+
   /** Adds (sign 1) or removes (sign -1) the facts the query selects, in every table that keeps them. */
   async function applyFacts(sql: string, params: unknown[], sign: 1 | -1): Promise<void> {
     const { rows } = await client.query<FactRow>(sql, params);
-    if (rows.length === 0) return;
-    const [rollup, hour, total] = [new Summed(), new Summed(), new Summed()];
-    const threadWait = new Map<number, number>();
     for (const row of rows) {
       const { fact, minute, kind, provider, model, agent, sourceId, label } = row;
       const counters = { n: sign * row.n, ms: sign * row.ms, waited: sign * row.waited, judged: sign * row.judged, early: sign * row.early, earlyMs: sign * row.earlyMs };
@@ -136,10 +144,6 @@ export function rollupRowsOn(client: pg.ClientBase) {
       if (!ROLLUP_ONLY_FACTS.includes(fact)) total.add([fact, kind, provider, model, agent, label], counters);
       if (fact === "threadWait") threadWait.set(Number(label), (threadWait.get(Number(label)) ?? 0) + counters.ms);
     }
-    await client.query(UPSERT_ROLLUP, rollup.arrays());
-    await client.query(UPSERT_HOUR, hour.arrays());
-    if (total.size) await client.query(UPSERT_TOTAL, total.arrays());
-    if (threadWait.size) await client.query(UPSERT_THREAD_WAIT, [[...threadWait.keys()], [...threadWait.values()]]);
   }
 
   return {
@@ -155,14 +159,73 @@ export function rollupRowsOn(client: pg.ClientBase) {
       if (eventIds.length) await applyFacts(EVENT_NOTICES, [eventIds], 1);
     },
 
+    /** Events about to be deleted (retention): their notices leave the rollups. */
+    async removeNoticeFacts(eventIds: readonly number[]): Promise<void> {
+      if (eventIds.length) await applyFacts(EVENT_NOTICES, [eventIds], -1);
+    },
+
     async threadFacts(threadId: number, sign: 1 | -1): Promise<void> {
       await applyFacts(THREAD_FACTS, [threadId], sign);
     },
 
     async noticesSeen(threadId: number, kinds: readonly string[]): Promise<void> {
-      const counts = new Map<string, number>();
-      for (const kind of kinds) counts.set(kind, (counts.get(kind) ?? 0) + 1);
-      if (counts.size) await client.query(NOTICE_SEEN, [threadId, [...counts.keys()], [...counts.values()]]);
+      if (kinds.length === 0) return;
+      // The thread's labels now: a later relabel in this unit of work moves only what was counted before it.
+      const { rows } = await client.query<{ provider: string; model: string; agent: string }>(THREAD_LABELS, [threadId]);
+      if (!rows.length) return;
+      const { provider, model, agent } = rows[0];
+      for (const kind of kinds) total.add(["noticeSeen", kind, provider, model, agent, ""], { ...NONE, n: 1 });
+    },
+
+    /** Writes the counters summed so far (see above); the unit of work calls it last, before its commit. */
+    async flush(): Promise<void> {
+      const [rollups, hours, totals, waits] = [rollup, hour, total, threadWait];
+      [rollup, hour, total, threadWait] = [new Summed(), new Summed(), new Summed(), new Map()];
+      if (rollups.size) await client.query(UPSERT_ROLLUP, rollups.arrays());
+      if (hours.size) await client.query(UPSERT_HOUR, hours.arrays());
+      if (totals.size) await client.query(UPSERT_TOTAL, totals.arrays());
+      const threads = [...waits.keys()].sort((a, b) => a - b);
+      if (threads.length) await client.query(UPSERT_THREAD_WAIT, [threads, threads.map((id) => waits.get(id)!)]);
     },
   };
+}
+
+const REBUILD_TABLES = `"Rollup", "RollupHour", "MetricTotal", "ThreadWaitTotal"`;
+const COUNTERS = VALUES.map(q).join(", ");
+const SUMS = VALUES.map((v) => `sum(${q(v)})`).join(", ");
+const TOTAL_COLUMNS = `fact, kind, provider, model, agent, label`;
+const minuteMs = msFromTimestamp("minute");
+// A fact without a time (minute -1) keeps it in the hours too, as hourOf does.
+const hourMs = `CASE WHEN ${minuteMs} < 0 THEN ${minuteMs} ELSE ${minuteMs} - ${minuteMs} % ${HOUR_MS} END`;
+
+/** lib/db/rollups.ts's rebuild (rebuildStatements there says what each step keeps), in PostgreSQL's dialect. */
+const REBUILD = [
+  `DELETE FROM "Rollup"`,
+  `DELETE FROM "MetricTotal" WHERE fact <> 'noticeSeen'`,
+  `INSERT INTO "Rollup" (fact, minute, kind, provider, model, agent, "sourceId", label, ${COUNTERS})
+    SELECT fact, ${timestampFromMs("minute")}, kind, provider, model, agent, "sourceId", label, ${COUNTERS} FROM (${factsSql("true", "true")}) f`,
+  `DELETE FROM "RollupHour"`,
+  `INSERT INTO "RollupHour" (fact, hour, kind, provider, model, agent, "sourceId", label, ${COUNTERS})
+    SELECT fact, ${timestampFromMs(hourMs)}, kind, provider, model, agent, "sourceId", label, ${SUMS} FROM "Rollup" GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`,
+  `DELETE FROM "ThreadWaitTotal"`,
+  `INSERT INTO "ThreadWaitTotal" ("threadId", ms) SELECT label::int, sum(ms) FROM "RollupHour" WHERE fact = 'threadWait' GROUP BY label`,
+  `INSERT INTO "MetricTotal" (${TOTAL_COLUMNS}, ${COUNTERS})
+    SELECT ${TOTAL_COLUMNS}, ${SUMS} FROM "Rollup" WHERE fact <> ALL($1::text[]) GROUP BY ${TOTAL_COLUMNS}`,
+  `INSERT INTO "MetricTotal" (${TOTAL_COLUMNS}, n)
+    SELECT 'noticeSeen', kind, provider, model, agent, '', sum(n) FROM "Rollup"
+    WHERE fact = 'notice' AND NOT EXISTS (SELECT 1 FROM "MetricTotal" WHERE fact = 'noticeSeen') GROUP BY 2, 3, 4, 5`,
+];
+
+/**
+ * Recomputes every rollup from the stored facts, in one transaction. The tables are locked first
+ * (units of work of other instances wait to write their differences until the rebuild commits,
+ * and then add them to the rebuilt rows), so no difference is lost or counted twice.
+ */
+export async function rebuildRollups(): Promise<{ rollups: number; hours: number; totals: number }> {
+  return inTransaction(async (client) => {
+    await client.query(`LOCK TABLE ${REBUILD_TABLES} IN EXCLUSIVE MODE`);
+    for (const text of REBUILD) await client.query(text, text.includes("$1") ? [ROLLUP_ONLY_FACTS] : []);
+    const count = async (table: string) => (await client.query<{ n: number }>(`SELECT count(*) AS n FROM "${table}"`)).rows[0].n;
+    return { rollups: await count("Rollup"), hours: await count("RollupHour"), totals: await count("MetricTotal") };
+  });
 }

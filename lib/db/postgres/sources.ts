@@ -1,7 +1,8 @@
 import type pg from "pg";
 import type { IncidentSettingsBySource } from "@/lib/retry";
 import { engineReach, type EngineReach, type SourceReach } from "@/lib/threads/control";
-import { incidentSettingsOf, type IncidentThresholds } from "../records/sources";
+import { incidentSettingsOf, newSource, type IncidentThresholds, type SourceRecord, type SourceSettings, type StoredToken } from "../records/sources";
+import { inTransaction, pool } from "./pool";
 import { msFromTimestamp, timestampFromMs } from "./time";
 
 /** lib/db/sources.ts's unit-of-work statements on PostgreSQL. GREATEST skips a NULL, as SQLite's max(coalesce(x, 0), ?) does here. */
@@ -30,4 +31,80 @@ export function sourceRowsOn(client: pg.ClientBase) {
       await client.query(TOUCH_OTLP, [at, sourceId]);
     },
   };
+}
+
+/* lib/db/sources.ts's writes outside a unit of work, on PostgreSQL. */
+
+const INSERT_SOURCE = `INSERT INTO "Source" (id, name, "createdAt", "capacityRecovery") VALUES ($1, $2, ${timestampFromMs("$3")}, false)`;
+const INSERT_TOKEN = `INSERT INTO "IngestToken" (id, "sourceId", "tokenHash", prefix, label, "createdAt") VALUES ($1, $2, $3, $4, $5, ${timestampFromMs("$6")})`;
+const REVOKE_TOKEN = `UPDATE "IngestToken" SET "revokedAt" = ${timestampFromMs("$1")} WHERE id = $2 AND "revokedAt" IS NULL`;
+const POLLED = `UPDATE "Source" SET "lastPolledAt" = GREATEST("lastPolledAt", ${timestampFromMs("$1")}) WHERE id = $2`;
+const POLLED_ANNOUNCING = `UPDATE "Source" SET "lastPolledAt" = GREATEST("lastPolledAt", ${timestampFromMs("$1")}), capabilities = $2 WHERE id = $3`;
+// The tally row is created on first use and locked: two instances never count one range twice.
+const TALLY = `INSERT INTO "UsageTally" (id, "countedThrough") VALUES (1, 0) ON CONFLICT (id) DO NOTHING`;
+const COUNTED_THROUGH = `SELECT "countedThrough" FROM "UsageTally" WHERE id = 1 FOR UPDATE`;
+const LAST_EVENT_ID = `SELECT coalesce(max(id), 0) AS last FROM "Event"`;
+const COUNT_RANGE = `INSERT INTO "SourceUsage" ("sourceId", events, bytes)
+  SELECT "sourceId", count(*), sum(octet_length(raw) + octet_length(normalized)) FROM "Event" WHERE id > $1 AND id <= $2 GROUP BY "sourceId"
+  ON CONFLICT ("sourceId") DO UPDATE SET events = "SourceUsage".events + excluded.events, bytes = "SourceUsage".bytes + excluded.bytes`;
+const SET_COUNTED_THROUGH = `UPDATE "UsageTally" SET "countedThrough" = $1 WHERE id = 1`;
+
+async function insertToken(client: pg.ClientBase | pg.Pool, sourceId: string, token: StoredToken, now: number): Promise<string> {
+  const id = crypto.randomUUID();
+  await client.query(INSERT_TOKEN, [id, sourceId, token.tokenHash, token.prefix, token.label, now]);
+  return id;
+}
+
+export async function createSource(name: string, token: StoredToken, now = Date.now()): Promise<SourceRecord> {
+  const id = crypto.randomUUID();
+  await inTransaction(async (client) => {
+    await client.query(INSERT_SOURCE, [id, name, now]);
+    await insertToken(client, id, token, now);
+  });
+  return newSource(id, name);
+}
+
+export async function addToken(sourceId: string, token: StoredToken, now = Date.now()): Promise<string> {
+  return insertToken(pool(), sourceId, token, now);
+}
+
+export async function revokeToken(tokenId: string, now = Date.now()): Promise<boolean> {
+  return (await pool().query(REVOKE_TOKEN, [now, tokenId])).rowCount === 1;
+}
+
+export async function updateSourceSettings(id: string, settings: SourceSettings): Promise<void> {
+  const sets: string[] = [];
+  const values: unknown[] = [];
+  const set = (column: string, value: unknown) => {
+    values.push(value);
+    sets.push(`"${column}" = $${values.length}`);
+  };
+  if (settings.policy !== undefined) set("policy", settings.policy);
+  if (settings.capacityRecovery !== undefined) set("capacityRecovery", settings.capacityRecovery);
+  if (settings.resumeAtReset !== undefined) set("resumeAtReset", settings.resumeAtReset);
+  if (settings.incidents !== undefined) {
+    set("incidentMinThreads", settings.incidents.incidentMinThreads);
+    set("incidentWindowMs", settings.incidents.incidentWindowMs);
+  }
+  if (sets.length === 0) return;
+  values.push(id);
+  await pool().query(`UPDATE "Source" SET ${sets.join(", ")} WHERE id = $${values.length}`, values);
+}
+
+export async function recordPoll(sourceId: string, capabilities: string | undefined, at: number): Promise<void> {
+  if (capabilities === undefined) await pool().query(POLLED, [at, sourceId]);
+  else await pool().query(POLLED_ANNOUNCING, [at, capabilities, sourceId]);
+}
+
+export async function countNewEvents(limit: number): Promise<boolean> {
+  return inTransaction(async (client) => {
+    await client.query(TALLY);
+    const from = (await client.query<{ countedThrough: number }>(COUNTED_THROUGH)).rows[0].countedThrough;
+    const last = (await client.query<{ last: number }>(LAST_EVENT_ID)).rows[0].last;
+    if (last <= from) return false;
+    const to = Math.min(last, from + limit);
+    await client.query(COUNT_RANGE, [from, to]);
+    await client.query(SET_COUNTED_THROUGH, [to]);
+    return to < last;
+  });
 }

@@ -4,7 +4,8 @@ import { labelsKey } from "../records/rollups";
 import { newStored, threadProjection, toStored, type StoredThread, type ThreadRow } from "../records/thread-state";
 import { lockThreadKey } from "./locks";
 import type { RollupRowsOn } from "./rollups";
-import { timestampFromMs } from "./time";
+import { pool } from "./pool";
+import { msFromTimestamp, timestampFromMs } from "./time";
 
 /** lib/db/thread-state.ts's unit-of-work statements on PostgreSQL; a thread read to be changed is locked (locks.ts). */
 
@@ -72,4 +73,18 @@ export function threadRowsOn(client: pg.ClientBase, rollups: RollupRowsOn) {
       return (await client.query<{ id: number }>(OF_SOURCE, [sourceId])).rows.map((row) => row.id);
     },
   };
+}
+
+const DUE = `SELECT id FROM "Thread" WHERE "wakeAt" IS NOT NULL AND "wakeAt" <= ${timestampFromMs("$1")} ORDER BY "wakeAt" LIMIT $2`;
+const NEXT_WAKE = `SELECT ${msFromTimestamp(`min("wakeAt")`)} AS at FROM "Thread" WHERE "wakeAt" IS NOT NULL`;
+
+/** lib/db/thread-state.ts's watchdog pass: threads whose wake time has come, earliest first. */
+export async function dueThreadIds(now: number, limit = 200): Promise<number[]> {
+  const { rows } = await pool().query<{ id: number }>(DUE, [now, limit]);
+  return rows.map((row) => row.id);
+}
+
+export async function nextWakeAt(): Promise<number | null> {
+  const { rows } = await pool().query<{ at: number | null }>(NEXT_WAKE);
+  return rows[0]?.at ?? null;
 }

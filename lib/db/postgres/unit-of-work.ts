@@ -8,7 +8,7 @@ import { incidentRowsOn } from "./incidents";
 import { limitRowsOn } from "./limits";
 import { inTransaction } from "./pool";
 import { quarantineRowsOn } from "./quarantine";
-import { rollupRowsOn } from "./rollups";
+import { rollupRowsOn, type RollupRowsOn } from "./rollups";
 import { sourceRowsOn } from "./sources";
 import { threadJoinRowsOn } from "./thread-join";
 import { threadRowsOn } from "./thread-state";
@@ -54,7 +54,8 @@ export function postgresTransaction<T>(work: (tx: PostgresTx) => Promise<T>): Pr
  */
 function txOn(client: pg.ClientBase): { tx: PostgresTx; flush: () => Promise<void> } {
   const events = eventRowsOn(client);
-  const methods = methodsOn(client, events.rows);
+  const rollups = rollupRowsOn(client);
+  const methods = methodsOn(client, events.rows, rollups);
   const tx: Record<string, (...args: never[]) => unknown> = {};
   for (const [name, method] of Object.entries(methods) as [string, (...args: unknown[]) => unknown][]) {
     tx[name] =
@@ -65,13 +66,17 @@ function txOn(client: pg.ClientBase): { tx: PostgresTx; flush: () => Promise<voi
             return method(...args);
           };
   }
-  return { tx: tx as PostgresTx, flush: events.flush };
+  // The events first: the rollups' shared rows are the last locks a unit of work takes (rollups.ts).
+  const flush = async () => {
+    await events.flush();
+    await rollups.flush();
+  };
+  return { tx: tx as PostgresTx, flush };
 }
 
 export type PostgresTx = ReturnType<typeof methodsOn>;
 
-function methodsOn(client: pg.ClientBase, eventRows: ReturnType<typeof eventRowsOn>["rows"]) {
-  const rollups = rollupRowsOn(client);
+function methodsOn(client: pg.ClientBase, eventRows: ReturnType<typeof eventRowsOn>["rows"], rollups: RollupRowsOn) {
   const audit = auditRowsOn(client);
   return {
     ...eventRows,

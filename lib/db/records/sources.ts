@@ -30,3 +30,22 @@ export function incidentSettingsOf(rows: readonly ({ id: string } & IncidentThre
     rows.map((row) => [row.id, { ...(row.incidentMinThreads !== null && { minThreads: row.incidentMinThreads }), ...(row.incidentWindowMs !== null && { windowMs: row.incidentWindowMs }) }]),
   );
 }
+
+/** What an admin changes of a source (absent: unchanged). */
+export interface SourceSettings {
+  policy?: string | null;
+  capacityRecovery?: boolean;
+  resumeAtReset?: boolean;
+  incidents?: IncidentThresholds;
+}
+
+/** A source just created: no settings of its own yet. */
+export const newSource = (id: string, name: string): SourceRecord => ({
+  id,
+  name,
+  policy: null,
+  capacityRecovery: false,
+  resumeAtReset: false,
+  incidentMinThreads: null,
+  incidentWindowMs: null,
+});
