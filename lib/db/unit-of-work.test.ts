@@ -1,3 +1,6 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { NormalizedEvent, NormalizedLine } from "@/lib/ingest/types";
 import { countUnitsOfWork, normalizedLines, useFreshDatabase } from "@/e2e/support/in-process";
@@ -106,5 +109,27 @@ describe("group commit", () => {
     const last = m.uow.transaction(async () => void order.push("last"));
     await Promise.all([first, between, last]);
     expect(order).toEqual(["first", "between", "last"]);
+  });
+});
+
+describe("a group that cannot even begin", () => {
+  it("answers every member with the error instead of leaving them waiting (the database cannot be opened)", async () => {
+    const { resetConfig } = await import("@/lib/config");
+    const before = process.env.DATABASE_URL;
+    await m.client.closeDatabase();
+    // A path under a plain file: no directory can be made there, so the database cannot open.
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "radar-unopenable-")), "plain-file");
+    fs.writeFileSync(file, "");
+    process.env.DATABASE_URL = `file:${path.join(file, "radar.db")}`;
+    resetConfig();
+    try {
+      const outcomes = await Promise.allSettled([m.uow.transaction(async () => 1), m.uow.transaction(async () => 2)]);
+      expect(outcomes.map((o) => o.status)).toEqual(["rejected", "rejected"]);
+    } finally {
+      process.env.DATABASE_URL = before;
+      resetConfig();
+    }
+    // The queue goes on: the next unit of work, on a database that opens, commits.
+    await expect(m.uow.transaction(async () => "after")).resolves.toBe("after");
   });
 });

@@ -95,9 +95,10 @@ async function runGroup(group: Group): Promise<void> {
   await new Promise<void>((resolve) => setImmediate(resolve));
   group.started = true;
   if (globalForGroup.__radarOpenGroup === group) globalForGroup.__radarOpenGroup = undefined;
-  const { sql } = db();
   const settled: { member: Member; ok: boolean; value: unknown }[] = [];
+  let sql: ReturnType<typeof db>["sql"] | null = null;
   try {
+    sql = db().sql;
     // IMMEDIATE: take the write lock now, so the commit can never fail on a busy database.
     sql.exec("BEGIN IMMEDIATE");
     for (const member of group.members) {
@@ -116,7 +117,13 @@ async function runGroup(group: Group): Promise<void> {
     }
     sql.exec("COMMIT");
   } catch (error) {
-    if (sql.inTransaction) sql.exec("ROLLBACK");
+    // Whatever failed (opening the database, a statement, COMMIT, even the ROLLBACK itself),
+    // every member is answered: none of their writes is stored.
+    try {
+      if (sql?.inTransaction) sql.exec("ROLLBACK");
+    } catch {
+      // The connection is unusable; nothing more to undo on it.
+    }
     for (const member of group.members) member.reject(error);
     return;
   }
