@@ -124,6 +124,58 @@ describe("the live stream", () => {
     again.close();
   });
 
+  it("measures the rows' size in UTF-8 bytes: rows that are few characters but many bytes go out as keys only", async () => {
+    const source = await m.tokens.createSource("utf8", `rr_utf8_${Date.now()}`);
+    const now = Date.now();
+    await quiet();
+    const stream = open("10.0.7.1");
+    const first = threadsEvents(stream.response, (events) => events.length >= 1);
+    // 9,000 characters of three UTF-8 bytes each: under 24 KiB as a JavaScript length, 27 KB on the wire.
+    const title = "界".repeat(9_000);
+    const line: NormalizedLine = {
+      index: 0,
+      event: { type: "turn.started", at: now, threadId: "utf8-a", turnId: "u1", title } as NormalizedLine["event"],
+      nativeType: null,
+      format: "canonical",
+      idempotencyKey: `utf8-${now}`,
+      raw: {},
+      receivedAt: now,
+    };
+    await m.pipeline.ingestLines(source, [line], now);
+    const [notice] = await first;
+    expect(notice.threads).toHaveLength(1);
+    expect(notice.rows).toBeUndefined();
+    stream.close();
+  });
+
+  it("sends a reader that has fallen behind keys only, so rows never get it dropped", async () => {
+    const source = await m.tokens.createSource("behind", `rr_behind_${Date.now()}`);
+    const title = "t".repeat(4_000);
+    let seq = 0;
+    await quiet();
+    const stream = open("10.0.8.1");
+    // Twelve publications of three ~4 KB rows each while nobody reads: far more than half the buffer.
+    for (let batch = 0; batch < 12; batch++) {
+      const now = Date.now();
+      const lines: NormalizedLine[] = Array.from({ length: 3 }, (_, i) => ({
+        index: i,
+        event: { type: "progress", at: now, threadId: `behind-${i}`, turnId: "u1", title: `${title}${batch}` } as NormalizedLine["event"],
+        nativeType: null,
+        format: "canonical",
+        idempotencyKey: `behind-${++seq}`,
+        raw: {},
+        receivedAt: now,
+      }));
+      await m.pipeline.ingestLines(source, lines, now);
+      await quiet();
+    }
+    const events = await threadsEvents(stream.response, (seen) => seen.length >= 12);
+    expect(events).toHaveLength(12);
+    expect(events[0].rows).toHaveLength(3);
+    expect(events.at(-1)!.rows).toBeUndefined();
+    stream.close();
+  });
+
   it("caps streams per client and in total, answering 429 with Retry-After", async () => {
     const { perClient, total } = m.config.streamLimits();
     const mine = Array.from({ length: perClient }, () => open("10.0.0.1"));

@@ -21,35 +21,43 @@ const HEARTBEAT_MS = 15_000;
 export const STREAM_BUFFER_BYTES = 64 * 1024;
 
 /**
- * A `threads` notice carries rows when it names at most this many threads and its text stays
- * within LIVE_ROWS_BYTES (well under STREAM_BUFFER_BYTES, so a reader a few notices behind is not
- * dropped): a burst goes out as keys only, which boards read by key.
+ * A `threads` notice carries rows when it names at most this many threads and its UTF-8 text stays
+ * within LIVE_ROWS_BYTES, and only to a stream with at least half its buffer free: a burst, or a
+ * reader already behind (a slow link), gets keys only, which boards read by key. So rows never
+ * fill a reader's buffer to the point of being dropped.
  */
 export const LIVE_ROWS_MAX = 40;
 const LIVE_ROWS_BYTES = 24 * 1024;
 
-/** Each publication's `threads` message, as every stream sends it: built once, by the first stream to send it. */
-const noticeTexts = new WeakMap<ThreadsChanged, Promise<string>>();
+interface ThreadsNotice {
+  /** With rows when they qualify, else keys only. */
+  full: Promise<string>;
+  keysOnly: string;
+}
 
-function threadsNotice(message: ThreadsChanged): Promise<string> {
-  let text = noticeTexts.get(message);
-  if (!text) {
-    text = withRows(message).catch(() => keysOnly(message));
-    noticeTexts.set(message, text);
+/** Each publication's `threads` message, as every stream sends it: built once, by the first stream to send it. */
+const noticeTexts = new WeakMap<ThreadsChanged, ThreadsNotice>();
+
+function threadsNotice(message: ThreadsChanged): ThreadsNotice {
+  let notice = noticeTexts.get(message);
+  if (!notice) {
+    const keys = keysOnly(message);
+    notice = { full: withRows(message, keys).catch(() => keys), keysOnly: keys };
+    noticeTexts.set(message, notice);
   }
-  return text;
+  return notice;
 }
 
 const sse = (data: StreamThreads) => `event: threads\ndata: ${JSON.stringify(data)}\n\n`;
 const keysOnly = (message: ThreadsChanged) => sse({ threads: message.threads, serverTime: new Date().toISOString() });
 
-async function withRows(message: ThreadsChanged): Promise<string> {
-  if (message.threads.length > LIVE_ROWS_MAX) return keysOnly(message);
+async function withRows(message: ThreadsChanged, keys: string): Promise<string> {
+  if (message.threads.length > LIVE_ROWS_MAX) return keys;
   const now = Date.now();
   // The unfiltered board's filter: a key without a row is not on that board.
   const rows = await threadRows(message.threads.map((change) => change.key), now, {});
   const text = sse({ threads: message.threads, rows, serverTime: new Date(now).toISOString() });
-  return text.length <= LIVE_ROWS_BYTES ? text : keysOnly(message);
+  return Buffer.byteLength(text) <= LIVE_ROWS_BYTES ? text : keys;
 }
 
 /** A refused stream is told to come back after this long. */
@@ -133,8 +141,11 @@ export function liveStream(request: Request): Response {
         // Notices go out in publication order, each once its text is ready.
         let sending = Promise.resolve();
         const offThreads = subscribe("threads", (message) => {
-          const text = threadsNotice(message);
-          sending = sending.then(async () => send(await text));
+          const notice = threadsNotice(message);
+          sending = sending.then(async () => {
+            const full = await notice.full;
+            send((controller.desiredSize ?? 0) >= STREAM_BUFFER_BYTES / 2 ? full : notice.keysOnly);
+          });
         });
         // "Refetch" notices carry only the server's time.
         const offNotices = (["limits", "incidents"] as const).map((type) =>
