@@ -8,6 +8,8 @@ describe("isStoreFailure", () => {
     ["SQLite disk full", withCode("SQLITE_FULL"), true],
     ["SQLite I/O", withCode("SQLITE_IOERR_WRITE"), true],
     ["SQLite busy", withCode("SQLITE_BUSY"), true],
+    ["SQLite constraint: the data, not the store", withCode("SQLITE_CONSTRAINT_UNIQUE"), false],
+    ["SQLite type mismatch: the data, not the store", withCode("SQLITE_MISMATCH"), false],
     ["PostgreSQL connection failure", withCode("08006"), true],
     ["PostgreSQL cannot connect", withCode("08001"), true],
     ["PostgreSQL deadlock", withCode("40P01"), true],

@@ -4,8 +4,9 @@
  * with another instance) is no fault of the thread: the watchdog must not quarantine it, only try
  * again on its next tick.
  *
- * SQLite: every SQLITE_* code (better-sqlite3 raises them for the engine itself; a bad event is
- * caught before it reaches SQL). PostgreSQL (SQLSTATE, as node-postgres reports it): class 08
+ * SQLite: every SQLITE_* code but a constraint or type mismatch (SQLITE_CONSTRAINT*,
+ * SQLITE_MISMATCH: the data broke a rule, as PostgreSQL's class 23, which is not listed either).
+ * PostgreSQL (SQLSTATE, as node-postgres reports it): class 08
  * connection exception, 40 transaction rollback (deadlock, serialization), 53 insufficient
  * resources (disk full, out of memory, too many connections), 57P01-57P05 operator intervention
  * (shutdown, cannot connect now, idle timeouts), 58 system error (I/O), XX internal error.
@@ -20,7 +21,8 @@ export function isStoreFailure(error: unknown): boolean {
   if (typeof error !== "object" || error === null) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string") {
-    if (code.startsWith("SQLITE_") || SOCKET_CODES.has(code) || POSTGRES_CODES.has(code)) return true;
+    if (code.startsWith("SQLITE_")) return !code.startsWith("SQLITE_CONSTRAINT") && code !== "SQLITE_MISMATCH";
+    if (SOCKET_CODES.has(code) || POSTGRES_CODES.has(code)) return true;
     if (/^[0-9A-Z]{5}$/.test(code)) return POSTGRES_CLASSES.includes(code.slice(0, 2));
     return false;
   }

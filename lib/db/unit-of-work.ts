@@ -20,8 +20,11 @@ import { threadRows } from "./thread-state";
  * The contract, for this SQLite store and for any other behind lib/db:
  * - `transaction(work)` is asynchronous for its callers; it resolves once `work`'s writes are
  *   committed (rejects, with nothing written, when `work` throws or rejects).
- * - Units of work never interleave, with each other or with any other use of the connection:
- *   each starts after everything queued before it has ended (the queue in client.ts).
+ * - Units of work of one process never interleave with each other: each starts after everything
+ *   queued before it has ended. On SQLite nothing else uses the connection meanwhile either (the
+ *   queue in client.ts); on PostgreSQL other writes (usage counting, retention, the rollup
+ *   rebuild, the directive claim) run beside them on the pool, kept apart by the locks of
+ *   lib/db/postgres/locks.ts and by their own transactions.
  * - `work` receives the transaction's handle, `Tx`, does everything through it, and awaits every
  *   call: a `Tx` method may answer with a value or a promise. On SQLite (better-sqlite3: one
  *   connection, a single writer) every method answers synchronously and the awaits only pass
