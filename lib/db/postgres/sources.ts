@@ -1,7 +1,14 @@
 import type pg from "pg";
 import type { IncidentSettingsBySource } from "@/lib/retry";
 import { engineReach, type EngineReach, type SourceReach } from "@/lib/threads/control";
-import { incidentSettingsOf, newSource, type IncidentThresholds, type SourceRecord, type SourceSettings, type StoredToken } from "../records/sources";
+import type { SourceOverview } from "@/lib/wire/types";
+import type { ThreadControl } from "@/lib/threads/control";
+import type { DatabaseHandles } from "../client";
+import {
+  incidentSettingsOf, newSource, sourceOverviewsThrough, threadControlsThrough, tokenStatusOf,
+  type IncidentThresholds, type SourceRecord, type SourceSettings, type SourceUsage, type StoredToken,
+} from "../records/sources";
+import { postgresPrisma } from "./client";
 import { inTransaction, pool } from "./pool";
 import { msFromTimestamp, timestampFromMs } from "./time";
 
@@ -107,4 +114,47 @@ export async function countNewEvents(limit: number): Promise<boolean> {
     await client.query(SET_COUNTED_THROUGH, [to]);
     return to < last;
   });
+}
+
+/* lib/db/sources.ts's reads outside a unit of work, on PostgreSQL: rows in the SQLite module's shape, booleans as booleans. */
+
+const SOURCE_COLUMNS = `s.id, s.name, s.policy, s."capacityRecovery", s."resumeAtReset", s."incidentMinThreads", s."incidentWindowMs"`;
+const FIRST_SOURCE = `SELECT ${SOURCE_COLUMNS} FROM "Source" s ORDER BY s."createdAt" LIMIT 1`;
+const TOKEN_BY_HASH = `SELECT "revokedAt" FROM "IngestToken" WHERE "tokenHash" = $1`;
+const SOURCE_BY_TOKEN_HASH = `SELECT ${SOURCE_COLUMNS} FROM "IngestToken" t JOIN "Source" s ON s.id = t."sourceId" WHERE t."tokenHash" = $1 AND t."revokedAt" IS NULL`;
+const SOURCE_BY_ID = `SELECT ${SOURCE_COLUMNS} FROM "Source" s WHERE s.id = $1`;
+const USAGE = `SELECT events, bytes FROM "SourceUsage" WHERE "sourceId" = $1`;
+
+async function oneSource(text: string, params: unknown[]): Promise<SourceRecord | null> {
+  return (await pool().query<SourceRecord>(text, params)).rows[0] ?? null;
+}
+
+export async function firstSource(): Promise<SourceRecord | null> {
+  return oneSource(FIRST_SOURCE, []);
+}
+
+export async function tokenStatus(tokenHash: string): Promise<"unknown" | "active" | "revoked"> {
+  return tokenStatusOf((await pool().query<{ revokedAt: Date | null }>(TOKEN_BY_HASH, [tokenHash])).rows[0]);
+}
+
+export async function sourceForTokenHash(tokenHash: string): Promise<SourceRecord | null> {
+  return oneSource(SOURCE_BY_TOKEN_HASH, [tokenHash]);
+}
+
+export async function getSource(id: string): Promise<SourceRecord | null> {
+  return oneSource(SOURCE_BY_ID, [id]);
+}
+
+export async function sourceUsage(sourceId: string): Promise<SourceUsage> {
+  return (await pool().query<SourceUsage>(USAGE, [sourceId])).rows[0] ?? { events: 0, bytes: 0 };
+}
+
+const prisma = () => postgresPrisma() as unknown as DatabaseHandles["prisma"];
+
+export async function threadControls(keys: number[]): Promise<Map<number, ThreadControl & { threadId: string }>> {
+  return threadControlsThrough(prisma(), keys);
+}
+
+export async function listSourceOverviews(): Promise<SourceOverview[]> {
+  return sourceOverviewsThrough(prisma());
 }
