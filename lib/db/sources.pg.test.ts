@@ -68,3 +68,34 @@ describe.each(STORES)("sources' reads on %s", (store) => {
     expect(overviews[1]).toMatchObject({ policy: "patient", capacityRecovery: true, events: 0, bytes: 0, threads: 0 });
   });
 });
+
+describe("usage counting on postgres, with ids drawn before their transaction commits", () => {
+  useStore("postgres");
+
+  it("counts an event whose lower id commits after a higher one", async () => {
+    const { pool } = await import("./postgres/pool");
+    const { timestampFromMs } = await import("./postgres/time");
+    const source = await createSource("late", TOKEN, T0);
+    const insert = `INSERT INTO "Event" (id, "sourceId", "idempotencyKey", format, type, at, "receivedAt", raw, normalized)
+      VALUES ($1, $2, $3, 'canonical', 'x', ${timestampFromMs("$4")}, ${timestampFromMs("$4")}, 'raw', '{}')`;
+    const nextId = `SELECT nextval(pg_get_serial_sequence('"Event"', 'id'))::int AS id`;
+    // A second connection (as another instance would) draws the lower id and holds its transaction open.
+    const slow = await pool().connect();
+    try {
+      await slow.query("BEGIN");
+      const lower = (await slow.query<{ id: number }>(nextId)).rows[0].id;
+      const higher = (await pool().query<{ id: number }>(nextId)).rows[0].id;
+      expect(higher).toBeGreaterThan(lower);
+      await pool().query(insert, [higher, source.id, "higher", T0]);
+      // The lower id is not final yet: nothing past it is counted.
+      expect(await countNewEvents(10)).toBe(false);
+      expect(await sourceUsage(source.id)).toEqual({ events: 0, bytes: 0 });
+      await slow.query(insert, [lower, source.id, "lower", T0]);
+      await slow.query("COMMIT");
+    } finally {
+      slow.release();
+    }
+    expect(await countNewEvents(10)).toBe(false);
+    expect(await sourceUsage(source.id)).toEqual({ events: 2, bytes: 2 * ("raw".length + "{}".length) });
+  });
+});
