@@ -54,6 +54,69 @@ function violations(rule: (from: string, to: string) => boolean): string[] {
   return found;
 }
 
+/**
+ * lib/db's exports that are not made by onEitherStore (lib/db/store.ts), each with why it may
+ * answer on one store or touch no connection. Everything else a lib/db module exports must answer
+ * on the store DATABASE_URL names; plain data (constants, SQL text, column lists) passes unlisted.
+ */
+const NOT_ON_EITHER_STORE: Record<string, string> = {
+  // The SQLite connection and what works on it: PostgreSQL's are under lib/db/postgres.
+  "client.ts": "the SQLite connection, its writer queue and committed reads",
+  "config.ts": "the SQLite file's path and its configuration error",
+  "statement.ts": "SQLite's prepared statements (isoOrNull: a pure mapping beside them)",
+  "migrate.ts": "SQLite's migrations (PostgreSQL's: postgres/migrate.ts)",
+  "unit-of-work.ts#transaction": "chooses the store itself (postgres/unit-of-work.ts)",
+  "store.ts": "the choice of store itself",
+  "store-prisma.ts#storePrisma": "the store's Prisma client, chosen per call",
+  "store-structure.ts": "both stores' structure, each through its own connection given",
+  "store-failure.ts#isStoreFailure": "classifies either store's error; touches no connection",
+  "storage-full.ts#isStorageFull": "classifies either store's error; touches no connection",
+  // The SQLite side of a unit of work: unit-of-work.ts pairs each with PostgreSQL's …RowsOn(client).
+  "alerts.ts#alertRows": "unit-of-work statements",
+  "audit.ts#auditRows": "unit-of-work statements",
+  "directives.ts#directiveRows": "unit-of-work statements",
+  "episodes.ts#episodeRows": "unit-of-work statements",
+  "events.ts#eventRows": "unit-of-work statements",
+  "incidents.ts#incidentRows": "unit-of-work statements",
+  "limits.ts#limitRows": "unit-of-work statements",
+  "quarantine.ts#quarantineRows": "unit-of-work statements",
+  "rollups.ts#rollupRows": "unit-of-work statements",
+  "sources.ts#sourceRows": "unit-of-work statements",
+  "thread-join.ts#threadJoinRows": "unit-of-work statements",
+  "thread-state.ts#threadRows": "unit-of-work statements",
+  "sources.ts#countedThrough": "retention's SQLite unit of work (PostgreSQL's: postgres/retention.ts)",
+  "sources.ts#subtractUsage": "retention's SQLite unit of work (PostgreSQL's: postgres/retention.ts)",
+  "limits.ts#blockingWindowKeys": "inside the SQLite board's read transaction, on its connection",
+  // The read worker's SQLite bodies: lib/server/off-thread.ts sends PostgreSQL's (postgres/reads.ts) instead.
+  "reads.ts#READS": "the read worker's SQLite reads",
+  "reads.ts#EXPORTS": "the read worker's SQLite exports",
+  "insights.ts#readInsights": "the read worker's SQLite read",
+  "insights.ts#insights": "the same, queued (the SQLite insights tests' entry)",
+  "metrics.ts#readMetrics": "the read worker's SQLite read",
+  "exports.ts#exportPages": "the read worker's SQLite export",
+  "exports.ts#auditExportPages": "the read worker's SQLite export",
+  "exports.ts#timelinePages": "the read worker's SQLite export",
+  // Through a connection given: seeding a test's or bench's database file, rebuilding SQLite's rollups.
+  "sources.ts#insertSourceInto": "seeds a given SQLite connection",
+  "api-keys.ts#insertApiKeyInto": "seeds a given SQLite connection",
+  "fixture.ts": "the bench's and tests' seeded SQLite database",
+  "rollups.ts#rebuildRollups": "on a given SQLite connection (rebuildAllRollups: either store)",
+  // Made of either-store functions or the store's Prisma client, so on either store themselves.
+  "api-keys.ts#apiKeyOverviews": "maps listApiKeys",
+  "thread-detail.ts#threadDetailThrough": "the store's Prisma client and either-store reads",
+  // Pure: SQL text and rules, mappings; no connection.
+  "audit.ts#auditWhere": "SQL text",
+  "directives.ts#toView": "a mapping",
+  "thread-state.ts#parseState": "a mapping",
+  "limits.ts#limitWindowKey": "a mapping",
+  "rollups.ts#factsSql": "SQL text",
+  "rollups.ts#rebuildHourStatements": "SQL text",
+  "rollups.ts#rebuildThreadWaitStatements": "SQL text",
+  "rollups.ts#rebuildStatements": "SQL text",
+  "fact-sql.ts": "SQL text",
+  "thread-filter.ts": "the thread filter's rules as SQL text and Prisma conditions",
+};
+
 describe("the layering", () => {
   it("reads a non-trivial graph (the checker itself works)", () => {
     expect(graph.size).toBeGreaterThan(100);
@@ -105,5 +168,28 @@ describe("the layering", () => {
     };
     for (const node of graph.keys()) if (!state.has(node)) visit(node);
     expect(cycles).toEqual([]);
+  });
+
+  it("every lib/db export answers on either store, unless listed with why not", async () => {
+    const { isOnEitherStore } = await import("@/lib/db/store");
+    const isData = (value: unknown) =>
+      typeof value !== "function" && !(value && typeof value === "object" && Object.values(value).some((v) => typeof v === "function"));
+    const modules = fs.readdirSync(path.join(root, "lib/db")).filter((name) => name.endsWith(".ts") && !name.endsWith(".test.ts"));
+    // The read worker's entry runs on import (it is a worker's script, not a module to call).
+    const unlisted: string[] = [];
+    const seen = new Set<string>();
+    for (const name of modules.filter((name) => name !== "read-worker.ts").sort()) {
+      const exports = (await import(path.join(root, "lib/db", name))) as Record<string, unknown>;
+      seen.add(name);
+      for (const [exported, value] of Object.entries(exports)) {
+        seen.add(`${name}#${exported}`);
+        if (isOnEitherStore(value) || isData(value) || NOT_ON_EITHER_STORE[name] || NOT_ON_EITHER_STORE[`${name}#${exported}`]) continue;
+        unlisted.push(`${name}#${exported}`);
+      }
+    }
+    expect(modules.length).toBeGreaterThan(20);
+    expect(unlisted).toEqual([]);
+    // An entry whose export is gone goes too, so the list only names what is there.
+    expect(Object.keys(NOT_ON_EITHER_STORE).filter((entry) => !seen.has(entry))).toEqual([]);
   });
 });

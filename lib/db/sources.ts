@@ -1,13 +1,16 @@
 import type { IncidentSettingsBySource } from "@/lib/retry";
 import type { SourceOverview } from "@/lib/wire/types";
-import { engineReach, threadControl, type EngineReach, type SourceReach, type ThreadControl } from "@/lib/threads/control";
+import { engineReach, type EngineReach, type SourceReach, type ThreadControl } from "@/lib/threads/control";
 import { committedRead, db, serialized } from "./client";
-import { incidentSettingsOf, newSource, type IncidentThresholds, type SourceRecord, type SourceSettings, type StoredToken } from "./records/sources";
+import {
+  incidentSettingsOf, newSource, sourceOverviewsThrough, threadControlsThrough, tokenStatusOf,
+  type IncidentThresholds, type SourceRecord, type SourceSettings, type SourceUsage, type StoredToken,
+} from "./records/sources";
 import * as postgres from "./postgres/sources";
 import { pluck, statement, type Sql } from "./statement";
 import { onEitherStore } from "./store";
 
-export type { IncidentThresholds, SourceRecord, SourceSettings, StoredToken } from "./records/sources";
+export type { IncidentThresholds, SourceRecord, SourceSettings, SourceUsage, StoredToken } from "./records/sources";
 
 /**
  * Sources and their ingest tokens. Tokens are stored as their hash only: hashing and generating
@@ -62,7 +65,7 @@ function insertToken(sourceId: string, token: StoredToken, now: number, sql: Sql
   return id;
 }
 
-/** The writes of sources outside a unit of work; reads below are SQLite's only, for now. */
+/** Sources outside a unit of work: their writes and reads. */
 const sqlite = {
   /** A new source with its first token, in one transaction. */
   createSource(name: string, token: StoredToken, now = Date.now()): Promise<SourceRecord> {
@@ -117,9 +120,63 @@ const sqlite = {
       })(),
     );
   },
+
+  /** The first source created (the one a configured token belongs to), or null on an empty database. */
+  firstSource(): Promise<SourceRecord | null> {
+    return serialized(() => {
+      const row = statement(FIRST_SOURCE).get() as SourceRow | undefined;
+      return row ? toSource(row) : null;
+    });
+  },
+
+  /** Whether a token hash is known, and whether it was revoked. */
+  tokenStatus(tokenHash: string): Promise<"unknown" | "active" | "revoked"> {
+    return serialized(() => {
+      const row = statement(TOKEN_BY_HASH).get(tokenHash) as { revokedAt: number | null } | undefined;
+      return tokenStatusOf(row);
+    });
+  },
+
+  /** The source a token hash belongs to, or null for an unknown or revoked token. */
+  sourceForTokenHash(tokenHash: string): Promise<SourceRecord | null> {
+    // Every ingestion request's authentication: committed rows only, beside the writer queue (as an API key's lookup).
+    return committedRead((sql) => {
+      const row = statement(SOURCE_BY_TOKEN_HASH, sql).get(tokenHash) as SourceRow | undefined;
+      return row ? toSource(row) : null;
+    });
+  },
+
+  getSource(id: string): Promise<SourceRecord | null> {
+    return serialized(() => {
+      const row = statement(SOURCE_BY_ID).get(id) as SourceRow | undefined;
+      return row ? toSource(row) : null;
+    });
+  },
+
+  /**
+   * What a source stores, as last counted: one row, no scan of the events. Events received since
+   * the last count (a few seconds; see countNewEvents) are not in it yet.
+   */
+  sourceUsage(sourceId: string): Promise<SourceUsage> {
+    // Asked before every ingestion request: read beside the writer queue, never behind it.
+    return committedRead((sql) => (statement(USAGE, sql).get(sourceId) as SourceUsage | undefined) ?? { events: 0, bytes: 0 });
+  },
+
+  /** What each thread's source can carry out, with the thread's own id, by thread key (missing threads are absent). */
+  threadControls(keys: number[]): Promise<Map<number, ThreadControl & { threadId: string }>> {
+    return threadControlsThrough(db().prisma, keys);
+  },
+
+  /** The Sources page: every source with its activity and its tokens (never the secrets). */
+  listSourceOverviews(): Promise<SourceOverview[]> {
+    return sourceOverviewsThrough(db().prisma);
+  },
 };
 
-export const { createSource, addToken, revokeToken, updateSourceSettings, recordPoll, countNewEvents } = onEitherStore(sqlite, postgres);
+export const {
+  createSource, addToken, revokeToken, updateSourceSettings, recordPoll, countNewEvents,
+  firstSource, tokenStatus, sourceForTokenHash, getSource, sourceUsage, threadControls, listSourceOverviews,
+} = onEitherStore(sqlite, postgres);
 
 /** Inserts a source and its first token through a given connection (also a test harness seeding a server's database file); returns its id. */
 export function insertSourceInto(sql: Sql, name: string, token: StoredToken, now: number): string {
@@ -129,53 +186,6 @@ export function insertSourceInto(sql: Sql, name: string, token: StoredToken, now
     insertToken(id, token, now, sql);
   })();
   return id;
-}
-
-/** The first source created (the one a configured token belongs to), or null on an empty database. */
-export function firstSource(): Promise<SourceRecord | null> {
-  return serialized(() => {
-    const row = statement(FIRST_SOURCE).get() as SourceRow | undefined;
-    return row ? toSource(row) : null;
-  });
-}
-
-/** Whether a token hash is known, and whether it was revoked. */
-export function tokenStatus(tokenHash: string): Promise<"unknown" | "active" | "revoked"> {
-  return serialized(() => {
-    const row = statement(TOKEN_BY_HASH).get(tokenHash) as { revokedAt: number | null } | undefined;
-    return !row ? "unknown" : row.revokedAt === null ? "active" : "revoked";
-  });
-}
-
-/** The source a token hash belongs to, or null for an unknown or revoked token. */
-export function sourceForTokenHash(tokenHash: string): Promise<SourceRecord | null> {
-  // Every ingestion request's authentication: committed rows only, beside the writer queue (as an API key's lookup).
-  return committedRead((sql) => {
-    const row = statement(SOURCE_BY_TOKEN_HASH, sql).get(tokenHash) as SourceRow | undefined;
-    return row ? toSource(row) : null;
-  });
-}
-
-export function getSource(id: string): Promise<SourceRecord | null> {
-  return serialized(() => {
-    const row = statement(SOURCE_BY_ID).get(id) as SourceRow | undefined;
-    return row ? toSource(row) : null;
-  });
-}
-
-/** What a source stores: its events and their payload bytes (raw and normalized). */
-export interface SourceUsage {
-  events: number;
-  bytes: number;
-}
-
-/**
- * What a source stores, as last counted: one row, no scan of the events. Events received since
- * the last count (a few seconds; see countNewEvents) are not in it yet.
- */
-export function sourceUsage(sourceId: string): Promise<SourceUsage> {
-  // Asked before every ingestion request: read beside the writer queue, never behind it.
-  return committedRead((sql) => (statement(USAGE, sql).get(sourceId) as SourceUsage | undefined) ?? { events: 0, bytes: 0 });
 }
 
 /** The events counted so far end at this id: retention deletes only those (inside its unit of work). */
@@ -213,42 +223,3 @@ export const sourceRows = {
   },
 };
 
-/** What each thread's source can carry out, with the thread's own id, by thread key (missing threads are absent). */
-export async function threadControls(keys: number[]): Promise<Map<number, ThreadControl & { threadId: string }>> {
-  const rows = await db().prisma.thread.findMany({
-    where: { id: { in: keys } },
-    select: { id: true, externalId: true, source: { select: { capabilities: true, lastPolledAt: true, lastOtlpAt: true } } },
-  });
-  return new Map(rows.map((row) => [row.id, { ...threadControl(row.source), threadId: row.externalId }]));
-}
-
-/** The Sources page: every source with its activity and its tokens (never the secrets). */
-export async function listSourceOverviews(): Promise<SourceOverview[]> {
-  const { prisma } = db();
-  const sources = await prisma.source.findMany({
-    orderBy: { createdAt: "asc" },
-    include: { tokens: { orderBy: { createdAt: "asc" } }, usage: true, _count: { select: { threads: true } } },
-  });
-  return sources.map((source) => ({
-    id: source.id,
-    name: source.name,
-    policy: source.policy,
-    capacityRecovery: source.capacityRecovery,
-    resumeAtReset: source.resumeAtReset,
-    incidentMinThreads: source.incidentMinThreads,
-    incidentWindowMs: source.incidentWindowMs,
-    createdAt: source.createdAt.toISOString(),
-    lastSeenAt: source.lastSeenAt?.toISOString() ?? null,
-    lastOtlpAt: source.lastOtlpAt?.toISOString() ?? null,
-    events: source.usage?.events ?? 0,
-    bytes: Number(source.usage?.bytes ?? 0),
-    threads: source._count.threads,
-    tokens: source.tokens.map((token) => ({
-      id: token.id,
-      prefix: token.prefix,
-      label: token.label,
-      createdAt: token.createdAt.toISOString(),
-      revokedAt: token.revokedAt?.toISOString() ?? null,
-    })),
-  }));
-}

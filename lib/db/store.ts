@@ -23,10 +23,20 @@ export function currentStore(): Store {
 // `never[]` parameters: any function that answers with a promise (a store is asynchronous for its callers).
 type Bodies = Record<string, (...args: never[]) => Promise<unknown>>;
 
+// What onEitherStore made: a test lists lib/db's exports and finds any that answers on one store only.
+const madeOnEitherStore = new WeakSet<object>();
+
+/** Whether a function was made by onEitherStore (it answers on the store DATABASE_URL names). */
+export function isOnEitherStore(fn: unknown): boolean {
+  return typeof fn === "function" && madeOnEitherStore.has(fn);
+}
+
 export function onEitherStore<T extends Bodies>(sqlite: T, postgres: NoInfer<T>): T {
   const either = {} as Record<string, unknown>;
   for (const name of Object.keys(sqlite)) {
-    either[name] = (...args: unknown[]) => ((currentStore() === "postgres" ? postgres : sqlite)[name] as (...args: unknown[]) => Promise<unknown>)(...args);
+    const body = (...args: unknown[]) => ((currentStore() === "postgres" ? postgres : sqlite)[name] as (...args: unknown[]) => Promise<unknown>)(...args);
+    madeOnEitherStore.add(body);
+    either[name] = body;
   }
   return either as T;
 }

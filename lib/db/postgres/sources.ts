@@ -1,7 +1,14 @@
 import type pg from "pg";
 import type { IncidentSettingsBySource } from "@/lib/retry";
 import { engineReach, type EngineReach, type SourceReach } from "@/lib/threads/control";
-import { incidentSettingsOf, newSource, type IncidentThresholds, type SourceRecord, type SourceSettings, type StoredToken } from "../records/sources";
+import type { SourceOverview } from "@/lib/wire/types";
+import type { ThreadControl } from "@/lib/threads/control";
+import type { DatabaseHandles } from "../client";
+import {
+  incidentSettingsOf, newSource, sourceOverviewsThrough, threadControlsThrough, tokenStatusOf,
+  type IncidentThresholds, type SourceRecord, type SourceSettings, type SourceUsage, type StoredToken,
+} from "../records/sources";
+import { postgresPrisma } from "./client";
 import { inTransaction, pool } from "./pool";
 import { msFromTimestamp, timestampFromMs } from "./time";
 
@@ -43,7 +50,14 @@ const POLLED_ANNOUNCING = `UPDATE "Source" SET "lastPolledAt" = GREATEST("lastPo
 // The tally row is created on first use and locked: two instances never count one range twice.
 const TALLY = `INSERT INTO "UsageTally" (id, "countedThrough") VALUES (1, 0) ON CONFLICT (id) DO NOTHING`;
 const COUNTED_THROUGH = `SELECT "countedThrough" FROM "UsageTally" WHERE id = 1 FOR UPDATE`;
-const LAST_EVENT_ID = `SELECT coalesce(max(id), 0) AS last FROM "Event"`;
+const LAST_EVENT_ID = `SELECT coalesce(max(id), 0) AS last FROM "Event" WHERE id <= $1`;
+const EVENT_IDS = `pg_get_serial_sequence('"Event"', 'id')::regclass`;
+const DRAWN_THROUGH = `SELECT coalesce(pg_sequence_last_value(${EVENT_IDS}), 0)::bigint AS drawn`;
+const DRAWING = `SELECT DISTINCT virtualtransaction AS v FROM pg_locks
+  WHERE locktype = 'relation' AND relation = ${EVENT_IDS} AND mode = 'RowExclusiveLock' AND pid IS DISTINCT FROM pg_backend_pid()`;
+const STILL_DRAWING = `SELECT 1 FROM pg_locks WHERE locktype = 'relation' AND relation = ${EVENT_IDS} AND virtualtransaction = ANY($1) LIMIT 1`;
+const SETTLE_TRIES = 20;
+const SETTLE_PAUSE_MS = 25;
 const COUNT_RANGE = `INSERT INTO "SourceUsage" ("sourceId", events, bytes)
   SELECT "sourceId", count(*), sum(octet_length(raw) + octet_length(normalized)) FROM "Event" WHERE id > $1 AND id <= $2 GROUP BY "sourceId"
   ON CONFLICT ("sourceId") DO UPDATE SET events = "SourceUsage".events + excluded.events, bytes = "SourceUsage".bytes + excluded.bytes`;
@@ -96,15 +110,81 @@ export async function recordPoll(sourceId: string, capabilities: string | undefi
   else await pool().query(POLLED_ANNOUNCING, [at, capabilities, sourceId]);
 }
 
+/**
+ * The highest event id below which every id drawn is committed or rolled back, or null when the
+ * transactions drawing them are still running after a short wait (the next count tries again).
+ *
+ * Ids are drawn from the sequence before their transaction commits, on any instance, so a lower
+ * id can commit after a higher one was counted; counting by id range past it would never count
+ * it, and retention would later subtract nothing for it. A transaction holds its lock on the
+ * sequence from its first draw until it ends, so once every transaction that held one after the
+ * sequence's value was read has ended, every id up to that value is final.
+ */
+async function settledEventId(): Promise<number | null> {
+  const drawn = (await pool().query<{ drawn: number }>(DRAWN_THROUGH)).rows[0].drawn;
+  const drawing = (await pool().query<{ v: string }>(DRAWING)).rows.map((row) => row.v);
+  for (let tries = 0; drawing.length > 0; tries++) {
+    if ((await pool().query(STILL_DRAWING, [drawing])).rowCount === 0) break;
+    if (tries === SETTLE_TRIES) return null;
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_PAUSE_MS));
+  }
+  return drawn;
+}
+
 export async function countNewEvents(limit: number): Promise<boolean> {
+  const settled = await settledEventId();
+  if (settled === null) return false;
   return inTransaction(async (client) => {
     await client.query(TALLY);
     const from = (await client.query<{ countedThrough: number }>(COUNTED_THROUGH)).rows[0].countedThrough;
-    const last = (await client.query<{ last: number }>(LAST_EVENT_ID)).rows[0].last;
+    const last = (await client.query<{ last: number }>(LAST_EVENT_ID, [settled])).rows[0].last;
     if (last <= from) return false;
     const to = Math.min(last, from + limit);
     await client.query(COUNT_RANGE, [from, to]);
     await client.query(SET_COUNTED_THROUGH, [to]);
     return to < last;
   });
+}
+
+/* lib/db/sources.ts's reads outside a unit of work, on PostgreSQL: rows in the SQLite module's shape, booleans as booleans. */
+
+const SOURCE_COLUMNS = `s.id, s.name, s.policy, s."capacityRecovery", s."resumeAtReset", s."incidentMinThreads", s."incidentWindowMs"`;
+const FIRST_SOURCE = `SELECT ${SOURCE_COLUMNS} FROM "Source" s ORDER BY s."createdAt" LIMIT 1`;
+const TOKEN_BY_HASH = `SELECT "revokedAt" FROM "IngestToken" WHERE "tokenHash" = $1`;
+const SOURCE_BY_TOKEN_HASH = `SELECT ${SOURCE_COLUMNS} FROM "IngestToken" t JOIN "Source" s ON s.id = t."sourceId" WHERE t."tokenHash" = $1 AND t."revokedAt" IS NULL`;
+const SOURCE_BY_ID = `SELECT ${SOURCE_COLUMNS} FROM "Source" s WHERE s.id = $1`;
+const USAGE = `SELECT events, bytes FROM "SourceUsage" WHERE "sourceId" = $1`;
+
+async function oneSource(text: string, params: unknown[]): Promise<SourceRecord | null> {
+  return (await pool().query<SourceRecord>(text, params)).rows[0] ?? null;
+}
+
+export async function firstSource(): Promise<SourceRecord | null> {
+  return oneSource(FIRST_SOURCE, []);
+}
+
+export async function tokenStatus(tokenHash: string): Promise<"unknown" | "active" | "revoked"> {
+  return tokenStatusOf((await pool().query<{ revokedAt: Date | null }>(TOKEN_BY_HASH, [tokenHash])).rows[0]);
+}
+
+export async function sourceForTokenHash(tokenHash: string): Promise<SourceRecord | null> {
+  return oneSource(SOURCE_BY_TOKEN_HASH, [tokenHash]);
+}
+
+export async function getSource(id: string): Promise<SourceRecord | null> {
+  return oneSource(SOURCE_BY_ID, [id]);
+}
+
+export async function sourceUsage(sourceId: string): Promise<SourceUsage> {
+  return (await pool().query<SourceUsage>(USAGE, [sourceId])).rows[0] ?? { events: 0, bytes: 0 };
+}
+
+const prisma = () => postgresPrisma() as unknown as DatabaseHandles["prisma"];
+
+export async function threadControls(keys: number[]): Promise<Map<number, ThreadControl & { threadId: string }>> {
+  return threadControlsThrough(prisma(), keys);
+}
+
+export async function listSourceOverviews(): Promise<SourceOverview[]> {
+  return sourceOverviewsThrough(prisma());
 }
