@@ -216,6 +216,62 @@ async function benchSingles(rounds: number): Promise<string[]> {
   }
 }
 
+/**
+ * `--usage [events] [chunk,chunk…]`: the start-up count of source usage (lib/server/usage.ts) on a database of
+ * `events` stored events (1M by default), one unit of work after another as the server runs them,
+ * for several chunk sizes in alternation (the tally is reset before each run): each unit's time is
+ * how long it holds the ingest thread.
+ */
+async function benchUsage(events: number, chunks: number[], rounds: number): Promise<string[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-bench-usage-"));
+  const file = path.join(dir, "radar.db");
+  try {
+    const seed = new Database(file);
+    seed.pragma("journal_mode = WAL");
+    migrate(seed);
+    seed.prepare(`INSERT INTO "Source" (id, name, createdAt) VALUES ('s', 's', 0)`).run();
+    const insert = seed.prepare(
+      `INSERT INTO "Event" (sourceId, idempotencyKey, format, type, at, receivedAt, turnId, raw, normalized) VALUES ('s', ?, 'canonical', ?, ?, ?, ?, ?, ?)`,
+    );
+    const base = Date.now() - 86_400_000;
+    seed.transaction(() => {
+      for (let i = 0; i < events; i++) {
+        const row = event(i, base);
+        const json = JSON.stringify(row);
+        insert.run(row.id, row.type, row.at, row.at, row.turnId, json, json);
+      }
+    })();
+    seed.close();
+    process.env.DATABASE_URL = `file:${file}`;
+    const { countNewEvents } = await import("../lib/db/sources");
+    const { db } = await import("../lib/db/client");
+    const lines: string[] = [];
+    for (let round = 0; round < rounds; round++) {
+      for (const chunk of chunks) {
+        db().sql.exec(`DELETE FROM "SourceUsage"; UPDATE "UsageTally" SET countedThrough = 0`);
+        const units: number[] = [];
+        const started = performance.now();
+        for (;;) {
+          const unitStarted = performance.now();
+          const more = await countNewEvents(chunk);
+          units.push(performance.now() - unitStarted);
+          if (!more) break;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        const total = performance.now() - started;
+        const counted = db().sql.prepare(`SELECT events FROM "SourceUsage" WHERE sourceId = 's'`).pluck().get();
+        units.sort((a, b) => a - b);
+        lines.push(
+          `usage count of ${events.toLocaleString("en")} events in chunks of ${chunk.toLocaleString("en")}: ${units.length} units, ${Math.round(total)} ms in all; per unit p50 ${percentile(units, 50).toFixed(2)} ms, max ${units[units.length - 1].toFixed(2)} ms (counted ${counted})`,
+        );
+      }
+    }
+    return lines;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export function formatIngestBench(result: IngestBench): string {
   return [
     `ingest, batches of ${BATCH} over HTTP: ${result.batch.events.toLocaleString("en")} events at ${result.batch.eventsPerSecond.toLocaleString("en")} events/s (p50 ${result.batch.p50Ms} ms, p99 ${result.batch.p99Ms} ms per batch)`,
@@ -228,6 +284,10 @@ export function formatIngestBench(result: IngestBench): string {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const singles = process.argv.indexOf("--singles");
-  if (singles !== -1) benchSingles(Number(process.argv[singles + 1] ?? 3)).then((lines) => console.log(lines.join("\n")));
+  const usage = process.argv.indexOf("--usage");
+  if (usage !== -1) {
+    const chunks = (process.argv[usage + 2] ?? "10000,1000").split(",").map(Number);
+    benchUsage(Number(process.argv[usage + 1] ?? 1_000_000), chunks, 3).then((lines) => console.log(lines.join("\n")));
+  } else if (singles !== -1) benchSingles(Number(process.argv[singles + 1] ?? 3)).then((lines) => console.log(lines.join("\n")));
   else benchIngest().then((result) => console.log(formatIngestBench(result)));
 }
