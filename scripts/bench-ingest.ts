@@ -130,16 +130,7 @@ export async function benchIngest(): Promise<IngestBench> {
     batchLatencies.sort((a, b) => a - b);
 
     const singleBase = base + 10_000_000;
-    const singleLatencies: number[] = [];
-    let next = 0;
-    const singleStarted = performance.now();
-    await Promise.all(
-      Array.from({ length: SINGLE_CLIENTS }, async () => {
-        while (next < SINGLES) singleLatencies.push(await postJson(server, event(next++, singleBase)));
-      }),
-    );
-    const singleSeconds = (performance.now() - singleStarted) / 1000;
-    singleLatencies.sort((a, b) => a - b);
+    const single = await singlesRun(server, SINGLE_CLIENTS, SINGLES, singleBase);
 
     const alonePosts: number[] = [];
     const aloneHealth: number[] = [];
@@ -159,18 +150,125 @@ export async function benchIngest(): Promise<IngestBench> {
       batch: { events: rows.length, eventsPerSecond: Math.round(batchRate), p50Ms: +percentile(batchLatencies, 50).toFixed(1), p99Ms: +percentile(batchLatencies, 99).toFixed(1) },
       raw: { rowsPerSecond: Math.round(rawRate) },
       ratio: +(batchRate / rawRate).toFixed(3),
-      single: {
-        requests: SINGLES,
-        clients: SINGLE_CLIENTS,
-        requestsPerSecond: Math.round(SINGLES / singleSeconds),
-        p50Ms: +percentile(singleLatencies, 50).toFixed(1),
-        p99Ms: +percentile(singleLatencies, 99).toFixed(1),
-      },
+      single: { requests: single.requests, clients: single.clients, requestsPerSecond: single.requestsPerSecond, p50Ms: single.p50Ms, p99Ms: single.p99Ms },
       alone: { postP50Ms: +percentile(alonePosts, 50).toFixed(2), healthP50Ms: +percentile(aloneHealth, 50).toFixed(2) },
       serverPeakRssMiB: serverPeak === null ? null : Math.round(serverPeak / 2 ** 20),
     };
   } finally {
     await server.stop();
+  }
+}
+
+/** Single-event POSTs from `clients` concurrent clients: latency, and the server main thread's CPU per request. */
+export interface SinglesRun {
+  clients: number;
+  requests: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** The server's main thread (the ingest thread): CPU ms per request, null where /proc cannot tell. */
+  cpuMsPerRequest: number | null;
+}
+
+export async function singlesRun(server: RunningServer, clients: number, requests: number, base: number): Promise<SinglesRun> {
+  const latencies: number[] = [];
+  let next = 0;
+  const cpuBefore = server.mainThreadCpuMs();
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < requests) latencies.push(await postJson(server, event(next++, base)));
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = server.mainThreadCpuMs();
+  latencies.sort((a, b) => a - b);
+  return {
+    clients,
+    requests,
+    requestsPerSecond: Math.round(requests / seconds),
+    p50Ms: +percentile(latencies, 50).toFixed(2),
+    p99Ms: +percentile(latencies, 99).toFixed(2),
+    cpuMsPerRequest: cpuBefore === null || cpuAfter === null ? null : +((cpuAfter - cpuBefore) / requests).toFixed(3),
+  };
+}
+
+/**
+ * `--singles [rounds]`: only single-event POSTs, from 1 client and from 8, on one server after a
+ * warm-up; for comparing two builds of the ingest path (run each build's rounds in alternation:
+ * the server main thread's CPU per request is the figure least disturbed by a busy machine).
+ */
+async function benchSingles(rounds: number): Promise<string[]> {
+  const server = await startServer();
+  try {
+    const base = Date.now() - 86_400_000;
+    await singlesRun(server, SINGLE_CLIENTS, 1_000, base - 10_000_000);
+    const lines: string[] = [];
+    for (let round = 0; round < rounds; round++) {
+      for (const clients of [1, SINGLE_CLIENTS]) {
+        const run = await singlesRun(server, clients, 2_000, base + (round * 2 + (clients === 1 ? 0 : 1)) * 10_000_000);
+        lines.push(`singles, ${run.clients} client(s): ${run.requestsPerSecond}/s p50 ${run.p50Ms} ms p99 ${run.p99Ms} ms, main-thread CPU ${run.cpuMsPerRequest} ms/request`);
+      }
+    }
+    return lines;
+  } finally {
+    await server.stop();
+  }
+}
+
+/**
+ * `--usage [events] [chunk,chunk…]`: the start-up count of source usage (lib/server/usage.ts) on a database of
+ * `events` stored events (1M by default), one unit of work after another as the server runs them,
+ * for several chunk sizes in alternation (the tally is reset before each run): each unit's time is
+ * how long it holds the ingest thread.
+ */
+async function benchUsage(events: number, chunks: number[], rounds: number): Promise<string[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-bench-usage-"));
+  const file = path.join(dir, "radar.db");
+  try {
+    const seed = new Database(file);
+    seed.pragma("journal_mode = WAL");
+    migrate(seed);
+    seed.prepare(`INSERT INTO "Source" (id, name, createdAt) VALUES ('s', 's', 0)`).run();
+    const insert = seed.prepare(
+      `INSERT INTO "Event" (sourceId, idempotencyKey, format, type, at, receivedAt, turnId, raw, normalized) VALUES ('s', ?, 'canonical', ?, ?, ?, ?, ?, ?)`,
+    );
+    const base = Date.now() - 86_400_000;
+    seed.transaction(() => {
+      for (let i = 0; i < events; i++) {
+        const row = event(i, base);
+        const json = JSON.stringify(row);
+        insert.run(row.id, row.type, row.at, row.at, row.turnId, json, json);
+      }
+    })();
+    seed.close();
+    process.env.DATABASE_URL = `file:${file}`;
+    const { countNewEvents } = await import("../lib/db/sources");
+    const { db } = await import("../lib/db/client");
+    const lines: string[] = [];
+    for (let round = 0; round < rounds; round++) {
+      for (const chunk of chunks) {
+        db().sql.exec(`DELETE FROM "SourceUsage"; UPDATE "UsageTally" SET countedThrough = 0`);
+        const units: number[] = [];
+        const started = performance.now();
+        for (;;) {
+          const unitStarted = performance.now();
+          const more = await countNewEvents(chunk);
+          units.push(performance.now() - unitStarted);
+          if (!more) break;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        const total = performance.now() - started;
+        const counted = db().sql.prepare(`SELECT events FROM "SourceUsage" WHERE sourceId = 's'`).pluck().get();
+        units.sort((a, b) => a - b);
+        lines.push(
+          `usage count of ${events.toLocaleString("en")} events in chunks of ${chunk.toLocaleString("en")}: ${units.length} units, ${Math.round(total)} ms in all; per unit p50 ${percentile(units, 50).toFixed(2)} ms, max ${units[units.length - 1].toFixed(2)} ms (counted ${counted})`,
+        );
+      }
+    }
+    return lines;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -185,5 +283,11 @@ export function formatIngestBench(result: IngestBench): string {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  benchIngest().then((result) => console.log(formatIngestBench(result)));
+  const singles = process.argv.indexOf("--singles");
+  const usage = process.argv.indexOf("--usage");
+  if (usage !== -1) {
+    const chunks = (process.argv[usage + 2] ?? "10000,1000").split(",").map(Number);
+    benchUsage(Number(process.argv[usage + 1] ?? 1_000_000), chunks, 3).then((lines) => console.log(lines.join("\n")));
+  } else if (singles !== -1) benchSingles(Number(process.argv[singles + 1] ?? 3)).then((lines) => console.log(lines.join("\n")));
+  else benchIngest().then((result) => console.log(formatIngestBench(result)));
 }

@@ -110,6 +110,33 @@ describe("group commit", () => {
     await Promise.all([first, between, last]);
     expect(order).toEqual(["first", "between", "last"]);
   });
+
+  it("starts a lone unit of work at once, without waiting a turn of the event loop for others", async () => {
+    // Let any group ended by an earlier test stop counting as just ended.
+    await new Promise((resolve) => setImmediate(resolve));
+    const order: string[] = [];
+    const lone = m.uow.transaction(async () => void order.push("unit of work"));
+    setImmediate(() => order.push("next turn"));
+    await lone;
+    expect(order[0]).toBe("unit of work");
+  });
+
+  it("gathers units of work arriving right after a group ended into one group, waiting a turn for them", async () => {
+    const s = await source("gathered");
+    const now = Date.now();
+    const ingest = (thread: string, i: number) => m.pipeline.ingestLines(s, line(thread, { type: "turn.started", turnId: `u${i}`, at: now + i }, now), now);
+    const { units } = await counted(async () => {
+      // Arriving together: one group.
+      await Promise.all([0, 1, 2].map((i) => ingest(`g-${i}`, i)));
+      // In the turn that group ended, joining is likely: the next group waits a turn, and what
+      // arrives during that turn joins it.
+      const gathered = [ingest("h-1", 1)];
+      const nextTurn = new Promise<unknown>((resolve) => setImmediate(() => resolve(ingest("h-2", 2))));
+      return Promise.all([...gathered, nextTurn]);
+    });
+    expect(units).toBe(2);
+    expect(eventCount(s.id)).toBe(5);
+  });
 });
 
 describe("a group that cannot even begin", () => {

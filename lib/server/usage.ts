@@ -5,7 +5,9 @@ import { countNewEvents } from "@/lib/db/sources";
  * since the last count, in units of work of at most COUNT_CHUNK ids with the event loop free in
  * between. The storage quota therefore sees a source's usage as of a few seconds ago.
  */
-const COUNT_CHUNK = 10_000;
+// A unit of work of 1,000 ids takes about a millisecond on a large database (10,000 took 15–55 ms,
+// the ingest thread held all along), and the whole count takes no longer in all.
+const COUNT_CHUNK = 1_000;
 const COUNT_EVERY_MS = 5_000;
 
 const globalForUsage = globalThis as unknown as { __radarUsageCount?: NodeJS.Timeout };

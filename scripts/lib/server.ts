@@ -40,6 +40,8 @@ export interface RunningServer {
   output(): string;
   /** The server's peak resident memory so far (its process and theirs it started; Linux /proc), null where unknown. */
   peakRssBytes(): number | null;
+  /** CPU time the server's main thread (the one that ingests) has used so far, in ms (Linux /proc), null where unknown. */
+  mainThreadCpuMs(): number | null;
 }
 
 const root = path.resolve(import.meta.dirname, "..", "..");
@@ -152,7 +154,17 @@ export async function startServer(env: Record<string, string> = {}, options: { d
     kill,
     output: () => log,
     peakRssBytes: () => (child.pid === undefined ? null : peakRss(child.pid)),
+    mainThreadCpuMs: () => (child.pid === undefined ? null : threadCpuMs(child.pid, child.pid)),
   };
+}
+
+/** A thread's time on a CPU (schedstat's first field, in ns) in ms; null when /proc cannot tell. */
+function threadCpuMs(pid: number, tid: number): number | null {
+  try {
+    return Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
+  } catch {
+    return null;
+  }
 }
 
 /** VmHWM of a process and its descendants, summed; null when /proc cannot tell. */

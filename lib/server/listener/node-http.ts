@@ -3,12 +3,63 @@ import { Readable } from "node:stream";
 import { PEER_HEADER } from "../edge";
 
 /**
- * Node's request as the Web Request a route handler takes, and its Response back onto Node's
- * socket: no copy of the body (it streams, so a route's size limit still refuses an oversized
- * one as it arrives), the socket's own address in PEER_HEADER, an AbortSignal that fires when
- * the client goes away (a directive long-poll stops waiting).
+ * Up to this many bytes, a body whose length is declared is read whole before the handler runs
+ * (readDeclaredBody): what agents send many times a second (one event, a directive's ack) arrives
+ * in a chunk or two, and bridging those through a web stream costs more than copying them. No
+ * lean route accepts less, so the handler's size limit still decides every larger declared length.
  */
-export function toWebRequest(incoming: IncomingMessage, url: string, signal: AbortSignal, peer: string): Request {
+const SMALL_BODY_BYTES = 64 * 1024;
+
+/**
+ * The declared length of a request's body when it is small enough to be read whole first
+ * (SMALL_BODY_BYTES), else null: no body, no Content-Length (a chunked body), or a larger one,
+ * which streams to the handler so a route's size limit refuses it as it arrives.
+ */
+export function smallBodyLength(incoming: IncomingMessage): number | null {
+  const method = incoming.method ?? "GET";
+  if (method === "GET" || method === "HEAD" || incoming.headers["transfer-encoding"] !== undefined) return null;
+  const declared = incoming.headers["content-length"];
+  if (declared === undefined || !/^\d+$/.test(declared)) return null;
+  const length = Number(declared);
+  return length <= SMALL_BODY_BYTES ? length : null;
+}
+
+/**
+ * The whole body of a request that declared `length` bytes, in one Buffer. Never holds more than
+ * `length` bytes; rejects when more arrive or the client goes away before the end.
+ */
+export function readDeclaredBody(incoming: IncomingMessage, length: number): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (error: Error | null) => {
+      incoming.off("data", onData).off("end", onEnd).off("error", done).off("close", onClose);
+      if (error) reject(error);
+      else resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > length) {
+        incoming.pause();
+        done(new Error(`the body is longer than its declared ${length} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => done(size === length ? null : new Error(`the body ended after ${size} of its declared ${length} bytes`));
+    const onClose = () => done(new Error("the client went away before the body's end"));
+    incoming.on("data", onData).once("end", onEnd).once("error", done).once("close", onClose);
+  });
+}
+
+/**
+ * Node's request as the Web Request a route handler takes, and its Response back onto Node's
+ * socket: the body as `body` when it was read whole (readDeclaredBody), else streamed without a
+ * copy (so a route's size limit still refuses an oversized one as it arrives), the socket's own
+ * address in PEER_HEADER, an AbortSignal that fires when the client goes away (a directive
+ * long-poll stops waiting).
+ */
+export function toWebRequest(incoming: IncomingMessage, url: string, signal: AbortSignal, peer: string, body?: Buffer): Request {
   const headers = new Headers();
   const raw = incoming.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) headers.append(raw[i], raw[i + 1]);
@@ -20,7 +71,7 @@ export function toWebRequest(incoming: IncomingMessage, url: string, signal: Abo
     method,
     headers,
     signal,
-    ...(hasBody ? { body: Readable.toWeb(incoming) as ReadableStream<Uint8Array>, duplex: "half" } : {}),
+    ...(body ? { body } : hasBody ? { body: Readable.toWeb(incoming) as ReadableStream<Uint8Array>, duplex: "half" } : {}),
   } as RequestInit);
 }
 

@@ -5,7 +5,7 @@ import { config, ConfigError } from "@/lib/config";
 import { edgeSettings, PEER_HEADER, refuseAtEdge, refuseMalformedPath } from "../edge";
 import { problem } from "../http";
 import { SECURITY_HEADERS } from "../security-headers";
-import { sendWebResponse, toWebRequest } from "./node-http";
+import { readDeclaredBody, sendWebResponse, smallBodyLength, toWebRequest } from "./node-http";
 import { LEAN_ROUTES, matchLeanRoute, passesProxy, type LeanRoute } from "./routes";
 
 /**
@@ -131,9 +131,20 @@ async function answer(
   outgoing.once("close", () => {
     if (!outgoing.writableFinished) gone.abort();
   });
+  const small = smallBodyLength(incoming);
+  let body: Buffer | undefined;
+  if (small !== null) {
+    try {
+      body = await readDeclaredBody(incoming, small);
+    } catch {
+      // Gone, or more than it declared: nobody to answer.
+      outgoing.destroy();
+      return;
+    }
+  }
   let response: Response;
   try {
-    const request = toWebRequest(incoming, url, gone.signal, peer);
+    const request = toWebRequest(incoming, url, gone.signal, peer, body);
     // proxy.ts's checks, on the requests Next would have run it for; an undecodable path is
     // refused on every lean route, as Next refuses it before decoding a route's parameters.
     const refused = passesProxy(rawPath, incoming.headers) ? refuseAtEdge(request, edgeSettings()) : refuseMalformedPath(rawPath);
