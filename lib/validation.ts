@@ -1,6 +1,10 @@
 import { z } from "zod";
 import { EXPORT_FORMATS } from "@/lib/insights/stream";
 
+// In the browser zod must not probe for eval (its faster object parsing): the pages' CSP forbids
+// eval, and the browser reports even a caught probe as a violation. The server keeps it.
+if (typeof window !== "undefined") z.config({ jitless: true });
+
 /** One line naming where input was wrong and why: "reason: Too big: expected string to have <=500 characters". */
 export function describeZodError(error: z.ZodError): string {
   const issue = error.issues[0];
