@@ -1,5 +1,5 @@
 import { gapBinSql, RETRIED_AT_SQL } from "./fact-sql";
-import { hourOf, HOUR_MS, MINUTE_MS, ROLLUP_ONLY_FACTS, type FactRow } from "./records/rollups";
+import { hourOf, HOUR_MS, MINUTE_MS, ROLLUP_COUNTERS, ROLLUP_ONLY_FACTS, type FactRow } from "./records/rollups";
 import { pluck, statement, type Sql } from "./statement";
 import { db, serialized } from "./client";
 import * as postgres from "./postgres/rollups";
@@ -104,7 +104,7 @@ const KEY = keyOf("minute");
 /** The hour of a minute column, minute -1 (no time) staying -1. */
 const hourOfMinute = (column: string) => `CASE WHEN ${column} < 0 THEN ${column} ELSE ${column} - ${column} % ${HOUR_MS} END`;
 const TOTAL_KEY = `fact, kind, provider, model, agent, label`;
-const VALUES = `n, ms, waited, judged, early, earlyMs`;
+const VALUES = ROLLUP_COUNTERS.join(", ");
 const ADD = (columns: string) =>
   columns
     .split(", ")
@@ -139,7 +139,6 @@ function applyFacts(text: string, params: Record<string, unknown>, sign: 1 | -1)
   upsertFacts(statement(text).all(params) as FactRow[], sign);
 }
 
-const COUNTERS = ["n", "ms", "waited", "judged", "early", "earlyMs"] as const;
 const factKey = (row: FactRow) => `${row.fact}\0${row.minute}\0${row.kind}\0${row.provider}\0${row.model}\0${row.agent}\0${row.sourceId}\0${row.label}`;
 
 /**
@@ -153,10 +152,10 @@ function factDifference(old: readonly FactRow[], now: readonly FactRow[]): FactR
       const key = factKey(row);
       const sum = byKey.get(key);
       if (!sum) byKey.set(key, sign === 1 ? { ...row } : { ...row, n: -row.n, ms: -row.ms, waited: -row.waited, judged: -row.judged, early: -row.early, earlyMs: -row.earlyMs });
-      else for (const counter of COUNTERS) sum[counter] += sign * row[counter];
+      else for (const counter of ROLLUP_COUNTERS) sum[counter] += sign * row[counter];
     }
   }
-  return [...byKey.values()].filter((row) => COUNTERS.some((counter) => row[counter] !== 0));
+  return [...byKey.values()].filter((row) => ROLLUP_COUNTERS.some((counter) => row[counter] !== 0));
 }
 
 function upsertFacts(rows: readonly FactRow[], sign: 1 | -1): void {

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { gapBinSql } from "../fact-sql";
-import { HOUR_MS, hourOf, MINUTE_MS, ROLLUP_ONLY_FACTS, type FactRow } from "../records/rollups";
+import { HOUR_MS, hourOf, MINUTE_MS, ROLLUP_COUNTERS, ROLLUP_ONLY_FACTS, type FactRow } from "../records/rollups";
 import { inTransaction } from "./pool";
 import { msFromTimestamp, timestampFromMs } from "./time";
 
@@ -70,7 +70,7 @@ const THREAD_EPISODES = factsSql(`ep."threadId" = $1`, null);
 const THREAD_FACTS = factsSql(`ep."threadId" = $1`, `e."threadId" = $1`);
 const EVENT_NOTICES = factsSql(null, `e.id = ANY($1::int[])`);
 
-const VALUES = ["n", "ms", "waited", "judged", "early", "earlyMs"] as const;
+const VALUES = ROLLUP_COUNTERS;
 const q = (column: string) => `"${column}"`;
 
 /** One multi-row upsert adding each row's counters to its key's, from parallel arrays. */

@@ -10,6 +10,9 @@ export const HOUR_MS = 3_600_000;
  */
 export const ROLLUP_ONLY_FACTS = ["notice", "threadWait"];
 
+/** The counters every rollup row carries (Rollup, RollupHour, MetricTotal), in column order. */
+export const ROLLUP_COUNTERS = ["n", "ms", "waited", "judged", "early", "earlyMs"] as const;
+
 /** One fact row: its key and its counters (signed when applied). */
 export interface FactRow {
   fact: string;
