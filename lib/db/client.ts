@@ -3,6 +3,7 @@ import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaClient } from "./generated/client";
 import { resolveDatabasePath } from "./config";
 import { migrate } from "./migrate";
+import { processQueue } from "./queue";
 
 /**
  * The one place that opens the database. Two handles on the same WAL file:
@@ -64,21 +65,15 @@ export function db(): DatabaseHandles {
  * unit-of-work.ts). A queued function may be asynchronous (a unit of work awaits its `Tx`); the
  * next one starts when its promise settles.
  */
-// On globalThis, like the handles: Next's build gives instrumentation (the watchdog, alert
-// delivery, retention), the route handlers and the pages separate copies of this module, and a
-// queue per copy would let their units of work interleave on the one connection.
-const globalForQueue = globalThis as unknown as { __radarWriterTail?: Promise<unknown>; __radarWriterLast?: Promise<unknown> };
+const writerQueue = processQueue("__radarWriterQueue");
 
 export function serialized<T>(fn: () => T | Promise<T>): Promise<T> {
-  const result = (globalForQueue.__radarWriterTail ?? Promise.resolve()).then(fn);
-  globalForQueue.__radarWriterTail = result.catch(() => undefined);
-  globalForQueue.__radarWriterLast = result;
-  return result;
+  return writerQueue.run(fn);
 }
 
 /** Whether `queued` (a promise serialized() returned) is the last thing queued: nothing was queued after it. */
 export function isWriterTail(queued: Promise<unknown>): boolean {
-  return globalForQueue.__radarWriterLast === queued;
+  return writerQueue.isTail(queued);
 }
 
 /**

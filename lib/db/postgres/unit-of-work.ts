@@ -7,6 +7,7 @@ import { eventRowsOn } from "./events";
 import { incidentRowsOn } from "./incidents";
 import { limitRowsOn } from "./limits";
 import { inTransaction } from "./pool";
+import { processQueue } from "../queue";
 import { quarantineRowsOn } from "./quarantine";
 import { rollupRowsOn, type RollupRowsOn } from "./rollups";
 import { sourceRowsOn } from "./sources";
@@ -23,21 +24,14 @@ import { threadRowsOn } from "./thread-state";
  * threads it steps and, while it checks a batch's keys, the source.
  */
 
-// On globalThis, as SQLite's queue (lib/db/client.ts): Next's separate copies of this module share one.
-const globalForQueue = globalThis as unknown as { __radarPgUnitTail?: Promise<unknown> };
-
-function queued<T>(fn: () => Promise<T>): Promise<T> {
-  const result = (globalForQueue.__radarPgUnitTail ?? Promise.resolve()).then(fn);
-  globalForQueue.__radarPgUnitTail = result.catch(() => undefined);
-  return result;
-}
+const unitQueue = processQueue("__radarPgUnitQueue");
 
 /**
  * lib/db/unit-of-work.ts hands its `work`, typed for its `Tx`, to this function, which compiles
  * only while this handle has every method of the SQLite one with the same parameters and answers.
  */
 export function postgresTransaction<T>(work: (tx: PostgresTx) => Promise<T>): Promise<T> {
-  return queued(() =>
+  return unitQueue.run(() =>
     inTransaction(async (client) => {
       const { tx, flush } = txOn(client);
       const result = await work(tx);
