@@ -9,7 +9,7 @@ import { closeQuietly } from "./dedicated";
  * interval (each check bounded by the interval too) and steps down when it breaks; standbys try
  * the lock every interval, and at once when a leader that stops cleanly says it let go.
  *
- * How the watchdog must use it (lib/server/watchdog.ts, not wired yet): run startWatchdog's loop
+ * How the watchdog uses it (lib/server/watchdog.ts): it runs startWatchdog's loop
  * only between onLeader and onStepDown. A leader that lost its connection may still be in the
  * middle of a pass when the next one starts its first, so a pass must be harmless to run twice,
  * and it is only if the database, not the process, decides what a deadline does:
