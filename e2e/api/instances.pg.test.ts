@@ -66,6 +66,17 @@ async function ingest(events: object[], base?: string) {
 let seq = 0;
 const uid = (name: string) => `${name}-${Date.now().toString(36)}-${seq++}`;
 
+/** A new thread waiting two minutes for its retry: a Stop has something to interrupt. */
+async function retryingThread(name: string): Promise<string> {
+  const threadId = uid(name);
+  const now = Date.now();
+  await ingest([
+    { threadId, type: "turn.started", turnId: "u1", at: now },
+    { threadId, type: "retry", turnId: "u1", at: now, attempt: 1, maxAttempts: 5, error: { httpStatus: 429, retryAfter: "120" } },
+  ]);
+  return threadId;
+}
+
 /** A live stream (GET /api/v1/stream) on one instance: what it has received so far, as text. */
 async function openStream(base: string) {
   const controller = new AbortController();
@@ -103,12 +114,7 @@ describe("several instances on one PostgreSQL database", () => {
   });
 
   it("a Stop pressed on instance A wakes a relay long-polling on instance B at once", async () => {
-    const threadId = uid("wake");
-    const now = Date.now();
-    await ingest([
-      { threadId, type: "turn.started", turnId: "u1", at: now },
-      { threadId, type: "retry", turnId: "u1", at: now, attempt: 1, maxAttempts: 5, error: { httpStatus: 429, retryAfter: "120" } },
-    ]);
+    const threadId = await retryingThread("wake");
     const WAIT_S = 30;
     const started = Date.now();
     const poll = (async () => {
@@ -130,12 +136,7 @@ describe("several instances on one PostgreSQL database", () => {
   });
 
   it("delivers a directive once per acknowledgement whichever instance the relay reaches", async () => {
-    const threadId = uid("once");
-    const now = Date.now();
-    await ingest([
-      { threadId, type: "turn.started", turnId: "u1", at: now },
-      { threadId, type: "retry", turnId: "u1", at: now, attempt: 1, maxAttempts: 5, error: { httpStatus: 429, retryAfter: "120" } },
-    ]);
+    const threadId = await retryingThread("once");
     // Three relays long-poll at once through the proxy, so one waits on each instance.
     const mine = (answer: { body: { directives: { id: string; threadId: string }[] } }) => answer.body.directives.filter((d) => d.threadId === threadId);
     const polls = Array.from({ length: INSTANCES }, () => call("/api/v1/directives?wait=4"));
@@ -206,6 +207,7 @@ describe("several instances on one PostgreSQL database", () => {
     const [{ wakeAt }] = await queryDatabase<{ wakeAt: Date }>(others[0], `SELECT "wakeAt" FROM "Thread" WHERE "externalId" = ?`, [threadId]);
     const deadline = new Date(wakeAt).getTime();
     expect(deadline).toBeGreaterThan(Date.now());
+    const killedAt = Date.now();
     await leader.kill();
     // Through the proxy, which skips the dead instance.
     const detail = await waitFor(async () => {
@@ -222,7 +224,9 @@ describe("several instances on one PostgreSQL database", () => {
     );
     expect(directives.map((d) => d.kind)).toEqual(["interrupt"]);
     // The new leader fired it within a few seconds of the deadline (the server's own clock says when).
-    expect(new Date(directives[0].createdAt).getTime() - deadline).toBeLessThan(TAKEOVER_MS);
+    const late = new Date(directives[0].createdAt).getTime() - deadline;
+    process.stdout.write(`[instances] leader killed ${deadline - killedAt} ms before the deadline; the new leader fired it ${late} ms after it\n`);
+    expect(late).toBeLessThan(TAKEOVER_MS);
     expect(detail.directives).toEqual([expect.objectContaining({ kind: "interrupt", origin: "policy" })]);
   });
 });
