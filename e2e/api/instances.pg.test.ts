@@ -105,9 +105,11 @@ describe("several instances on one PostgreSQL database", () => {
     const stream = await openStream(servers[1].url);
     try {
       const threadId = uid("cross");
-      await ingest([{ threadId, type: "turn.started", turnId: "u1", at: Date.now() }], servers[0].url);
+      const sent = Date.now();
+      await ingest([{ threadId, type: "turn.started", turnId: "u1", at: sent }], servers[0].url);
       // The notice carries the thread's row, read on B from the shared database.
-      await waitFor(() => stream.received().includes(`"id":"${threadId}"`), PATIENCE_MS, () => stream.received());
+      await waitFor(() => stream.received().includes(`"id":"${threadId}"`), PATIENCE_MS, () => stream.received(), 5);
+      process.stdout.write(`[instances] ingested on A, its row on B's live stream ${Date.now() - sent} ms after the POST was sent\n`);
     } finally {
       stream.close();
     }

@@ -53,11 +53,6 @@ export function startWatchdog(): void {
   });
 }
 
-/** Whether this process runs the watchdog now (always on SQLite; on PostgreSQL while it leads). */
-export function runsWatchdog(): boolean {
-  return globalForWatchdog.__radarWatchdog?.running ?? false;
-}
-
 function runLoop(watchdog: Watchdog): void {
   if (watchdog.running) return;
   watchdog.running = true;
