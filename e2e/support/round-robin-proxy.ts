@@ -60,7 +60,10 @@ export async function startRoundRobinProxy(upstreams: string[]): Promise<RoundRo
     served,
     async close() {
       for (const response of open) response.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Keep-alive connections idle between requests would hold close() open.
+      server.closeAllConnections();
+      await closed;
     },
   };
 }
