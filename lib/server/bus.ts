@@ -9,7 +9,8 @@ import { EventEmitter } from "node:events";
  * change membership or order (a new thread, a changed status). Thread changes are coalesced with
  * a leading edge: the first after a quiet spell goes out at once, later ones are merged and go
  * out together at most once per COALESCE_MS, so a burst of ingestion costs each subscriber one
- * message per window however many batches it holds.
+ * message per window however many batches it holds. With several instances on one PostgreSQL
+ * database, what this process publishes is relayed to the others, and theirs enter here (Relay).
  */
 export interface ThreadChange {
   /** The thread's key (unique across sources). */
