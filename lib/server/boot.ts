@@ -6,6 +6,7 @@ import { ensureDefaultSource } from "./tokens";
 import { startRetention } from "./retention";
 import { startUsageCount } from "./usage";
 import { startWatchdog } from "./watchdog";
+import { startLiveAcrossInstances } from "./instances";
 import { startAlertDelivery } from "./alert-delivery";
 
 const globalForBoot = globalThis as unknown as { __radarBooted?: boolean };
@@ -60,6 +61,7 @@ export async function boot(): Promise<void> {
   } else if (pending) {
     process.stdout.write("[radar] Nobody can sign in yet: open the setup link printed on first start, or run `npm run users -- setup-link` for a new one.\n");
   }
+  startLiveAcrossInstances();
   startWatchdog();
   startAlertDelivery();
   startUsageCount();

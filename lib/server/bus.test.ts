@@ -1,5 +1,19 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { COALESCE_MS, publishDirectivesPending, publishThreadChanges, subscribe, type ThreadsChanged } from "./bus";
+import {
+  COALESCE_MS,
+  publishDirectivesPending,
+  publishIncidentsChanged,
+  publishResync,
+  publishThreadChanges,
+  receivedDirectivesPending,
+  receivedNotice,
+  receivedThreadChanges,
+  relayTo,
+  subscribe,
+  type NoticeType,
+  type ThreadChange,
+  type ThreadsChanged,
+} from "./bus";
 
 /** The live-update protocol's publication side: changed keys, coalesced with a leading edge. */
 describe("thread changes on the bus", () => {
@@ -56,5 +70,63 @@ describe("thread changes on the bus", () => {
     publishDirectivesPending("s1");
     off();
     expect(sources).toEqual(["s1", "s1"]);
+  });
+});
+
+/** Several instances (lib/server/instances.ts): what this process publishes is relayed, what others published is not. */
+describe("the bus across instances", () => {
+  let relayed: { threads: ThreadChange[][]; notices: NoticeType[]; directives: string[] };
+  let local: { threads: ThreadChange[][]; incidents: number; directives: string[]; resyncs: number };
+  let offs: (() => void)[];
+  beforeEach(() => {
+    vi.useFakeTimers();
+    relayed = { threads: [], notices: [], directives: [] };
+    relayTo({
+      threads: (changes) => relayed.threads.push(changes),
+      notice: (type) => relayed.notices.push(type),
+      directives: (sourceId) => relayed.directives.push(sourceId),
+    });
+    local = { threads: [], incidents: 0, directives: [], resyncs: 0 };
+    offs = [
+      subscribe("threads", (message) => local.threads.push(message.threads)),
+      subscribe("incidents", () => local.incidents++),
+      subscribe("directives", (message) => local.directives.push(message.sourceId)),
+      subscribe("resync", () => local.resyncs++),
+    ];
+  });
+  afterEach(() => {
+    for (const off of offs) off();
+    vi.runAllTimers();
+    relayTo(null);
+    vi.useRealTimers();
+  });
+
+  it("relays this process's publications, coalesced like its own subscribers' (one per window)", () => {
+    publishThreadChanges([{ key: 1, reorder: false }]);
+    publishThreadChanges([{ key: 2, reorder: true }]);
+    publishThreadChanges([{ key: 1, reorder: true }]);
+    publishIncidentsChanged();
+    publishIncidentsChanged();
+    publishDirectivesPending("s1");
+    expect(relayed).toEqual({ threads: [[{ key: 1, reorder: false }]], notices: ["incidents"], directives: ["s1"] });
+    vi.advanceTimersByTime(COALESCE_MS);
+    expect(relayed.threads).toEqual([[{ key: 1, reorder: false }], [{ key: 2, reorder: true }, { key: 1, reorder: true }]]);
+    expect(relayed.notices).toEqual(["incidents", "incidents"]);
+    expect(local.threads).toEqual(relayed.threads);
+  });
+
+  it("gives other instances' publications to this process's subscribers only, never relaying them back", () => {
+    receivedThreadChanges([{ key: 7, reorder: true }]);
+    receivedNotice("incidents");
+    receivedDirectivesPending("s2");
+    vi.advanceTimersByTime(COALESCE_MS);
+    expect(local).toEqual({ threads: [[{ key: 7, reorder: true }]], incidents: 1, directives: ["s2"], resyncs: 0 });
+    expect(relayed).toEqual({ threads: [], notices: [], directives: [] });
+  });
+
+  it("a resync reaches every subscriber at once", () => {
+    publishResync();
+    expect(local.resyncs).toBe(1);
+    expect(relayed.threads).toEqual([]);
   });
 });

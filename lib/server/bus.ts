@@ -9,7 +9,8 @@ import { EventEmitter } from "node:events";
  * change membership or order (a new thread, a changed status). Thread changes are coalesced with
  * a leading edge: the first after a quiet spell goes out at once, later ones are merged and go
  * out together at most once per COALESCE_MS, so a burst of ingestion costs each subscriber one
- * message per window however many batches it holds.
+ * message per window however many batches it holds. With several instances on one PostgreSQL
+ * database, what this process publishes is relayed to the others, and theirs enter here (Relay).
  */
 export interface ThreadChange {
   /** The thread's key (unique across sources). */
@@ -41,10 +42,34 @@ export interface IncidentsChanged {
   at: number;
 }
 
+/**
+ * What other instances published while this one could not hear them (its listener reconnected):
+ * anything may have changed, so every browser refetches what it shows and every long-polling
+ * relay looks for its directives again.
+ */
+export interface Resync {
+  type: "resync";
+  at: number;
+}
+
 /** Messages that say only "this changed, refetch": coalesced per type like thread changes. */
 type Notice = LimitsChanged | IncidentsChanged;
+export type NoticeType = Notice["type"];
 
-type BusMessage = ThreadsChanged | DirectivesPending | Notice;
+type BusMessage = ThreadsChanged | DirectivesPending | Notice | Resync;
+
+/**
+ * Carries this process's own publications to the other instances on one database
+ * (lib/server/instances.ts, on PostgreSQL); on SQLite there is none. What it sends is coalesced
+ * like what the bus emits, so a burst costs the database one notification per window and kind.
+ * What arrives from other instances enters through the `received…` functions, which never relay
+ * it again.
+ */
+export interface Relay {
+  threads(changes: ThreadChange[]): void;
+  notice(type: NoticeType): void;
+  directives(sourceId: string): void;
+}
 
 /**
  * How long later publications of a kind wait to be merged into one: on a busy fleet every change
@@ -94,11 +119,48 @@ class CoalescingWindow<Held> {
 /** Thread changes merged by key: a key is `reorder` if any of its changes was. */
 type HeldChanges = Map<number, boolean>;
 
-interface Bus {
-  emitter: EventEmitter;
+/** Thread changes and notices, each coalesced in its window before `send`. */
+interface Windows {
   threads: CoalescingWindow<HeldChanges>;
   /** Per notice type: how many wait for the end of its window. */
-  notices: Map<Notice["type"], CoalescingWindow<{ count: number }>>;
+  notices: Map<NoticeType, CoalescingWindow<{ count: number }>>;
+  noticeSend: (type: NoticeType, at: number) => void;
+}
+
+function windows(sendThreads: (changes: ThreadChange[], at: number) => void, noticeSend: (type: NoticeType, at: number) => void): Windows {
+  const threads = new CoalescingWindow<HeldChanges>(
+    () => new Map(),
+    (held) => held.size > 0,
+    (held, at) => sendThreads([...held].map(([key, reorder]) => ({ key, reorder })), at),
+  );
+  return { threads, notices: new Map(), noticeSend };
+}
+
+function addChanges(target: Windows, threads: ThreadChange[], now: number): void {
+  target.threads.publish((held) => {
+    for (const change of threads) held.set(change.key, (held.get(change.key) ?? false) || change.reorder);
+  }, now);
+}
+
+function addNotice(target: Windows, type: NoticeType, now: number): void {
+  let window = target.notices.get(type);
+  if (!window) {
+    window = new CoalescingWindow(
+      () => ({ count: 0 }),
+      (held) => held.count > 0,
+      (_, at) => target.noticeSend(type, at),
+    );
+    target.notices.set(type, window);
+  }
+  window.publish((held) => held.count++, now);
+}
+
+interface Bus {
+  emitter: EventEmitter;
+  /** What this process's subscribers get. */
+  local: Windows;
+  /** What goes to other instances, when a relay is set. */
+  relay: { to: Relay; windows: Windows } | null;
 }
 
 const globalForBus = globalThis as unknown as { __radarBus?: Bus };
@@ -108,27 +170,37 @@ function bus(): Bus {
     const emitter = new EventEmitter();
     // Every open dashboard tab and every long-polling source holds one listener.
     emitter.setMaxListeners(0);
-    const threads = new CoalescingWindow<HeldChanges>(
-      () => new Map(),
-      (held) => held.size > 0,
-      (held, at) => emit({ type: "threads", threads: [...held].map(([key, reorder]) => ({ key, reorder })), at }),
+    const local = windows(
+      (threads, at) => emit({ type: "threads", threads, at }),
+      (type, at) => emit({ type, at }),
     );
-    globalForBus.__radarBus = { emitter, threads, notices: new Map() };
+    globalForBus.__radarBus = { emitter, local, relay: null };
   }
   return globalForBus.__radarBus;
+}
+
+/** Sends this process's publications to other instances from now on (null: no longer). */
+export function relayTo(relay: Relay | null): void {
+  bus().relay = relay && {
+    to: relay,
+    windows: windows(
+      (threads) => relay.threads(threads),
+      (type) => relay.notice(type),
+    ),
+  };
 }
 
 /** Publishes thread changes: at once if no window is open, else at the end of the window. */
 export function publishThreadChanges(threads: ThreadChange[], now = Date.now()): void {
   if (threads.length === 0) return;
-  bus().threads.publish((held) => {
-    for (const change of threads) held.set(change.key, (held.get(change.key) ?? false) || change.reorder);
-  }, now);
+  const { local, relay } = bus();
+  addChanges(local, threads, now);
+  if (relay) addChanges(relay.windows, threads, now);
 }
 
 /** Whether a coalescing window is open (the next thread change would wait for its end). */
 export function coalescing(): boolean {
-  return bus().threads.held !== undefined;
+  return bus().local.threads.held !== undefined;
 }
 
 /** Publishes that usage windows changed, coalesced like thread changes (leading edge, one per window). */
@@ -141,23 +213,35 @@ export function publishIncidentsChanged(now = Date.now()): void {
   publishNotice("incidents", now);
 }
 
-function publishNotice(type: Notice["type"], now: number): void {
-  const { notices } = bus();
-  let window = notices.get(type);
-  if (!window) {
-    window = new CoalescingWindow(
-      () => ({ count: 0 }),
-      (held) => held.count > 0,
-      (_, at) => emit({ type, at }),
-    );
-    notices.set(type, window);
-  }
-  window.publish((held) => held.count++, now);
+function publishNotice(type: NoticeType, now: number): void {
+  const { local, relay } = bus();
+  addNotice(local, type, now);
+  if (relay) addNotice(relay.windows, type, now);
 }
 
 /** Directive publications wake long-polling sources at once: they are never coalesced. */
 export function publishDirectivesPending(sourceId: string): void {
   emit({ type: "directives", sourceId });
+  bus().relay?.to.directives(sourceId);
+}
+
+/* What other instances published (lib/server/instances.ts): to this process's subscribers only. */
+
+export function receivedThreadChanges(threads: ThreadChange[], now = Date.now()): void {
+  if (threads.length) addChanges(bus().local, threads, now);
+}
+
+export function receivedNotice(type: NoticeType, now = Date.now()): void {
+  addNotice(bus().local, type, now);
+}
+
+export function receivedDirectivesPending(sourceId: string): void {
+  emit({ type: "directives", sourceId });
+}
+
+/** Tells every subscriber that publications may have been missed (see Resync). */
+export function publishResync(now = Date.now()): void {
+  emit({ type: "resync", at: now });
 }
 
 function emit(message: BusMessage): void {

@@ -20,9 +20,15 @@ export async function waitForDirectives(sourceId: string, waitMs: number, signal
       resolve();
     };
     const timer = setTimeout(done, waitMs);
-    const unsubscribe = subscribe("directives", (message) => {
+    const offDirectives = subscribe("directives", (message) => {
       if (message.sourceId === sourceId) done();
     });
+    // Another instance's wake-up may have been missed: look again.
+    const offResync = subscribe("resync", done);
+    const unsubscribe = () => {
+      offDirectives();
+      offResync();
+    };
     signal?.addEventListener("abort", done);
   });
   return signal?.aborted ? [] : await takePendingDirectives(sourceId, Date.now(), redeliverAfterMs());

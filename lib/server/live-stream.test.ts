@@ -176,6 +176,18 @@ describe("the live stream", () => {
     stream.close();
   });
 
+  it("says hello again when other instances' publications may have been missed (a resync): the browser refetches everything", async () => {
+    const stream = open("10.0.6.9");
+    const reader = stream.response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    const hellos = () => text.split("event: hello\n").length - 1;
+    while (hellos() < 1) text += (await reader.read()).value ?? "";
+    m.bus.publishResync();
+    while (hellos() < 2) text += (await reader.read()).value ?? "";
+    await reader.cancel();
+    stream.close();
+  });
+
   it("caps streams per client and in total, answering 429 with Retry-After", async () => {
     const { perClient, total } = m.config.streamLimits();
     const mine = Array.from({ length: perClient }, () => open("10.0.0.1"));

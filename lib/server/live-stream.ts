@@ -60,6 +60,9 @@ async function withRows(message: ThreadsChanged, keys: string): Promise<string> 
   return Buffer.byteLength(text) <= LIVE_ROWS_BYTES ? text : keys;
 }
 
+/** Tells the browser that anything may have changed: it refetches what it shows. */
+const hello = () => `event: hello\ndata: ${JSON.stringify({ serverTime: new Date().toISOString() })}\n\n`;
+
 /** A refused stream is told to come back after this long. */
 const RETRY_AFTER_S = 5;
 
@@ -137,7 +140,7 @@ export function liveStream(request: Request): Response {
             cleanup();
           }
         };
-        send(`retry: 2000\nevent: hello\ndata: ${JSON.stringify({ serverTime: new Date().toISOString() })}\n\n`);
+        send(`retry: 2000\n${hello()}`);
         // Notices go out in publication order, each once its text is ready.
         let sending = Promise.resolve();
         const offThreads = subscribe("threads", (message) => {
@@ -151,9 +154,13 @@ export function liveStream(request: Request): Response {
         const offNotices = (["limits", "incidents"] as const).map((type) =>
           subscribe(type, () => send(`event: ${type}\ndata: ${JSON.stringify({ serverTime: new Date().toISOString() })}\n\n`)),
         );
+        // Publications of other instances may have been missed: the browser refetches everything,
+        // as after its own reconnect (a second hello).
+        const offResync = subscribe("resync", () => send(hello()));
         unsubscribe = () => {
           offThreads();
           for (const off of offNotices) off();
+          offResync();
         };
         heartbeat = setInterval(() => send(`: heartbeat ${Date.now()}\n\n`), HEARTBEAT_MS);
         heartbeat.unref?.();

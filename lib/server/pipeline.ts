@@ -593,12 +593,12 @@ export const QUARANTINE_AFTER_FAILURES = 3;
  */
 export async function tickThreads(threadIds: number[], now = Date.now()): Promise<number[]> {
   try {
-    return await touchThreads(threadIds, now);
+    return await tickDue(threadIds, now);
   } catch {
     const changed: number[] = [];
     for (const id of threadIds) {
       try {
-        changed.push(...(await touchThreads([id], now)));
+        changed.push(...(await tickDue([id], now)));
         tickFailures.delete(id);
       } catch (error) {
         const failures = (tickFailures.get(id) ?? 0) + 1;
@@ -615,6 +615,19 @@ export async function tickThreads(threadIds: number[], now = Date.now()): Promis
     }
     return changed;
   }
+}
+
+/**
+ * One watchdog unit of work: each thread is read under its lock and caught up with the clock when
+ * its wake time has still come (Batch.finish), and saved only if that changed it. So a pass that
+ * finds a deadline already applied (by an event meanwhile, or another instance's pass while the
+ * watchdog changed hands) changes and announces nothing.
+ */
+async function tickDue(threadIds: number[], now: number): Promise<number[]> {
+  const { threadIds: changed } = await runBatch(now, async (batch) => {
+    for (const id of threadIds) await batch.threadById(id);
+  });
+  return changed;
 }
 
 /**

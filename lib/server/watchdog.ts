@@ -1,6 +1,8 @@
 import { dueThreadIds, nextWakeAt } from "@/lib/db/thread-state";
 import { nextIncidentQuietEnd } from "@/lib/db/incidents";
-import { incidentSettings } from "@/lib/config";
+import { contendForLeadership, WATCHDOG_LOCK, type Leadership } from "@/lib/db/postgres/leader";
+import { currentStore } from "@/lib/db/store";
+import { config, incidentSettings } from "@/lib/config";
 import { closeQuietIncidents, tickThreads } from "./pipeline";
 
 /**
@@ -11,14 +13,50 @@ import { closeQuietIncidents, tickThreads } from "./pipeline";
  * most that long; a full batch means more is due, so it goes again at once. One thread that
  * throws never holds back the others: tickThreads then ticks each in its own unit of work and
  * quarantines a thread that keeps failing.
+ *
+ * Several instances on one PostgreSQL database: only the leader runs it (lib/db/postgres/leader.ts,
+ * an advisory lock with a lease of about a second). A new leader's first pass starts at once and
+ * fires what fell due while nobody led. A leader that lost its connection mid-pass may finish that
+ * pass while the next leader runs its first: the database makes the second harmless (each due
+ * thread is locked and its wake time read again under the lock; directives and episodes are
+ * unique), so nothing fires twice. On SQLite the one process runs it.
  */
 const MAX_SLEEP_MS = 1_000;
 const BATCH = 200;
 
-const globalForWatchdog = globalThis as unknown as { __radarWatchdog?: NodeJS.Timeout };
+interface Watchdog {
+  timer: NodeJS.Timeout | null;
+  /** Bumped whenever the loop stops, so a pass still under way then schedules no next one. */
+  run: number;
+  running: boolean;
+  leadership: Leadership | null;
+}
+
+const globalForWatchdog = globalThis as unknown as { __radarWatchdog?: Watchdog };
 
 export function startWatchdog(): void {
   if (globalForWatchdog.__radarWatchdog) return;
+  const watchdog: Watchdog = { timer: null, run: 0, running: false, leadership: null };
+  globalForWatchdog.__radarWatchdog = watchdog;
+  if (currentStore() !== "postgres") return runLoop(watchdog);
+  watchdog.leadership = contendForLeadership(config().DATABASE_URL, {
+    key: WATCHDOG_LOCK,
+    onLeader: () => {
+      process.stdout.write(`[radar] watchdog: this instance (pid ${process.pid}) leads; it runs the watchdog\n`);
+      runLoop(watchdog);
+    },
+    onStepDown: () => {
+      process.stdout.write(`[radar] watchdog: this instance (pid ${process.pid}) stepped down\n`);
+      stopLoop(watchdog);
+    },
+    onError: (error) => process.stderr.write(`[radar] watchdog leadership: ${error.message} (retried)\n`),
+  });
+}
+
+function runLoop(watchdog: Watchdog): void {
+  if (watchdog.running) return;
+  watchdog.running = true;
+  const run = ++watchdog.run;
   const loop = async () => {
     let delay = MAX_SLEEP_MS;
     try {
@@ -34,8 +72,16 @@ export function startWatchdog(): void {
     } catch (error) {
       process.stderr.write(`[radar] watchdog pass failed: ${(error as Error).message}\n`);
     }
-    globalForWatchdog.__radarWatchdog = setTimeout(loop, delay);
-    globalForWatchdog.__radarWatchdog.unref();
+    if (run !== watchdog.run) return;
+    watchdog.timer = setTimeout(loop, delay);
+    watchdog.timer.unref();
   };
   void loop();
+}
+
+function stopLoop(watchdog: Watchdog): void {
+  watchdog.running = false;
+  watchdog.run++;
+  if (watchdog.timer) clearTimeout(watchdog.timer);
+  watchdog.timer = null;
 }

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { IncidentRecord } from "@/lib/retry";
 import { toRecord, type IncidentRow } from "../records/incidents";
+import { lockIncidents } from "./locks";
 import { pool } from "./pool";
 import { msFromTimestamp, timestampFromMs } from "./time";
 
@@ -19,7 +20,9 @@ const DELETE = `DELETE FROM "Incident" WHERE id = $1`;
 
 export function incidentRowsOn(client: pg.ClientBase) {
   return {
+    /** Under the incidents' lock until the unit of work ends (locks.ts). */
     async activeIncidents(): Promise<IncidentRecord[]> {
+      await lockIncidents(client);
       return (await client.query<IncidentRow>(ACTIVE)).rows.map(toRecord);
     },
     async saveIncident(incident: IncidentRecord): Promise<void> {

@@ -6,10 +6,14 @@ import { closeQuietly } from "./dedicated";
  * session-level advisory lock held on a connection of its own, so it dies with that connection.
  * A leader whose process is killed (kill -9 closes its socket) or whose connection breaks loses
  * the lock at once on the server's side. Its lease: the leader checks its connection every
- * interval (each check bounded by the interval too) and steps down when it breaks; standbys try
- * the lock every interval, and at once when a leader that stops cleanly says it let go.
+ * interval and steps down when it breaks or does not answer within CHECK_INTERVALS intervals;
+ * standbys try the lock every interval, and at once when a leader that stops cleanly says it let go.
+ * A killed leader's lock is free at once (its socket closed), so a standby takes over within about
+ * an interval; the check's longer bound only keeps a busy leader (a slow answer, a blocked event
+ * loop) from handing over for nothing, and still steps a leader whose connection hangs down before
+ * the server's keepalive (below) frees its lock for another.
  *
- * How the watchdog must use it (lib/server/watchdog.ts, not wired yet): run startWatchdog's loop
+ * How the watchdog uses it (lib/server/watchdog.ts): it runs startWatchdog's loop
  * only between onLeader and onStepDown. A leader that lost its connection may still be in the
  * middle of a pass when the next one starts its first, so a pass must be harmless to run twice,
  * and it is only if the database, not the process, decides what a deadline does:
@@ -66,6 +70,9 @@ export const WATCHDOG_LOCK = 7_318_004_212;
 
 export const LEADER_INTERVAL_MS = 1_000;
 
+/** How many intervals a leader's check may take before it steps down (3 s < the keepalive's 8 s). */
+const CHECK_INTERVALS = 3;
+
 /** Contends for leadership on `url` until stop(); the first attempt starts at once. */
 export function contendForLeadership(url: string, options: LeaderOptions): Leadership {
   const interval = options.intervalMs ?? LEADER_INTERVAL_MS;
@@ -94,7 +101,7 @@ export function contendForLeadership(url: string, options: LeaderOptions): Leade
   };
 
   const connect = async (): Promise<pg.Client> => {
-    const fresh = new pg.Client({ connectionString: url, application_name: "radar-leader", query_timeout: interval, connectionTimeoutMillis: interval * 5 });
+    const fresh = new pg.Client({ connectionString: url, application_name: "radar-leader", query_timeout: interval * CHECK_INTERVALS, connectionTimeoutMillis: interval * 5 });
     // A broken socket is noticed here as soon as the driver sees it, not only at the next check.
     fresh.on("error", (error) => {
       if (client === fresh) drop(error);

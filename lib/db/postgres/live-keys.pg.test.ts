@@ -4,7 +4,7 @@ import { PATIENCE_MS } from "@/e2e/support/patience";
 import { freshDatabase } from "@/e2e/support/postgres";
 import { postgresClients } from "@/e2e/support/postgres-clients";
 import { waitFor } from "@/e2e/support/relay-helpers";
-import { decodeKeys, encodeKeys, publishKeys, subscribeKeys, type KeySubscription, type LiveKey } from "./live-keys";
+import { decodeKeys, decodeNotice, encodeKeys, encodeNotice, publishKeys, publishNotice, subscribeKeys, type KeySubscription, type LiveKey, type LiveNotice } from "./live-keys";
 
 /** Changed thread keys between instances on a real cluster: NOTIFY out, LISTEN in, resync after a drop. */
 const { connect, end } = postgresClients();
@@ -17,6 +17,7 @@ afterAll(async () => {
 
 function listener(url: string) {
   const received: LiveKey[] = [];
+  const notices: { notice: LiveNotice; origin: string }[] = [];
   const origins = new Set<string>();
   let resyncs = 0;
   const subscription = subscribeKeys(
@@ -26,10 +27,10 @@ function listener(url: string) {
       origins.add(origin);
     },
     () => resyncs++,
-    { backoffMs: 20 },
+    { backoffMs: 20, onNotice: (notice, origin) => notices.push({ notice, origin }) },
   );
   subscriptions.push(subscription);
-  return { subscription, received, origins, resyncs: () => resyncs };
+  return { subscription, received, notices, origins, resyncs: () => resyncs };
 }
 
 describe("live updates across instances (LISTEN/NOTIFY)", () => {
@@ -78,6 +79,20 @@ describe("live updates across instances (LISTEN/NOTIFY)", () => {
     await publishKeys(publisher, [{ key: -1, reorder: false }]);
     await waitFor(() => a.received.at(-1)?.key === -1, PATIENCE_MS);
     expect(a.received.slice(0, -1)).toEqual(keys);
+  });
+
+  it("notices (directives for a source, usage windows, incidents) travel on the same connection, with their origin", async () => {
+    const sent: LiveNotice[] = [{ type: "directives", sourceId: "src;1" }, { type: "limits" }, { type: "incidents" }];
+    expect(sent.map((notice) => decodeNotice(encodeNotice("a", notice)))).toEqual(sent.map((notice) => ({ origin: "a", notice })));
+    expect(decodeNotice("a;nonsense")).toBeNull();
+    const url = await freshDatabase(inject("postgresUrl"));
+    const a = listener(url);
+    await a.subscription.ready;
+    const publisher = await connect(url);
+    for (const notice of sent) await publishNotice(publisher, notice, "instance-b");
+    await waitFor(() => a.notices.length === 3, PATIENCE_MS);
+    expect(a.notices).toEqual(sent.map((notice) => ({ notice, origin: "instance-b" })));
+    expect(a.received).toEqual([]);
   });
 
   it("a subscriber whose connection is killed reconnects, asks for a resync, and hears later keys", async () => {

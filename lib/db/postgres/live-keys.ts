@@ -6,10 +6,12 @@ import { closeQuietly } from "./dedicated";
  * browser on one instance hears of a batch ingested on another. The message is what the
  * in-process bus (lib/server/bus.ts) publishes: a thread's key, marked `reorder` when lists
  * filtered or sorted by status may change. Each instance keeps coalescing for its own browsers;
- * this only carries keys between buses.
+ * this only carries keys between buses. The bus's other publications (directives pending for a
+ * source, usage windows or incidents changed) travel on a second channel, on the same connection.
  *
  * Notifications sent while a listener is disconnected are lost, so after every reconnect the
- * subscriber calls onResync: its bus must then tell every browser to refetch what it shows.
+ * subscriber calls onResync: its bus must then tell every browser to refetch what it shows, and
+ * every long-polling relay to look for its directives again.
  */
 export interface LiveKey {
   key: number;
@@ -17,6 +19,13 @@ export interface LiveKey {
 }
 
 export const LIVE_KEYS_CHANNEL = "radar_thread_keys";
+export const LIVE_NOTICES_CHANNEL = "radar_notices";
+
+/**
+ * A publication that only says "this changed": for `directives`, the source whose relay should
+ * look for them (a long-poll on another instance wakes at once).
+ */
+export type LiveNotice = { type: "limits" } | { type: "incidents" } | { type: "directives"; sourceId: string };
 
 /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more; chunks stay below with room. */
 const MAX_PAYLOAD_BYTES = 7_900;
@@ -62,6 +71,23 @@ export async function publishKeys(client: pg.ClientBase | pg.Pool, keys: LiveKey
   await client.query(`SELECT pg_notify($1, payload) FROM unnest($2::text[]) WITH ORDINALITY AS p(payload, n) ORDER BY n`, [LIVE_KEYS_CHANNEL, payloads]);
 }
 
+/** One notice's payload: `origin;type`, then `;sourceId` for directives (a source id is at most a few dozen bytes). */
+export function encodeNotice(origin: string, notice: LiveNotice): string {
+  return notice.type === "directives" ? `${origin};${notice.type};${notice.sourceId}` : `${origin};${notice.type}`;
+}
+
+export function decodeNotice(payload: string): { origin: string; notice: LiveNotice } | null {
+  const [origin, type, ...rest] = payload.split(";");
+  if (type === "directives" && rest.length) return { origin, notice: { type, sourceId: rest.join(";") } };
+  if (type === "limits" || type === "incidents") return { origin, notice: { type } };
+  return null;
+}
+
+/** Publishes a notice to every instance (after the commit that made it, or in its transaction). */
+export async function publishNotice(client: pg.ClientBase | pg.Pool, notice: LiveNotice, origin = ""): Promise<void> {
+  await client.query(`SELECT pg_notify($1, $2)`, [LIVE_NOTICES_CHANNEL, encodeNotice(origin, notice)]);
+}
+
 export interface KeySubscription {
   /** Resolves once the first LISTEN is in place: keys published after it arrive. */
   ready: Promise<void>;
@@ -74,12 +100,14 @@ export interface SubscribeOptions {
   maxBackoffMs?: number;
   /** Called with what broke the connection or failed a reconnect (it is retried). */
   onError?: (error: Error) => void;
+  /** Called with each notice (LIVE_NOTICES_CHANNEL) and the origin its publisher gave. */
+  onNotice?: (notice: LiveNotice, origin: string) => void;
 }
 
 /**
- * Listens for changed keys on a connection of its own, reconnecting with backoff after a drop
- * (then onResync, since what was sent meanwhile is lost). `onKeys` gets each chunk as it arrives
- * with the origin its publisher gave.
+ * Listens for changed keys (and notices, with options.onNotice) on one connection of its own,
+ * reconnecting with backoff after a drop (then onResync, since what was sent meanwhile is lost).
+ * `onKeys` gets each chunk as it arrives with the origin its publisher gave.
  */
 export function subscribeKeys(url: string, onKeys: (keys: LiveKey[], origin: string) => void, onResync: () => void, options: SubscribeOptions = {}): KeySubscription {
   const first = options.backoffMs ?? 100;
@@ -115,13 +143,19 @@ export function subscribeKeys(url: string, onKeys: (keys: LiveKey[], origin: str
     fresh.on("error", (error) => (client === fresh ? drop(error) : undefined));
     fresh.on("end", () => (client === fresh ? drop(new Error("the live-keys connection ended")) : undefined));
     fresh.on("notification", (message) => {
-      if (message.channel !== LIVE_KEYS_CHANNEL || message.payload === undefined) return;
-      const { origin, keys } = decodeKeys(message.payload);
-      onKeys(keys, origin);
+      if (message.payload === undefined) return;
+      if (message.channel === LIVE_KEYS_CHANNEL) {
+        const { origin, keys } = decodeKeys(message.payload);
+        onKeys(keys, origin);
+      } else if (message.channel === LIVE_NOTICES_CHANNEL) {
+        const decoded = decodeNotice(message.payload);
+        if (decoded) options.onNotice?.(decoded.notice, decoded.origin);
+      }
     });
     try {
       await fresh.connect();
       await fresh.query(`LISTEN ${LIVE_KEYS_CHANNEL}`);
+      if (options.onNotice) await fresh.query(`LISTEN ${LIVE_NOTICES_CHANNEL}`);
     } catch (error) {
       void closeQuietly(fresh);
       options.onError?.(error as Error);

@@ -2,8 +2,10 @@ import type pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { PATIENCE_MS } from "@/e2e/support/patience";
 import { freshDatabase } from "@/e2e/support/postgres";
+import type { IncidentRecord } from "@/lib/retry";
 import type { StoredThread } from "../records/thread-state";
 import { eventRowsOn } from "./events";
+import { incidentRowsOn } from "./incidents";
 import { migratePostgres } from "./migrate";
 import { openPool } from "./pool";
 import { rollupRowsOn } from "./rollups";
@@ -145,5 +147,20 @@ describe("units of work of two instances", () => {
     const pool = pools[pools.length - 1];
     const { rows } = await pool.query<{ n: number }>(`SELECT n FROM "MetricTotal" WHERE fact = 'noticeSeen' AND kind = 'rate_limit'`);
     expect(rows).toEqual([{ n: 2 }]);
+  });
+  it("advance the incidents in turn: the second reads what the first saved, so a quiet incident closes once", async () => {
+    const clients = await instances();
+    const open: IncidentRecord = {
+      id: "inc-1", state: "open", kind: "rate_limit", provider: "openai", model: "gpt-5", sourceId: null, startedAt: T0, lastNoticeAt: T0,
+      endedAt: null, closedBy: null, notices: 3, resetAt: null, threads: [],
+    };
+    await incidentRowsOn(clients[0]).saveIncident(open);
+    const second = await inTurn(clients, {
+      // Two watchdog passes at once (a change of leader): both find the incident quiet.
+      first: async (a) => void (await incidentRowsOn(a).activeIncidents()),
+      second: (b) => incidentRowsOn(b).activeIncidents(),
+      thenFirst: (a) => incidentRowsOn(a).saveIncident({ ...open, state: "closed", endedAt: T0, closedBy: "quiet" }),
+    });
+    expect(second).toEqual([]);
   });
 });

@@ -14,6 +14,12 @@ import type pg from "pg";
  *   source id): resends of one batch to two instances store it once, the later one finding the
  *   keys the other committed, instead of one failing on the unique key.
  *
+ * - the incidents' lock (one advisory lock) while a unit of work reads the open incidents to fold its
+ *   notices in or close quiet ones: incidents are advanced as a whole (lib/retry/incidents.ts), so two
+ *   instances doing it at once would each write their own view, losing notices, or close an incident
+ *   and send its alert twice (two watchdog passes during a change of leader). The second reads what
+ *   the first committed.
+ *
  * Advisory rather than row locks for keys, because they need no row; transaction-scoped, because a
  * pooled connection must never keep one.
  *
@@ -30,6 +36,7 @@ import type pg from "pg";
 // Namespaces (the first key of the two-key form), apart from migrate.ts's and the leader's locks.
 const THREAD_KEY_LOCK = 7_318_100;
 const SOURCE_LOCK = 7_318_101;
+const INCIDENTS_LOCK = 7_318_102;
 
 export async function lockThreadKey(client: pg.ClientBase, sourceId: string, externalId: string): Promise<void> {
   await client.query(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [THREAD_KEY_LOCK, JSON.stringify([sourceId, externalId])]);
@@ -37,4 +44,8 @@ export async function lockThreadKey(client: pg.ClientBase, sourceId: string, ext
 
 export async function lockSource(client: pg.ClientBase, sourceId: string): Promise<void> {
   await client.query(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [SOURCE_LOCK, sourceId]);
+}
+
+export async function lockIncidents(client: pg.ClientBase): Promise<void> {
+  await client.query(`SELECT pg_advisory_xact_lock($1, 0)`, [INCIDENTS_LOCK]);
 }
