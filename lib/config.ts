@@ -86,7 +86,7 @@ export const CONFIG_SCHEMA = z.object({
   RADAR_INGEST_LISTENER: z.enum(["lean", "next"]).optional(),
   /**
    * The store: a SQLite `file:` URL, relative to the working directory (lib/db/config checks the
-   * file itself), or a `postgres://` URL (migrations and migrate-store only, not served yet).
+   * file itself), or a `postgres://` URL (its database migrated at start).
    */
   DATABASE_URL: databaseUrl.default("file:./data/radar.db"),
   /**

@@ -1,10 +1,10 @@
 // Reads the configuration, checks where the server may listen, opens and migrates the database
 // before the server starts, so a bad setting (DATABASE_URL included), a HOST beyond loopback
-// without RADAR_PUBLIC_URL or an unwritable data folder stops `npm start` at once with one clear
-// line instead of a stack trace.
-import { openDatabase } from "../lib/db/client";
+// without RADAR_PUBLIC_URL, an unwritable data folder or a PostgreSQL server that cannot be
+// reached or refuses the login stops `npm start` at once with one clear line instead of a stack
+// trace.
 import { config, ConfigError } from "../lib/config";
-import { resolveDatabasePath } from "../lib/db/config";
+import { closeStore, openStore } from "../lib/db/open-store";
 import { listeningProblem } from "../lib/server/edge";
 
 try {
@@ -18,8 +18,8 @@ try {
     const bar = "!".repeat(72);
     process.stderr.write(`[radar] ${bar}\n[radar] WARNING: ${listening.warn}\n[radar] ${bar}\n`);
   }
-  const handles = openDatabase(resolveDatabasePath());
-  handles.sql.close();
+  await openStore();
+  await closeStore();
 } catch (error) {
   const message = error instanceof ConfigError ? error.message : `cannot open the database: ${(error as Error).message}`;
   process.stderr.write(`[radar] ${message}\n`);

@@ -51,7 +51,7 @@ it("first start prints the URL, a token and the one-time setup link once; a warm
 });
 
 it.each([
-  ["a non-SQLite DATABASE_URL", "postgres://db.example/radar", /\[radar\] DATABASE_URL must be a SQLite file URL/],
+  ["a PostgreSQL server that cannot be reached", "postgres://radar:s3cret@db.example/radar", /\[radar\] cannot open the PostgreSQL database db\.example:5432\/radar: that host name is unknown\./],
   ["a DATABASE_URL of no known store", "mysql://db.example/radar", /\[radar\] configuration: DATABASE_URL: expected a SQLite file URL like file:\.\/data\/radar\.db or a PostgreSQL URL/],
   // A folder inside a regular file can never be created, even by root.
   ["a data folder that cannot be created", `file:${path.join(root, "package.json")}/data/radar.db`, /\[radar\] Cannot create the data folder/],

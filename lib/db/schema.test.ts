@@ -4,7 +4,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type DatabaseHandles } from "./client";
-import { DatabaseConfigError, resolveDatabasePath } from "./config";
+import { DatabaseConfigError, postgresAddress, postgresProblem, resolveDatabasePath } from "./config";
 import { migrate } from "./migrate";
 
 /**
@@ -138,12 +138,35 @@ describe("migrations", () => {
 
 describe("DATABASE_URL is checked before anything opens it", () => {
   it.each([
-    ["postgres://localhost/radar", /must be a SQLite file URL .* to serve: PostgreSQL is not served yet/],
+    ["postgres://localhost/radar", /names the PostgreSQL database localhost:5432\/radar, not a SQLite file/],
     ["file:", /names no file/],
     ["file:./data/", /names no file/],
   ])("%s is refused with a clear message", (url, message) => {
     expect(() => resolveDatabasePath(url, dir)).toThrow(DatabaseConfigError);
     expect(() => resolveDatabasePath(url, dir)).toThrow(message);
+  });
+
+  it("a PostgreSQL database that cannot be opened is named host:port/database with the reason, never with its password", () => {
+    const url = "postgres://radar:s3cret@db.internal:6543/radar_prod";
+    expect(postgresAddress(url)).toBe("db.internal:6543/radar_prod");
+    expect(postgresAddress("postgresql://localhost")).toBe("localhost:5432/postgres");
+    const cases: [unknown, RegExp][] = [
+      [Object.assign(new Error("connect ECONNREFUSED 10.0.0.1:6543"), { code: "ECONNREFUSED" }), /nothing accepts connections there/],
+      [Object.assign(new Error("getaddrinfo ENOTFOUND db.internal"), { code: "ENOTFOUND" }), /host name is unknown/],
+      [Object.assign(new Error("password authentication failed for user \"radar\""), { code: "28P01" }), /the password of radar was refused/],
+      [Object.assign(new Error('database "radar_prod" does not exist'), { code: "3D000" }), /does not exist/],
+      [new Error(`Connection terminated due to connection timeout ${url}\n    at Client.connect`), /connection timeout DATABASE_URL\.$/],
+    ];
+    for (const [error, reason] of cases) {
+      const problem = postgresProblem(url, error);
+      expect(problem).toBeInstanceOf(DatabaseConfigError);
+      expect(problem.message).toMatch(/^cannot open the PostgreSQL database db\.internal:6543\/radar_prod: /);
+      expect(problem.message).toMatch(reason);
+      expect(problem.message).not.toContain("s3cret");
+      expect(problem.message).not.toContain("\n");
+    }
+    expect(() => postgresAddress("postgres://radar:s3cret@[oops/radar")).toThrow(DatabaseConfigError);
+    expect(() => postgresAddress("postgres://radar:s3cret@[oops/radar")).not.toThrow(/s3cret/);
   });
 
   it("an unwritable data folder is refused with a clear message", () => {

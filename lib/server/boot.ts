@@ -1,6 +1,6 @@
 import { ensureFirstAdmin } from "@/lib/auth/people";
 import { config, ConfigError, publicUrl, type Config } from "@/lib/config";
-import { db } from "@/lib/db/client";
+import { openStore } from "@/lib/db/open-store";
 import { recordSocketPeers } from "./socket-peer";
 import { ensureDefaultSource } from "./tokens";
 import { startRetention } from "./retention";
@@ -20,7 +20,8 @@ export async function boot(): Promise<void> {
   let settings: Config;
   try {
     settings = config();
-    db();
+    // The store DATABASE_URL names, migrated; on PostgreSQL nothing opens a SQLite file.
+    await openStore();
   } catch (error) {
     const message = error instanceof ConfigError ? error.message : `cannot open the database: ${(error as Error).message}`;
     process.stderr.write(`[radar] ${message}\n`);

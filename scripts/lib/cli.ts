@@ -1,4 +1,4 @@
-import { resolveDatabasePath } from "../../lib/db/config";
+import { checkDatabaseUrl } from "../../lib/db/config";
 
 /** What the shell commands (npm run keys / users) share: failing with one clear line, and a plain table. */
 export function fail(command: string, message: string): never {
@@ -16,14 +16,10 @@ export function table(rows: Record<string, string>[]): string {
 
 export const when = (ms: number | null) => (ms === null ? "—" : new Date(ms).toISOString().replace(/\.\d+Z$/, "Z"));
 
-/**
- * Refuses, before anything is written, a store the app does not serve from yet: some lib/db
- * modules answer on PostgreSQL already while others (the audit) do not, so a command would
- * otherwise half-run.
- */
+/** Refuses, before anything is written, a DATABASE_URL that names no usable store (one clear line). */
 export function requireServedStore(command: string): void {
   try {
-    resolveDatabasePath();
+    checkDatabaseUrl();
   } catch (error) {
     fail(command, error instanceof Error ? error.message : String(error));
   }

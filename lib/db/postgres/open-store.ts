@@ -1,0 +1,38 @@
+import pg from "pg";
+import { config } from "../../config";
+import { postgresAddress, postgresProblem } from "../config";
+import { closePostgresPrisma } from "./client";
+import { closeQuietly } from "./dedicated";
+import { migratePostgres } from "./migrate";
+import { closePool } from "./pool";
+
+/** How long reaching the server may take at start before the start gives up with a clear line. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * lib/db/open-store.ts on PostgreSQL: one connection of its own proves the server answers and
+ * takes the login, then applies the migrations (migratePostgres takes turns with any instance
+ * starting at the same moment). Every later query uses the pool.
+ */
+export async function openStore(): Promise<void> {
+  const url = config().DATABASE_URL;
+  // A URL that does not parse is refused before pg repeats it (password included) in its error.
+  postgresAddress(url);
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  // A connection dropped while migrating surfaces as the query's error, not as an unhandled event.
+  client.on("error", () => undefined);
+  try {
+    await client.connect();
+    await migratePostgres(client);
+  } catch (error) {
+    // An edited migration, say, is the repository's to explain (its message names it); a refused
+    // login or an unreachable host is the setting's.
+    throw (error as { code?: unknown }).code !== undefined || /timeout/i.test((error as Error).message) ? postgresProblem(url, error) : error;
+  } finally {
+    await closeQuietly(client);
+  }
+}
+
+export async function closeStore(): Promise<void> {
+  await Promise.all([closePostgresPrisma(), closePool()]);
+}
