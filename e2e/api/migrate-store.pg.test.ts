@@ -95,10 +95,19 @@ async function stopAcknowledged(server: RunningServer): Promise<void> {
   await ingest(server, "/api/v1/events", [{ ...thread, type: "turn.interrupted", at: iso(Date.now()) }]);
 }
 
-/** What each store's server answers, read the same way: path → body text. */
+/** A read's answer without the moment it was read (every other byte must match). */
+function withoutServerTime(text: string): string {
+  const { serverTime: _, ...rest } = JSON.parse(text) as Record<string, unknown>;
+  return JSON.stringify(rest);
+}
+
+/**
+ * What each store's server answers, read the same way: path → body text. With the SQLite
+ * server's API key on both: the moved database holds it too.
+ */
 async function answers(server: RunningServer): Promise<Map<string, string>> {
   const read = async (pathname: string) => {
-    const response = await server.fetch(pathname);
+    const response = await server.fetch(pathname, { headers: { authorization: `Bearer ${sqlite.apiKey}` } });
     const text = await response.text();
     expect(response.status, `${pathname}: ${text}`).toBe(200);
     return text;
@@ -117,10 +126,9 @@ async function answers(server: RunningServer): Promise<Map<string, string>> {
   // A fixed range (the insights of a preset move with the clock), then each split and a filter.
   const range = `from=${iso(T0 - 7 * 86_400_000)}&to=${iso(RANGE_END)}`;
   for (const query of [range, `${range}&split=provider`, `${range}&split=model`, `${range}&provider=openai`, `from=${iso(T0)}&to=${iso(T0 + INCIDENT_SPAN_MS)}`]) {
-    const { serverTime: _, ...numbers } = JSON.parse(await read(`/api/v1/insights?${query}`)) as Record<string, unknown>;
-    out.set(`/api/v1/insights?${query}`, JSON.stringify(numbers));
+    out.set(`/api/v1/insights?${query}`, withoutServerTime(await read(`/api/v1/insights?${query}`)));
   }
-  out.set("/api/v1/incidents?state=closed", await read("/api/v1/incidents?state=closed"));
+  out.set("/api/v1/incidents?state=closed", withoutServerTime(await read("/api/v1/incidents?state=closed")));
   return out;
 }
 
