@@ -7,6 +7,14 @@ const suites = ["lib/**/*.test.ts", "scripts/**/*.test.ts", "e2e/api/**/*.test.t
 // Suites named *.pg.test.ts run against a real PostgreSQL: their own project, whose global setup
 // starts one throwaway cluster per run, and only when at least one of them is selected.
 const postgresSuites = suites.map((glob) => glob.replace(/\.test\.ts$/, ".pg.test.ts"));
+// The end-to-end suites that run a second time with their servers on PostgreSQL (RADAR_E2E_STORE,
+// e2e/support/e2e-store.ts): ingestion, directives, the watchdog, the live stream, and kill -9
+// with a restart that keeps every acknowledged event and schedule.
+// `npm run soak` sets RADAR_E2E_POSTGRES_SUITES=all to run every e2e/api suite so.
+const e2eOnPostgres =
+  process.env.RADAR_E2E_POSTGRES_SUITES === "all"
+    ? ["e2e/api/**/*.test.ts"]
+    : ["e2e/api/ingest.test.ts", "e2e/api/listener.test.ts", "e2e/api/faults.test.ts"];
 
 export default defineConfig({
   root,
@@ -20,6 +28,16 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: "sqlite", include: suites, exclude: [...postgresSuites, "**/node_modules/**"] } },
       { extends: true, test: { name: "postgres", include: postgresSuites, globalSetup: ["e2e/support/postgres-setup.ts"] } },
+      {
+        extends: true,
+        test: {
+          name: "postgres-e2e",
+          include: e2eOnPostgres,
+          exclude: [...postgresSuites, "**/node_modules/**"],
+          globalSetup: ["e2e/support/postgres-setup.ts"],
+          setupFiles: ["e2e/support/postgres-e2e-setup.ts"],
+        },
+      },
     ],
   },
 });

@@ -23,7 +23,7 @@ async function send(token: string, pathname: string, init: RequestInit = {}) {
 
 beforeAll(async () => {
   server = await startServer();
-  other = server.addSource("other-team");
+  other = await server.addSource("other-team");
   expect((await post(server, "/api/v1/events", retrying(mine))).status).toBe(200);
   expect((await send(other.token, "/api/v1/events", { method: "POST", body: JSON.stringify(retrying(theirs)) })).status).toBe(200);
 });

@@ -5,11 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCapture } from "@/lib/ingest";
 import { PATIENCE_MS } from "../support/patience";
 import { FAST_STALL_POLICY } from "../support/policies";
-import { get, post, startServer, type RunningServer } from "../support/server";
+import { get, post, queryDatabase, startServer, storeOfServer, type RunningServer } from "../support/server";
 import { fixturesDir } from "@/lib/ingest/test-fixtures";
 
 /**
- * The ingestion API against the built app and a real SQLite file: native captures, the
+ * The ingestion API against the built app and a real database (SQLite, or PostgreSQL in the postgres-e2e run): native captures, the
  * watchdog, directives end to end, idempotency and every bad-input answer.
  */
 const fixtures = fixturesDir();
@@ -60,15 +60,15 @@ describe("the server", () => {
     expect(health.status).toBe(200);
     // An anonymous caller learns only that it is up and which version; the database is checked on disk.
     expect(health.body).toEqual({ status: "ok", version: expect.any(String) });
-    const sqlite = new Database(server.databaseFile, { readonly: true });
-    expect(sqlite.pragma("journal_mode", { simple: true })).toBe("wal");
-    sqlite.close();
+    if (storeOfServer(server) === "sqlite") {
+      const sqlite = new Database(server.databaseFile, { readonly: true });
+      expect(sqlite.pragma("journal_mode", { simple: true })).toBe("wal");
+      sqlite.close();
+    }
   });
 
-  it("stores the ingest token only as a hash", () => {
-    const sqlite = new Database(server.databaseFile, { readonly: true });
-    const rows = sqlite.prepare(`SELECT tokenHash, prefix FROM "IngestToken"`).all() as { tokenHash: string; prefix: string }[];
-    sqlite.close();
+  it("stores the ingest token only as a hash", async () => {
+    const rows = await queryDatabase<{ tokenHash: string; prefix: string }>(server, `SELECT "tokenHash", prefix FROM "IngestToken"`);
     expect(rows.length).toBeGreaterThan(0);
     expect(JSON.stringify(rows)).not.toContain(server.token);
     expect(rows[0].tokenHash).toMatch(/^[0-9a-f]{64}$/);

@@ -69,7 +69,7 @@ describe("real CLIs exporting OpenTelemetry straight to the radar", () => {
   it("Claude Code: two 429s, then the answer: completed, its retries from the attempt events", async () => {
     mock.enqueue("anthropic", rateLimited(1), rateLimited(1));
     // A source of its own: no relay ever polled for it, so nothing can control its threads.
-    const otel = server.addSource("claude-otel-only");
+    const otel = await server.addSource("claude-otel-only");
     const claude = claudeEnv(mock);
     const env = { ...claude.env, ...claudeOtel(otel.token) };
     const result = await run("claude", ["-p", "--output-format", "stream-json", "--verbose", "say hi"], env, claude.cwd);
@@ -85,7 +85,7 @@ describe("real CLIs exporting OpenTelemetry straight to the radar", () => {
 
   it("Claude Code through the relay and its OpenTelemetry to another source: one thread, the relay's, its retries once", async () => {
     mock.enqueue("anthropic", rateLimited(1), rateLimited(1));
-    const otel = server.addSource("claude-otel");
+    const otel = await server.addSource("claude-otel");
     const claude = claudeEnv(mock);
     const relay = startRelay(["claude", "--server", server.url, "--token", server.token, "--", "say hi"], { env: { ...claude.env, ...claudeOtel(otel.token) }, cwd: claude.cwd });
     try {
@@ -113,7 +113,7 @@ describe("real CLIs exporting OpenTelemetry straight to the radar", () => {
 
   it("codex exec: two 429s, then the answer: completed after two rate-limit retries", async () => {
     mock.enqueue("openai", rateLimited(1), rateLimited(1));
-    const otel = server.addSource("codex-otel-only");
+    const otel = await server.addSource("codex-otel-only");
     const codex = codexEnv(mock);
     const endpoint = (signal: string) => `{ otlp-http = { endpoint = "${server.url}/v1/${signal}", protocol = "json", headers = { "Authorization" = "Bearer ${otel.token}" } } }`;
     fs.appendFileSync(

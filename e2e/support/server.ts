@@ -1,8 +1,38 @@
 /** The test server (scripts/lib/server.ts) and the HTTP helpers the suites use on it. */
 import Database from "better-sqlite3";
-import { startServer, type RunningServer } from "../../scripts/lib/server";
+import pg from "pg";
+import { startServer as startBuiltServer, type RunningServer } from "../../scripts/lib/server";
+import { e2eStore, freshE2eDatabase } from "./e2e-store";
 
-export { startServer, type RunningServer };
+export { type RunningServer };
+
+/**
+ * The built app on a fresh database of the store the run chose (e2e-store.ts): a SQLite file by
+ * default, a new database in the run's PostgreSQL cluster when RADAR_E2E_STORE=postgres.
+ */
+export async function startServer(env: Record<string, string> = {}, options: Parameters<typeof startBuiltServer>[1] = {}): Promise<RunningServer> {
+  if (e2eStore() === "postgres" && !options.databaseFile && !options.databaseUrl) options = { ...options, databaseUrl: await freshE2eDatabase() };
+  return startBuiltServer(env, options);
+}
+
+/** Which store a server runs on (a suite checks what only one store has, such as SQLite's WAL). */
+export const storeOfServer = (server: RunningServer): "sqlite" | "postgres" => (server.databaseUrl.startsWith("file:") ? "sqlite" : "postgres");
+
+/**
+ * Rows of plain SQL on the server's database, on either store (beside the running server).
+ * Write SQL both accept: identifiers quoted ("tokenHash"), `?` placeholders (numbered for PostgreSQL here).
+ */
+export async function queryDatabase<T = Record<string, unknown>>(server: RunningServer, sql: string, params: unknown[] = []): Promise<T[]> {
+  if (storeOfServer(server) === "sqlite") return readDatabase(server, (file) => file.prepare(sql).all(...params) as T[]);
+  const client = new pg.Client({ connectionString: server.databaseUrl });
+  await client.connect();
+  try {
+    let n = 0;
+    return (await client.query(sql.replace(/\?/g, () => `$${++n}`), params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
 
 /** Reads the server's database file directly (read-only, beside the running server; WAL allows it). */
 export function readDatabase<T>(server: RunningServer, read: (file: Database.Database) => T): T {

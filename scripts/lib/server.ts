@@ -1,16 +1,22 @@
 /**
- * The built app as a child process on its own port and SQLite file: integration suites and the
- * benchmarks start it the same way.
+ * The built app as a child process on its own port and database (a SQLite file, or a PostgreSQL
+ * database given): integration suites and the benchmarks start it the same way.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
+import pg from "pg";
 import { newApiKey } from "../../lib/auth/api-keys";
+import type { NewApiKey } from "../../lib/db/records/api-keys";
 import { LISTENER_BUNDLE } from "../../lib/server/listener/bundle.mjs";
 import { insertApiKeyInto } from "../../lib/db/api-keys";
 import { insertSourceInto } from "../../lib/db/sources";
+import { insertApiKeyOn } from "../../lib/db/postgres/api-keys";
+import { insertSourceOn } from "../../lib/db/postgres/sources";
+import { withinTransaction } from "../../lib/db/postgres/pool";
+import type { StoredToken } from "../../lib/db/records/sources";
 import { generateToken, storedToken } from "../../lib/server/tokens";
 import { freePort } from "./port.mjs";
 
@@ -28,9 +34,12 @@ export interface RunningServer {
   /** An admin API key (a service account), for every read and operator call. */
   apiKey: string;
   /** Another source with its own ingest token, as the Sources page makes one. */
-  addSource(name: string): { id: string; token: string };
+  addSource(name: string): Promise<{ id: string; token: string }>;
   /** fetch with the admin API key, unless `init` sends its own authorization. */
   fetch(input: string, init?: RequestInit): Promise<Response>;
+  /** The DATABASE_URL it serves: `file:…` or `postgres://…`. */
+  databaseUrl: string;
+  /** Its SQLite file; on PostgreSQL there is none, and asking for it throws. */
   databaseFile: string;
   stop(): Promise<void>;
   /** Same database, new process: proves state survives a restart. */
@@ -50,10 +59,13 @@ process.on("exit", () => {
   for (const child of children) child.kill("SIGKILL");
 });
 
-/** `databaseFile`: serve an existing database (a benchmark's) instead of a fresh one. */
-export async function startServer(env: Record<string, string> = {}, options: { databaseFile?: string } = {}): Promise<RunningServer> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-it-"));
-  const databaseFile = options.databaseFile ?? path.join(dir, "radar.db");
+/**
+ * `databaseFile`: serve an existing SQLite database (a benchmark's) instead of a fresh one;
+ * `databaseUrl`: serve this PostgreSQL database (empty or the radar's; the server migrates it).
+ */
+export async function startServer(env: Record<string, string> = {}, options: { databaseFile?: string; databaseUrl?: string } = {}): Promise<RunningServer> {
+  const databaseUrl = options.databaseUrl ?? `file:${options.databaseFile ?? path.join(fs.mkdtempSync(path.join(os.tmpdir(), "radar-it-")), "radar.db")}`;
+  const databaseFile = databaseUrl.startsWith("file:") ? databaseUrl.slice("file:".length) : null;
   const token = `rr_it_${Math.random().toString(36).slice(2)}`;
   // A fixed PORT (e.g. registered with an OpenID Connect provider before the start) is kept on restart.
   const fixedPort = env.PORT ? Number(env.PORT) : null;
@@ -67,7 +79,7 @@ export async function startServer(env: Record<string, string> = {}, options: { d
       cwd: root,
       env: {
         ...process.env,
-        DATABASE_URL: `file:${databaseFile}`,
+        DATABASE_URL: databaseUrl,
         RADAR_INGEST_TOKEN: token,
         HOST: "127.0.0.1",
         PORT: String(port),
@@ -116,35 +128,26 @@ export async function startServer(env: Record<string, string> = {}, options: { d
   };
 
   await launch();
-  // Seeded straight into the database file the server has just migrated: the same row
-  // `npm run keys -- create` writes, without a second process per server.
-  const seed = <T>(write: (file: Database.Database) => T): T => {
-    const file = new Database(databaseFile, { timeout: 5_000 });
-    try {
-      return write(file);
-    } finally {
-      file.close();
-    }
-  };
   const seeded = newApiKey("integration-tests", "admin", null);
-  seed((file) => insertApiKeyInto(file, seeded.row, Date.now()));
+  await seedInto(databaseUrl).apiKey(seeded.row, Date.now());
   const apiKey = seeded.key;
-  return {
+  const running: RunningServer = {
     get url() {
       return `http://127.0.0.1:${port}`;
     },
     token,
     apiKey,
-    addSource(name) {
+    async addSource(name) {
       const sourceToken = generateToken();
-      return { id: seed((file) => insertSourceInto(file, name, storedToken(sourceToken, "initial"), Date.now())), token: sourceToken };
+      return { id: await seedInto(databaseUrl).source(name, storedToken(sourceToken, "initial"), Date.now()), token: sourceToken };
     },
     fetch: (input, init = {}) => {
       const headers = new Headers(init.headers);
       if (!headers.has("authorization")) headers.set("authorization", `Bearer ${apiKey}`);
       return fetch(input.startsWith("/") ? `http://127.0.0.1:${port}${input}` : input, { ...init, headers });
     },
-    databaseFile,
+    databaseUrl,
+    databaseFile: databaseFile ?? "",
     stop,
     async restart() {
       await stop();
@@ -155,6 +158,47 @@ export async function startServer(env: Record<string, string> = {}, options: { d
     output: () => log,
     peakRssBytes: () => (child.pid === undefined ? null : peakRss(child.pid)),
     mainThreadCpuMs: () => (child.pid === undefined ? null : threadCpuMs(child.pid, child.pid)),
+  };
+  if (databaseFile === null) {
+    // Not enumerable, so a copy of the handle (`{ ...server, token }`) does not ask for it.
+    Object.defineProperty(running, "databaseFile", {
+      enumerable: false,
+      get: () => {
+        throw new Error(`this server runs on PostgreSQL (${new URL(databaseUrl).pathname.slice(1)}): it has no database file`);
+      },
+    });
+  }
+  return running;
+}
+
+/**
+ * Rows seeded straight into the database the server has just migrated: the same rows `npm run
+ * keys -- create` and the Sources page write, without a second process per server.
+ */
+function seedInto(databaseUrl: string) {
+  const onSqlite = <T>(write: (file: Database.Database) => T): T => {
+    const file = new Database(databaseUrl.slice("file:".length), { timeout: 5_000 });
+    try {
+      return write(file);
+    } finally {
+      file.close();
+    }
+  };
+  const onPostgres = async <T>(write: (client: pg.Client) => Promise<T>): Promise<T> => {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      return await withinTransaction(client, () => write(client));
+    } finally {
+      await client.end();
+    }
+  };
+  const sqlite = databaseUrl.startsWith("file:");
+  return {
+    apiKey: async (row: NewApiKey, now: number): Promise<void> =>
+      sqlite ? onSqlite((file) => insertApiKeyInto(file, row, now)) : onPostgres((client) => insertApiKeyOn(client, row, now)),
+    source: async (name: string, token: StoredToken, now: number): Promise<string> =>
+      sqlite ? onSqlite((file) => insertSourceInto(file, name, token, now)) : onPostgres((client) => insertSourceOn(client, name, token, now)),
   };
 }
 

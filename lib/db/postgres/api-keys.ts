@@ -1,3 +1,4 @@
+import type pg from "pg";
 import { KEY_ORDER, needsTouch, toApiKey, toKeyHolder, type ApiKeyRecord, type HolderRow, type KeyHolder, type KeyRow, type NewApiKey } from "../records/api-keys";
 import { inTransaction, pool } from "./pool";
 import { msFromTimestamp, timestampFromMs } from "./time";
@@ -11,7 +12,12 @@ const LIST = `SELECT k.id, k.name, k.role, k.prefix, k."ownerId", u.email AS "ow
   FROM "ApiKey" k LEFT JOIN "User" u ON u.id = k."ownerId"`;
 
 export async function insertApiKey(key: NewApiKey, now = Date.now()): Promise<void> {
-  await pool().query(
+  await insertApiKeyOn(pool(), key, now);
+}
+
+/** Through a connection given (seeding a test server's database, as insertApiKeyInto does on SQLite). */
+export async function insertApiKeyOn(client: pg.ClientBase | pg.Pool, key: NewApiKey, now: number): Promise<void> {
+  await client.query(
     `INSERT INTO "ApiKey" (id, name, role, "keyHash", prefix, "ownerId", "createdAt") VALUES ($1, $2, $3, $4, $5, $6, ${timestampFromMs("$7")})`,
     [key.id, key.name, key.role, key.keyHash, key.prefix, key.ownerId, now],
   );

@@ -70,12 +70,15 @@ async function insertToken(client: pg.ClientBase | pg.Pool, sourceId: string, to
 }
 
 export async function createSource(name: string, token: StoredToken, now = Date.now()): Promise<SourceRecord> {
+  return newSource(await inTransaction((client) => insertSourceOn(client, name, token, now)), name);
+}
+
+/** A source and its token through a connection given, inside the caller's transaction (as insertSourceInto on SQLite); returns its id. */
+export async function insertSourceOn(client: pg.ClientBase, name: string, token: StoredToken, now: number): Promise<string> {
   const id = crypto.randomUUID();
-  await inTransaction(async (client) => {
-    await client.query(INSERT_SOURCE, [id, name, now]);
-    await insertToken(client, id, token, now);
-  });
-  return newSource(id, name);
+  await client.query(INSERT_SOURCE, [id, name, now]);
+  await insertToken(client, id, token, now);
+  return id;
 }
 
 export async function addToken(sourceId: string, token: StoredToken, now = Date.now()): Promise<string> {
