@@ -61,7 +61,7 @@ export interface PostgresIngestBench {
 }
 
 async function benchIngest(cluster: TestPostgres): Promise<PostgresIngestBench> {
-  const server = await startServer({ DATABASE_URL: await freshDatabase(cluster.url, "bench_ingest") });
+  const server = await startServer({}, { databaseUrl: await freshDatabase(cluster.url, "bench_ingest") });
   const raw = await rawInserter(await freshDatabase(cluster.url, "bench_raw"));
   try {
     const base = Date.now() - 86_400_000;
@@ -145,7 +145,7 @@ async function benchReads(cluster: TestPostgres): Promise<PostgresReadsBench> {
     for await (const page of exportPages("attempts", exportQuery.query, now)) rows += page.length;
     const exported = { rows, ms: +(performance.now() - exportStarted).toFixed(1) };
 
-    const server = await startServer({ DATABASE_URL: url });
+    const server = await startServer({}, { databaseUrl: url });
     try {
       const boardApi = { threads: 10_000, events: built.events, views: await timeBoardApi(server) };
       return { events: built.events, moveSeconds: +moveSeconds.toFixed(1), views, metricsMs, export: exported, boardApi };

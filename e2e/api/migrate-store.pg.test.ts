@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { migratePostgres } from "@/lib/db/postgres/migrate";
@@ -28,6 +29,7 @@ const MINUTE = 60_000;
 const T0 = Math.floor((Date.now() - 2 * 86_400_000) / MINUTE) * MINUTE;
 const iso = (ms: number) => new Date(ms).toISOString();
 
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-move-"));
 let sqlite: RunningServer;
 let moved: RunningServer | null = null;
 const clients = postgresClients();
@@ -136,7 +138,8 @@ let RANGE_END = 0;
 let before: Map<string, string>;
 
 beforeAll(async () => {
-  sqlite = await startServer();
+  // On SQLite whatever store the run's other servers use: this radar is the one to move.
+  sqlite = await startServer({}, { databaseFile: path.join(dir, "radar.db") });
   await sendCaptures(sqlite);
   await ingest(sqlite, "/api/v1/events", incidentEvents(T0));
   await ingest(sqlite, "/api/v1/events", burst(T0 + 60 * MINUTE));
@@ -161,6 +164,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([sqlite?.stop(), moved?.stop()]);
   await clients.end();
+  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe("npm run migrate-store, end to end", () => {
@@ -173,7 +177,7 @@ describe("npm run migrate-store, end to end", () => {
     expect(run.stdout).toMatch(/^moved \d+ rows in \d+ tables in [\d.]+ s; every table's row count verified$/m);
 
     // The same data in both, served side by side: the file again, and the moved database.
-    [, moved] = await Promise.all([sqlite.restart(), startServer({ DATABASE_URL: url })]);
+    [, moved] = await Promise.all([sqlite.restart(), startServer({}, { databaseUrl: url })]);
     const onSqlite = await answers(sqlite);
     const onPostgres = await answers(moved);
     // Nothing changed on SQLite across its restart (the comparison is of settled data).
