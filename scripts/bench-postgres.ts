@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import pg from "pg";
-import { startPostgres, freshDatabase, type TestPostgres } from "../e2e/support/postgres";
+import { startPostgres, freshDatabase, type TestPostgres } from "./lib/postgres";
 import { resetConfig } from "../lib/config";
 import { parseExportQuery, parseInsightsQuery } from "../lib/insights/range";
 import { migratePostgres } from "../lib/db/postgres/migrate";
@@ -14,7 +14,7 @@ import { median, percentile } from "./lib/stats";
 
 /**
  * `npm run bench -- --store postgres`: the same targets on PostgreSQL, in a throwaway cluster this
- * bench starts and stops (e2e/support/postgres.ts). Batch ingestion over HTTP against the built
+ * bench starts and stops (scripts/lib/postgres.ts). Batch ingestion over HTTP against the built
  * app on PostgreSQL, next to raw `pg` multi-row inserts of the same event rows; then the insights
  * bench's database (1,000,000 events over 10,000 threads, built on SQLite and moved by
  * migrate-store's copy) read by the insights views, the metrics snapshot, an export, and the
