@@ -116,9 +116,9 @@ async function benchReads(cluster: TestPostgres): Promise<PostgresReadsBench> {
 
   process.env.DATABASE_URL = url;
   resetConfig();
-  const { insights } = await import("../lib/db/insights");
-  const { metricsSnapshot } = await import("../lib/db/metrics");
-  const { exportPages } = await import("../lib/db/exports");
+  // As the server runs them on PostgreSQL (lib/server/off-thread.ts): in process, the database doing the work.
+  const { READS } = await import("../lib/db/postgres/reads");
+  const { exportPages } = await import("../lib/db/postgres/exports");
   const { closePool } = await import("../lib/db/postgres/pool");
   const { now } = built;
   const timedRuns = async (work: () => Promise<unknown>) => {
@@ -135,9 +135,9 @@ async function benchReads(cluster: TestPostgres): Promise<PostgresReadsBench> {
     for (const view of INSIGHTS_VIEWS) {
       const parsed = parseInsightsQuery(new URLSearchParams(view), now);
       if (!parsed.ok) throw new Error(parsed.error);
-      views.push({ view, ms: await timedRuns(() => insights(parsed.query, now)) });
+      views.push({ view, ms: await timedRuns(() => READS.insights(parsed.query, now)) });
     }
-    const metricsMs = await timedRuns(() => metricsSnapshot(now));
+    const metricsMs = await timedRuns(() => READS.metrics(now));
     const exportQuery = parseExportQuery(new URLSearchParams("range=24h"), now);
     if (!exportQuery.ok) throw new Error(exportQuery.error);
     const exportStarted = performance.now();
