@@ -209,7 +209,11 @@ function rawWaitSource(scope: Scope, horizon: number): WaitSource[] {
           count(*) FILTER (WHERE f."earlyByMs" > 0) AS early, sum(CASE WHEN f."earlyByMs" > 0 THEN f."earlyByMs" END)::bigint AS "earlyByMs"`,
         params: [horizon, horizon],
       },
-      { sql: `${ATTEMPT_FACTS} WHERE a."noticeAt" >= ${at()} AND a."noticeAt" < ${at()} AND ${attempt.kind.sql}`, params: [from, to, ...attempt.kind.params] },
+      // The thread filter here too, not only after the sums: PostgreSQL cannot push it through the GROUP BY.
+      {
+        sql: `${ATTEMPT_FACTS} ${THREAD_JOIN(`ep."threadId"`)} WHERE a."noticeAt" >= ${at()} AND a."noticeAt" < ${at()} AND ${attempt.kind.sql} AND ${attempt.thread.sql}`,
+        params: [from, to, ...attempt.kind.params, ...attempt.thread.params],
+      },
     ),
   ];
 }
