@@ -7,20 +7,20 @@ import {
   byLabels,
   byWait,
   rangePieces,
-  rolledStretches,
+  rolledParts,
   SPLIT_COLUMNS,
   TOP_THREADS,
   topOf,
   toInsights,
   within,
   type GapBinRow,
-  type RolledStretch,
+  type RolledPart,
   type SeriesRow,
   type ThreadWait,
   type WaitRow,
 } from "./records/insights";
 import { pluck, statement, type Sql } from "./statement";
-import { inList, type Clause } from "./thread-filter";
+import { SQLITE_FILTER } from "./thread-filter";
 import { THREAD_SELECT, type ThreadProjection } from "./thread-projection";
 
 /**
@@ -52,30 +52,7 @@ interface Scope {
   sql: Sql;
 }
 
-/** A stretch of the range one rollup table answers, with the filter on alias `r`. */
-interface RolledPart extends RolledStretch {
-  where: Clause;
-}
-
-/** The parts of the range the rollups answer (records/insights.ts), with the filter on alias `r`. */
-function rollupParts({ query }: Scope): RolledPart[] {
-  const stretches = rolledStretches(query);
-  if (!stretches.length) return [];
-  const { kind, provider, model, source } = query.filter;
-  const parts: string[] = [];
-  const params: unknown[] = [];
-  for (const [column, values] of [["kind", kind], ["provider", provider], ["model", model]] as const) {
-    if (!values?.length) continue;
-    parts.push(inList(`r.${column}`));
-    params.push(JSON.stringify(values));
-  }
-  if (source?.length) {
-    parts.push(`(${inList("r.sourceId")} OR r.sourceId IN (SELECT id FROM "Source" WHERE ${inList("name")}))`);
-    params.push(JSON.stringify(source), JSON.stringify(source));
-  }
-  const where = { sql: parts.length ? parts.join(" AND ") : "1", params };
-  return stretches.map((stretch) => ({ ...stretch, where }));
-}
+const rollupParts = ({ query }: Scope) => rolledParts(query, SQLITE_FILTER);
 
 /**
  * A chart's rows: from the rollups over the whole minutes and hours and from `raw` over the

@@ -1,19 +1,18 @@
 import type pg from "pg";
 import type { InsightsQuery } from "@/lib/insights/range";
 import type { InsightsData } from "@/lib/insights/types";
-import type { Clause } from "../thread-filter";
 import {
   byLabels,
   byWait,
   rangePieces,
-  rolledStretches,
+  rolledParts,
   SPLIT_COLUMNS,
   TOP_THREADS,
   topOf,
   toInsights,
   within,
   type GapBinRow,
-  type RolledStretch,
+  type RolledPart,
   type SeriesRow,
   type ThreadWait,
   type WaitRow,
@@ -22,7 +21,7 @@ import { HOUR_MS } from "../records/rollups";
 import type { ThreadProjection } from "../records/threads";
 import { factFilterSql, gapBinSql, RETRIED_AT_SQL, THREAD_LABELS_SQL, THREAD_SELECT, waitMsSql } from "./fact-sql";
 import { at, rowsOf, snapshotRead } from "./sql";
-import { inList } from "./thread-filter";
+import { POSTGRES_FILTER } from "./thread-filter";
 import { msFromTimestamp } from "./time";
 
 /**
@@ -43,29 +42,7 @@ interface Scope {
 const THREAD_JOIN = (on: string) => `JOIN "Thread" t ON t.id = ${on}`;
 const bucketOf = (ms: string) => `(${ms} - (${ms} % ?::bigint))`;
 
-/** A stretch of the range one rollup table answers, with the filter on alias `r`. */
-interface RolledPart extends RolledStretch {
-  where: Clause;
-}
-
-function rollupParts({ query }: Scope): RolledPart[] {
-  const stretches = rolledStretches(query);
-  if (!stretches.length) return [];
-  const { kind, provider, model, source } = query.filter;
-  const parts: string[] = [];
-  const params: unknown[] = [];
-  for (const [column, values] of [["kind", kind], ["provider", provider], ["model", model]] as const) {
-    if (!values?.length) continue;
-    parts.push(inList(`r.${column}`));
-    params.push(values);
-  }
-  if (source?.length) {
-    parts.push(`(${inList(`r."sourceId"`)} OR r."sourceId" IN (SELECT id FROM "Source" WHERE ${inList("name")}))`);
-    params.push(source, source);
-  }
-  const where = { sql: parts.length ? parts.join(" AND ") : "TRUE", params };
-  return stretches.map((stretch) => ({ ...stretch, where }));
-}
+const rollupParts = ({ query }: Scope) => rolledParts(query, POSTGRES_FILTER);
 
 /** A rolled part's time condition on alias `r` (two `?`: from, to). */
 const rolledTime = ({ rollup }: RolledPart) => `r.${rollup.time} >= ${at()} AND r.${rollup.time} < ${at()}`;

@@ -3,6 +3,7 @@ import { GAP_BOUNDS_MS, gapBinLabels } from "@/lib/insights/gaps";
 import type { InsightsQuery } from "@/lib/insights/range";
 import { OUTCOMES, recoveryRatio, type InsightsData } from "@/lib/insights/types";
 import { TROUBLE_KINDS } from "@/lib/threads/filter";
+import type { Clause, FilterDialect } from "../thread-filter";
 import { HOUR_MS, MINUTE_MS, ROLLUP_TABLES, type RollupTable } from "./rollups";
 import type { ThreadProjection } from "./threads";
 
@@ -97,6 +98,31 @@ export function rolledStretches({ filter, range }: InsightsQuery): RolledStretch
     { rollup: hours, from: hourFrom, to: hourTo },
     ...(hourTo < to ? [{ rollup: minutes, from: hourTo, to }] : []),
   ];
+}
+
+/** A stretch of the range one rollup table answers, with the filter on rollup alias `r`. */
+export interface RolledPart extends RolledStretch {
+  where: Clause;
+}
+
+/** The parts of the range the rollups answer, with the filter in the store's SQL dialect. */
+export function rolledParts(query: InsightsQuery, d: FilterDialect): RolledPart[] {
+  const stretches = rolledStretches(query);
+  if (!stretches.length) return [];
+  const { kind, provider, model, source } = query.filter;
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  for (const [column, values] of [["kind", kind], ["provider", provider], ["model", model]] as const) {
+    if (!values?.length) continue;
+    parts.push(d.inList(d.column("r", column)));
+    params.push(d.list(values));
+  }
+  if (source?.length) {
+    parts.push(`(${d.inList(d.column("r", "sourceId"))} OR ${d.column("r", "sourceId")} IN (SELECT id FROM "Source" WHERE ${d.inList("name")}))`);
+    params.push(d.list(source), d.list(source));
+  }
+  const where = { sql: parts.length ? parts.join(" AND ") : `NOT ${d.no}`, params };
+  return stretches.map((stretch) => ({ ...stretch, where }));
 }
 
 /**
