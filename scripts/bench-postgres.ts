@@ -157,21 +157,22 @@ async function benchReads(cluster: TestPostgres): Promise<PostgresReadsBench> {
   }
 }
 
-export async function benchPostgres(): Promise<string[]> {
+/** Each part's lines are printed as soon as it ends (`print`), so a later failure keeps them. */
+export async function benchPostgres(print: (line: string) => void = console.log): Promise<void> {
   const cluster = await startPostgres();
+  const n = (value: number) => value.toLocaleString("en");
   try {
     const ingest = await benchIngest(cluster);
-    const reads = await benchReads(cluster);
-    const n = (value: number) => value.toLocaleString("en");
-    return [
+    print(
       `PostgreSQL ingest, batches of ${BATCH} over HTTP: ${n(ingest.batch.events)} events at ${n(ingest.batch.eventsPerSecond)} events/s (p50 ${ingest.batch.p50Ms} ms, p99 ${ingest.batch.p99Ms} ms per batch)`,
-      `raw pg multi-row inserts of the same rows: ${n(ingest.raw.rowsPerSecond)} rows/s → HTTP ingestion reaches ${(ingest.ratio * 100).toFixed(1)} % of raw (target ≥ 25 %)`,
-      `PostgreSQL reads at ${n(reads.events)} events (the insights bench's database, moved in ${reads.moveSeconds} s):`,
-      ...reads.views.map((v) => `  insights ?${v.view}: ${v.ms} ms`),
-      `  metrics snapshot (all time, every metric): ${reads.metricsMs} ms (target < 50 ms)`,
-      `  export attempts ?range=24h: ${n(reads.export.rows)} rows in ${reads.export.ms} ms`,
-      formatBoardApiBench(reads.boardApi).replace(/^board API/, "PostgreSQL board API"),
-    ];
+    );
+    print(`raw pg multi-row inserts of the same rows: ${n(ingest.raw.rowsPerSecond)} rows/s → HTTP ingestion reaches ${(ingest.ratio * 100).toFixed(1)} % of raw (target ≥ 25 %)`);
+    const reads = await benchReads(cluster);
+    print(`PostgreSQL reads at ${n(reads.events)} events (the insights bench's database, moved in ${reads.moveSeconds} s):`);
+    for (const v of reads.views) print(`  insights ?${v.view}: ${v.ms} ms`);
+    print(`  metrics snapshot (all time, every metric): ${reads.metricsMs} ms (target < 50 ms)`);
+    print(`  export attempts ?range=24h: ${n(reads.export.rows)} rows in ${reads.export.ms} ms`);
+    print(formatBoardApiBench(reads.boardApi).replace(/^board API/, "PostgreSQL board API"));
   } finally {
     cluster.stop();
   }

@@ -16,7 +16,7 @@ const store = storeArg === -1 ? "sqlite" : process.argv[storeArg + 1];
 if (store !== "sqlite" && store !== "postgres") fail("bench", `--store must be sqlite or postgres; got "${store ?? ""}"`);
 if (store === "postgres") {
   const { benchPostgres } = await import("./bench-postgres");
-  console.log((await benchPostgres()).join("\n"));
+  await benchPostgres();
   process.exit(0);
 }
 
