@@ -3,12 +3,16 @@ import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
 import { LISTENER_BUNDLE } from "../lib/server/listener/bundle.mjs";
 import { ADMIN_STATE, E2E_ADMIN, E2E_TOKEN } from "./support/e2e-env";
+import { e2eStore } from "./support/e2e-store";
 
 // `npm test` passes a free port, a temporary data folder and the Chromium it found.
 const root = path.resolve(import.meta.dirname, "..");
 const port = Number(process.env.RADAR_E2E_PORT ?? 3917);
 const dataDir = process.env.RADAR_E2E_DATA ?? path.join(os.tmpdir(), `radar-e2e-${port}`);
 const chromium = process.env.RADAR_CHROMIUM;
+// RADAR_E2E_STORE=postgres: the same app on a database in a throwaway PostgreSQL cluster of its own.
+const onPostgres = e2eStore() === "postgres";
+const server = [process.execPath, path.join(root, LISTENER_BUNDLE)];
 
 export default defineConfig({
   testDir: "./ui",
@@ -48,14 +52,18 @@ export default defineConfig({
   ],
   webServer: {
     // The built app, as `npm start` serves it, on its own database and port (HOST and PORT below); `npm test` builds it first.
-    command: `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(root, LISTENER_BUNDLE))}`,
+    command: (onPostgres ? [path.join(root, "node_modules", ".bin", "tsx"), path.join(root, "e2e", "support", "serve-on-postgres.ts"), server[1]] : server)
+      .map((part) => JSON.stringify(part))
+      .join(" "),
     cwd: root,
     url: `http://127.0.0.1:${port}/api/health`,
     reuseExistingServer: false,
     timeout: 180_000,
+    // On PostgreSQL, a moment to end cleanly: the command stops its cluster once the app has ended.
+    ...(onPostgres ? { gracefulShutdown: { signal: "SIGTERM" as const, timeout: 10_000 } } : {}),
     stdout: "pipe",
     env: {
-      DATABASE_URL: `file:${path.join(dataDir, "radar.db")}`,
+      ...(onPostgres ? {} : { DATABASE_URL: `file:${path.join(dataDir, "radar.db")}` }),
       RADAR_INGEST_TOKEN: E2E_TOKEN,
       RADAR_ADMIN_EMAIL: E2E_ADMIN.email,
       RADAR_ADMIN_PASSWORD: E2E_ADMIN.password,

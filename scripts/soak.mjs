@@ -3,6 +3,8 @@
 // in a row (default 3), optionally while a CPU-bound load keeps every core busy (--load), and
 // prints each run's duration and result, then `soak: N passed, N failed` (runs, not tests).
 // Each run fuzzes 10× longer (RADAR_FUZZ_ROUNDS) with its own seed (RADAR_FUZZ_SEED = 13 + run).
+// Each run also takes every e2e/api suite and every Playwright spec a second time with the server
+// on PostgreSQL (RADAR_E2E_POSTGRES_SUITES=all; `npm test` alone takes a subset of them).
 //
 //   npm run soak                      3 runs on an idle machine
 //   npm run soak -- --runs 5 --load   5 runs with a busy loop on each core
@@ -89,6 +91,7 @@ function seededEnv(run) {
     RADAR_FAULT_SEED: String(run * 7919),
     RADAR_FUZZ_ROUNDS: process.env.RADAR_FUZZ_ROUNDS ?? "10",
     RADAR_FUZZ_SEED: process.env.RADAR_FUZZ_SEED ?? String(13 + run),
+    RADAR_E2E_POSTGRES_SUITES: "all",
   };
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: every suite — unit and integration (vitest, against real SQLite files and a real
-// running server) and browser tests (Playwright in a real Chromium) — then one closing line:
+// running server; a subset again with the server on PostgreSQL, vitest project postgres-e2e) and
+// browser tests (Playwright in a real Chromium; a few again on PostgreSQL) — then one closing line:
 // `tests: N passed, N failed`, summed over both runners. Exits non-zero on any failure.
 // Before that line: the time budget — how long each part took and the slowest files and tests
 // (from the runners' JSON reports), so a suite that grows slow is seen before it times out.
@@ -15,6 +16,8 @@ import { log, prepare, root } from "./lib/prepare.mjs";
 const reports = fs.mkdtempSync(path.join(os.tmpdir(), "radar-test-"));
 let passed = 0;
 let failed = 0;
+/** Each Playwright run's JSON report, for the closing counts and the time budget. */
+const playwrightJsons = [];
 /** [part, milliseconds] in the order they ran. */
 const parts = [];
 const startedAt = Date.now();
@@ -66,27 +69,43 @@ const vitest = timed("vitest (unit + API integration)", () => spawnSync(
 countVitest(vitestJson, vitest.status);
 
 // 2. Playwright: the dashboard in a real Chromium against the built app on its own database and port.
-const playwrightJson = path.join(reports, "playwright.json");
-const port = await freePort();
-const playwright = timed("Playwright (browser)", () => spawnSync(
-  path.join(root, "node_modules", ".bin", "playwright"),
-  ["test", "--config", "e2e/playwright.config.ts", "--reporter=list,json"],
-  {
-    cwd: root,
-    stdio: "inherit",
-    env: {
-      ...process.env,
-      PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightJson,
-      PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1",
-      RADAR_E2E_PORT: String(port),
-      RADAR_E2E_DATA: fs.mkdtempSync(path.join(os.tmpdir(), "radar-e2e-")),
-      ...(chromium ? { RADAR_CHROMIUM: chromium } : {}),
-    },
-  },
-));
-countPlaywright(playwrightJson, playwright.status);
+const playwright = await runPlaywright("Playwright (browser)", "playwright.json");
+// 3. A few of them again with the app on PostgreSQL (a throwaway cluster of its own): the board
+// shows ingested threads live, and Stop retrying goes round to stopped. `npm run soak` runs them all
+// so (RADAR_E2E_POSTGRES_SUITES=all).
+const PLAYWRIGHT_ON_POSTGRES =
+  process.env.RADAR_E2E_POSTGRES_SUITES === "all"
+    ? []
+    : ["e2e/ui/admin.setup.ts", "e2e/ui/board.spec.ts", "--grep", "appears live|Stop retrying turns the row stopping|the admin signs in"];
+const playwrightPostgres = await runPlaywright("Playwright on PostgreSQL", "playwright-postgres.json", { RADAR_E2E_STORE: "postgres" }, PLAYWRIGHT_ON_POSTGRES);
 
-finish(failed > 0 || typecheck.status !== 0 || vitest.status !== 0 || playwright.status !== 0 ? 1 : 0);
+finish(failed > 0 || typecheck.status !== 0 || vitest.status !== 0 || playwright.status !== 0 || playwrightPostgres.status !== 0 ? 1 : 0);
+
+/** One Playwright run on its own port and data folder, counted; `args` narrows it to some specs. */
+async function runPlaywright(part, reportName, env = {}, args = []) {
+  const report = path.join(reports, reportName);
+  playwrightJsons.push(report);
+  const port = await freePort();
+  const result = timed(part, () => spawnSync(
+    path.join(root, "node_modules", ".bin", "playwright"),
+    ["test", "--config", "e2e/playwright.config.ts", "--reporter=list,json", ...args],
+    {
+      cwd: root,
+      stdio: "inherit",
+      env: {
+        ...process.env,
+        PLAYWRIGHT_JSON_OUTPUT_NAME: report,
+        PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1",
+        RADAR_E2E_PORT: String(port),
+        RADAR_E2E_DATA: fs.mkdtempSync(path.join(os.tmpdir(), "radar-e2e-")),
+        ...(chromium ? { RADAR_CHROMIUM: chromium } : {}),
+        ...env,
+      },
+    },
+  ));
+  countPlaywright(report, result.status);
+  return result;
+}
 
 function countVitest(file, status) {
   try {
@@ -132,23 +151,26 @@ function printBudget() {
   } catch {
     // no vitest report (it did not run or crashed): nothing to rank
   }
-  try {
-    const report = JSON.parse(fs.readFileSync(playwrightJson, "utf8"));
-    const walk = (suite, file) => {
-      const here = suite.file ?? file;
-      for (const spec of suite.specs ?? []) {
-        const ms = (spec.tests ?? []).flatMap((t) => t.results ?? []).reduce((sum, r) => sum + (r.duration ?? 0), 0);
-        const name = `playwright e2e/ui/${spec.file ?? here}`;
-        tests.push([`${name} › ${spec.title}`, ms]);
-        const entry = files.find(([f]) => f === name);
-        if (entry) entry[1] += ms;
-        else files.push([name, ms]);
-      }
-      for (const child of suite.suites ?? []) walk(child, here);
-    };
-    for (const suite of report.suites ?? []) walk(suite, suite.file);
-  } catch {
-    // no Playwright report
+  for (const playwrightJson of playwrightJsons) {
+    try {
+      const report = JSON.parse(fs.readFileSync(playwrightJson, "utf8"));
+      const runner = playwrightJson.endsWith("-postgres.json") ? "playwright (postgres)" : "playwright";
+      const walk = (suite, file) => {
+        const here = suite.file ?? file;
+        for (const spec of suite.specs ?? []) {
+          const ms = (spec.tests ?? []).flatMap((t) => t.results ?? []).reduce((sum, r) => sum + (r.duration ?? 0), 0);
+          const name = `${runner} e2e/ui/${spec.file ?? here}`;
+          tests.push([`${name} › ${spec.title}`, ms]);
+          const entry = files.find(([f]) => f === name);
+          if (entry) entry[1] += ms;
+          else files.push([name, ms]);
+        }
+        for (const child of suite.suites ?? []) walk(child, here);
+      };
+      for (const suite of report.suites ?? []) walk(suite, suite.file);
+    } catch {
+      // no Playwright report
+    }
   }
   const lines = ["", "time budget:"];
   for (const [part, ms] of parts) lines.push(`  ${pad(part, 40)}${seconds(ms).padStart(9)}`);

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SSO_CALLBACK_PATH } from "../../lib/auth/sso";
 import { builtActions, callAction, fillSegments as fill, type ActionInput } from "../support/actions";
-import { readDatabase, startServer, type RunningServer } from "../support/server";
+import { queryDatabase, startServer, type RunningServer } from "../support/server";
 
 /**
  * Anonymous access, enumerated: every route file and HTTP method on disk, every page, and every
@@ -61,29 +61,29 @@ beforeAll(async () => {
     ]),
   });
   expect(sent.status, await sent.text()).toBe(200);
-  facts = readDatabase(server, (file) => ({
-    threadKey: (file.prepare("SELECT id FROM Thread WHERE externalId = ?").get(threadId) as { id: number }).id,
-    sourceId: (file.prepare("SELECT id FROM Source LIMIT 1").get() as { id: string }).id,
-    tokenId: (file.prepare("SELECT id FROM IngestToken LIMIT 1").get() as { id: string }).id,
-    personId: (file.prepare("SELECT id FROM User LIMIT 1").get() as { id: string }).id,
-    keyId: (file.prepare("SELECT id FROM ApiKey LIMIT 1").get() as { id: string }).id,
-  }));
+  const id = async <T>(sql: string, params: unknown[] = []) => (await queryDatabase<{ id: T }>(server, sql, params))[0].id;
+  facts = {
+    threadKey: await id<number>(`SELECT id FROM "Thread" WHERE "externalId" = ?`, [threadId]),
+    sourceId: await id<string>(`SELECT id FROM "Source" LIMIT 1`),
+    tokenId: await id<string>(`SELECT id FROM "IngestToken" LIMIT 1`),
+    personId: await id<string>(`SELECT id FROM "User" LIMIT 1`),
+    keyId: await id<string>(`SELECT id FROM "ApiKey" LIMIT 1`),
+  };
 });
 afterAll(() => server?.stop());
 
 
 /** Everything an action could change or grant: people, sessions, keys, sources, tokens, directives, the audit log. */
-function state(): string {
-  return readDatabase(server, (file) =>
-    JSON.stringify(["User", "Session", "Account", "ApiKey", "Source", "IngestToken", "Directive", "AuditEntry"].map((table) => file.prepare(`SELECT * FROM "${table}" ORDER BY 1`).all())),
-  );
+async function state(): Promise<string> {
+  const tables = ["User", "Session", "Account", "ApiKey", "Source", "IngestToken", "Directive", "AuditEntry"];
+  return JSON.stringify(await Promise.all(tables.map((table) => queryDatabase(server, `SELECT * FROM "${table}" ORDER BY 1`))));
 }
 
 /** What a public action could grant: how many people, sessions, keys, sources, tokens and directives there are. */
-function grants(): Record<string, number> {
-  return readDatabase(server, (file) =>
-    Object.fromEntries(["User", "Session", "ApiKey", "Source", "IngestToken", "Directive"].map((table) => [table, (file.prepare(`SELECT COUNT(*) AS n FROM "${table}"`).get() as { n: number }).n])),
-  );
+async function grants(): Promise<Record<string, number>> {
+  const tables = ["User", "Session", "ApiKey", "Source", "IngestToken", "Directive"];
+  // Counts as numbers on either store (PostgreSQL's count(*) is a BIGINT, which pg reads as text).
+  return Object.fromEntries(await Promise.all(tables.map(async (table) => [table, Number((await queryDatabase<{ n: number | string }>(server, `SELECT COUNT(*) AS n FROM "${table}"`))[0].n)])));
 }
 
 /** Who may do what is granted only through a session; these are the library's session cookies. */
@@ -167,11 +167,11 @@ describe("API routes refuse an anonymous caller", () => {
   });
 
   it("the single sign-on callback grants nothing without the provider's valid code", async () => {
-    const before = state();
+    const before = await state();
     const answer = await call(`${SSO_CALLBACK_PATH}?code=forged&state=forged`);
     expect(answer.status).not.toBe(200);
     expect(answer.sessionCookie).toBe(false);
-    expect(state()).toBe(before);
+    expect(await state()).toBe(before);
   });
 });
 
@@ -240,17 +240,17 @@ describe("server actions refuse an anonymous caller", () => {
   it.each(actions.map((a) => [a.name, a] as const))("%s", async (name, action) => {
     const input = inputs[name];
     expect(input, `${name} has no sample input in e2e/api/access.test.ts: add one its schema accepts`).toBeDefined();
-    const before = state();
-    const grantedBefore = grants();
+    const before = await state();
+    const grantedBefore = await grants();
     const { response, body, result } = await callAction(server.url, action, input!());
     expect(grantsSession(response), `${name} gave an anonymous caller a session`).toBe(false);
     expect(result?.ok, `${name} (action ${action.id}) did not refuse an anonymous caller: ${response.status} ${body.slice(0, 300)}`).toBe(false);
     if (PUBLIC_ACTIONS.has(name)) {
       // Anyone may try; no person, session, key or token came of it (a failed sign-in is audited).
-      expect(grants(), `${name} granted something without valid input`).toEqual(grantedBefore);
+      expect(await grants(), `${name} granted something without valid input`).toEqual(grantedBefore);
     } else {
       expect(result!.error, `${name} (action ${action.id}) refused for another reason than access: has it lost its access rule?`).toMatch(/sign in|permission/i);
-      expect(state(), `${name} changed something for an anonymous caller`).toBe(before);
+      expect(await state(), `${name} changed something for an anonymous caller`).toBe(before);
     }
     expectNothingOf({ body }, name);
   });

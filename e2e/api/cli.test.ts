@@ -1,10 +1,8 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { newApiKey } from "../../lib/auth/api-keys";
-import { insertApiKeyInto } from "../../lib/db/api-keys";
-import { startServer, type RunningServer } from "../support/server";
+import { queryDatabase, startServer, type RunningServer } from "../support/server";
 
 /**
  * `npm run keys` and `npm run users` from a shell on the server's database file, against the
@@ -22,7 +20,7 @@ function npm(script: "keys" | "users", ...args: string[]): { stdout: string; std
   const port = new URL(server.url).port;
   const result = spawnSync("npm", ["run", "--silent", script, "--", ...args], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: `file:${server.databaseFile}`, HOST: "127.0.0.1", PORT: port },
+    env: { ...process.env, DATABASE_URL: server.databaseUrl, HOST: "127.0.0.1", PORT: port },
     encoding: "utf8",
   });
   if (result.status !== 0) throw new Error(`npm run ${script} ${args.join(" ")}: exit ${result.status}\n${result.stdout}\n${result.stderr}`);
@@ -78,11 +76,9 @@ it("disabling a person in the shell ends their sessions and their keys at once",
   expect(await status("/api/v1/threads", { cookie: session })).toBe(200);
 
   // Their own key, as the People page stores it.
-  const owner = new Database(server.databaseFile, { timeout: 5_000 });
-  const { id } = owner.prepare(`SELECT id FROM "User" WHERE email = ?`).get(email) as { id: string };
+  const [{ id }] = await queryDatabase<{ id: string }>(server, `SELECT id FROM "User" WHERE email = ?`, [email]);
   const theirs = newApiKey("leaver's script", "operator", id);
-  insertApiKeyInto(owner, theirs.row, Date.now());
-  owner.close();
+  await server.addApiKey(theirs.row);
   expect(await status("/api/v1/threads", bearer(theirs.key))).toBe(200);
 
   expect(npm("users", "disable", email).stdout).toContain(`disabled ${email}`);

@@ -1,6 +1,5 @@
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { post, startServer, type RunningServer } from "../support/server";
+import { post, queryDatabase, startServer, type RunningServer } from "../support/server";
 
 /**
  * Single-event POSTs arriving together share units of work on the server (group commit,
@@ -15,16 +14,12 @@ beforeAll(async () => {
 afterAll(() => server?.stop());
 
 /** The keys of `keys` the server stored, once each. */
-const stored = (keys: string[]) => {
-  const file = new Database(server.databaseFile, { readonly: true, fileMustExist: true });
-  try {
-    // A progress event folded into the one before it keeps its key in the key ledger.
-    const text = `SELECT idempotencyKey FROM "Event" WHERE idempotencyKey IN (SELECT value FROM json_each(@keys))
-      UNION ALL SELECT key FROM "IngestKey" WHERE key IN (SELECT value FROM json_each(@keys))`;
-    return file.prepare(text).pluck().all({ keys: JSON.stringify(keys) }) as string[];
-  } finally {
-    file.close();
-  }
+const stored = async (keys: string[]) => {
+  // A progress event folded into the one before it keeps its key in the key ledger.
+  const list = keys.map(() => "?").join(", ");
+  const text = `SELECT "idempotencyKey" AS key FROM "Event" WHERE "idempotencyKey" IN (${list})
+    UNION ALL SELECT key FROM "IngestKey" WHERE key IN (${list})`;
+  return (await queryDatabase<{ key: string }>(server, text, [...keys, ...keys])).map((row) => row.key);
 };
 
 describe("single-event POSTs arriving together", () => {
@@ -61,7 +56,7 @@ describe("single-event POSTs arriving together", () => {
     expect([original.body.accepted, resend.body.accepted].sort()).toEqual([0, 1]);
     expect(original.body.duplicates + resend.body.duplicates).toBe(1);
 
-    expect(stored(events.map((event) => event.id)).sort()).toEqual(events.map((event) => event.id).sort());
-    expect(stored([`${run}-typeless`])).toEqual([]);
+    expect((await stored(events.map((event) => event.id))).sort()).toEqual(events.map((event) => event.id).sort());
+    expect(await stored([`${run}-typeless`])).toEqual([]);
   });
 });

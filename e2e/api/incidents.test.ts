@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { IncidentDetail, IncidentList } from "@/lib/wire/types";
 import { builtAction, callAction } from "../support/actions";
-import { get, post, readDatabase, startServer, type RunningServer } from "../support/server";
+import { get, post, queryDatabase, startServer, type RunningServer } from "../support/server";
 
 /**
  * Incidents against the built app: a burst of retry notices from three threads on one model,
@@ -33,7 +33,7 @@ async function incidents(state: string, model = "e2e-wall"): Promise<IncidentLis
 
 /** Saves the source's settings as the Sources page's form does (blank thresholds: the global ones). */
 async function updateSource(form: Record<string, string>) {
-  const sourceId = readDatabase(server, (file) => (file.prepare(`SELECT id FROM "Source" ORDER BY createdAt LIMIT 1`).get() as { id: string }).id);
+  const [{ id: sourceId }] = await queryDatabase<{ id: string }>(server, `SELECT id FROM "Source" ORDER BY "createdAt" LIMIT 1`);
   const { result } = await callAction(server.url, builtAction("lib/actions/update-source.ts#updateSource"), { form: { sourceId, policy: "", ...form } }, { authorization: `Bearer ${server.apiKey}` });
   return result as { ok: boolean; error?: string };
 }
@@ -69,7 +69,7 @@ describe("incidents", () => {
     expect(await updateSource({ incidentMinThreads: "1" })).toMatchObject({ ok: false, error: expect.stringContaining("at least 2") });
     expect(await updateSource({ incidentMinThreads: "2", incidentWindowSeconds: "5" })).toMatchObject({ ok: false, error: expect.stringContaining("10 s to 1 h") });
     expect(await updateSource({ incidentMinThreads: "2", incidentWindowSeconds: "120" })).toMatchObject({ ok: true });
-    const audited = readDatabase(server, (file) => file.prepare(`SELECT detail FROM "AuditEntry" WHERE action = 'update-source' ORDER BY id DESC LIMIT 1`).get()) as { detail: string };
+    const [audited] = await queryDatabase<{ detail: string }>(server, `SELECT detail FROM "AuditEntry" WHERE action = 'update-source' ORDER BY id DESC LIMIT 1`);
     expect(audited.detail).toContain("incidents default threads in default → 2 threads in 120 s");
 
     const pair = ["two-1", "two-2"].map((id, i) => retry(id, BURST_AT + i * 1000, "e2e-two"));

@@ -7,7 +7,6 @@
  * starts the continuation turn, the next model call succeeds and the thread completes.
  * Every wait is on what the API shows; PATIENCE_MS only bounds a hang.
  */
-import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { builtAction, callAction } from "../support/actions";
 import { usageLimited } from "../support/mock-provider";
@@ -15,20 +14,15 @@ import { PATIENCE_MS, TEST_TIMEOUT_MS } from "../support/patience";
 import { codexEnv, startRelay, waitFor, withTimeout } from "../support/relay-helpers";
 import { summary, threadDetail } from "../support/relay-radar";
 import { relaySuite } from "../support/relay-suite";
-import { get, type RunningServer } from "../support/server";
+import { get, queryDatabase, type RunningServer } from "../support/server";
 
 /** The source whose ingest token the relay carries (the server's first). */
-function sourceOf(server: RunningServer): string {
-  const file = new Database(server.databaseFile, { readonly: true, timeout: 5_000 });
-  try {
-    return (file.prepare(`SELECT id FROM "Source" LIMIT 1`).get() as { id: string }).id;
-  } finally {
-    file.close();
-  }
+async function sourceOf(server: RunningServer): Promise<string> {
+  return (await queryDatabase<{ id: string }>(server, `SELECT id FROM "Source" LIMIT 1`))[0].id;
 }
 
 async function setResumeAtReset(server: RunningServer, on: boolean) {
-  const form: Record<string, string> = { sourceId: sourceOf(server), policy: "" };
+  const form: Record<string, string> = { sourceId: await sourceOf(server), policy: "" };
   if (on) form.resumeAtReset = "on";
   const { result } = await callAction(server.url, builtAction("lib/actions/update-source.ts#updateSource"), { form }, { authorization: `Bearer ${server.apiKey}` });
   expect(result).toMatchObject({ ok: true });

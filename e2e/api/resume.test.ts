@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtAction, callAction } from "../support/actions";
 import { PATIENCE_MS, TEST_TIMEOUT_MS } from "../support/patience";
-import { get, post, readDatabase, startServer, threadDetail, type RunningServer } from "../support/server";
+import { get, post, queryDatabase, startServer, threadDetail, type RunningServer } from "../support/server";
 
 /**
  * Operator controls on ended threads and resume at reset, against the built app: Resume now and
@@ -16,8 +16,7 @@ let run = 0;
 const uid = (name: string) => `${name}-${Date.now().toString(36)}-${run++}`;
 
 
-const audit = (target: string) =>
-  readDatabase(server, (file) => file.prepare(`SELECT action, result FROM "AuditEntry" WHERE target = ? ORDER BY id`).all(target)) as { action: string; result: string }[];
+const audit = (target: string) => queryDatabase<{ action: string; result: string }>(server, `SELECT action, result FROM "AuditEntry" WHERE target = ? ORDER BY id`, [target]);
 
 /** The relay's poll: announces what it can carry out and takes what is pending. */
 const poll = (wait = 0, can = "interrupt,continue") => get(server, `/api/v1/directives?wait=${wait}&can=${can}`);
@@ -52,7 +51,7 @@ async function usageLimited(threadId: string, inMs: number) {
 
 beforeAll(async () => {
   server = await startServer();
-  sourceId = readDatabase(server, (file) => (file.prepare(`SELECT id FROM "Source" LIMIT 1`).get() as { id: string }).id);
+  [{ id: sourceId }] = await queryDatabase<{ id: string }>(server, `SELECT id FROM "Source" LIMIT 1`);
   expect((await poll()).status).toBe(200);
 }, TEST_TIMEOUT_MS);
 afterAll(async () => {
@@ -72,7 +71,7 @@ describe("Resume now and Retry now", () => {
     const detail = await threadDetail(server, id);
     expect(detail.directives).toEqual([expect.objectContaining({ kind: "continue", origin: "operator", turnId: "u1", reason: "try again" })]);
     expect((await poll()).body.directives).toEqual(expect.arrayContaining([expect.objectContaining({ threadId: id, kind: "continue" })]));
-    expect(audit(id)).toEqual([{ action: "resume", result: "sent" }]);
+    expect(await audit(id)).toEqual([{ action: "resume", result: "sent" }]);
     // A continuation already on its way is not sent twice.
     expect((await post(server, `/api/v1/threads/${id}/resume`, {})).status).toBe(409);
   });
@@ -94,7 +93,7 @@ describe("Resume now and Retry now", () => {
       ["interrupt", "operator"],
       ["continue", "operator"],
     ]);
-    expect(audit(id)).toEqual([{ action: "retry-now", result: "sent" }]);
+    expect(await audit(id)).toEqual([{ action: "retry-now", result: "sent" }]);
   });
 
   it("a thread in no state for it, or a source that cannot continue, gets nothing (409), audited", async () => {
@@ -112,7 +111,7 @@ describe("Resume now and Retry now", () => {
       expect(refused.status).toBe(409);
       expect(refused.body.title).toBe("Nothing can reach this agent");
       expect((await threadDetail(server, failed)).directives).toEqual([]);
-      expect(audit(failed)).toEqual([{ action: "resume", result: "unreachable" }]);
+      expect(await audit(failed)).toEqual([{ action: "resume", result: "unreachable" }]);
     } finally {
       await poll();
     }
@@ -139,7 +138,7 @@ describe("archive and snooze", () => {
       const restored = await server.fetch(`/api/v1/threads/${id}/archive`, { method: "DELETE" });
       expect(restored.status).toBe(200);
       expect(await listed()).toEqual([id]);
-      expect(audit(id)).toEqual([
+      expect(await audit(id)).toEqual([
         { action: "archive", result: "archived" },
         { action: "unarchive", result: "unarchived" },
       ]);
@@ -156,7 +155,7 @@ describe("archive and snooze", () => {
     expect((await get(server, `/api/v1/threads?q=${id}`)).body.threads).toEqual([]);
     expect((await server.fetch(`/api/v1/threads/${id}/snooze`, { method: "DELETE" })).status).toBe(200);
     expect((await get(server, `/api/v1/threads?q=${id}`)).body.threads).toHaveLength(1);
-    expect(audit(id).map((a) => a.action)).toEqual(["snooze", "unsnooze"]);
+    expect((await audit(id)).map((a) => a.action)).toEqual(["snooze", "unsnooze"]);
   });
 });
 

@@ -1,7 +1,6 @@
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtAction, callAction } from "../support/actions";
-import { readDatabase, startServer, type RunningServer } from "../support/server";
+import { queryDatabase, startServer, type RunningServer } from "../support/server";
 
 /**
  * The session cookie and its lifetimes against the built server: HttpOnly, SameSite=Lax, Secure
@@ -34,19 +33,13 @@ async function signIn(on: RunningServer) {
 const readWith = async (cookie: string) => (await fetch(`${server.url}/api/v1/threads`, { headers: { cookie } })).status;
 
 /** Changes a session row in the server's database, keeping the way the column stores time. */
-function setSessionTime(token: string, column: "expiresAt" | "createdAt", at: number) {
-  const file = new Database(server.databaseFile, { timeout: 5_000 });
-  try {
-    const row = file.prepare(`SELECT "${column}" AS at FROM "Session" WHERE token = ?`).get(token) as { at: number | string };
-    const value = typeof row.at === "number" ? at : new Date(at).toISOString();
-    file.prepare(`UPDATE "Session" SET "${column}" = ? WHERE token = ?`).run(value, token);
-  } finally {
-    file.close();
-  }
+async function setSessionTime(token: string, column: "expiresAt" | "createdAt", at: number) {
+  const [row] = await queryDatabase<{ at: number | string | Date }>(server, `SELECT "${column}" AS at FROM "Session" WHERE token = ?`, [token]);
+  const value = typeof row.at === "number" ? at : new Date(at).toISOString();
+  await queryDatabase(server, `UPDATE "Session" SET "${column}" = ? WHERE token = ?`, [value, token]);
 }
 
-const sessionExists = (token: string) =>
-  readDatabase(server, (file) => file.prepare(`SELECT 1 FROM "Session" WHERE token = ?`).get(token) !== undefined);
+const sessionExists = async (token: string) => (await queryDatabase(server, `SELECT 1 FROM "Session" WHERE token = ?`, [token])).length > 0;
 
 describe("the session cookie", () => {
   it("is HttpOnly and SameSite=Lax, and not Secure on http://127.0.0.1", async () => {
@@ -71,16 +64,16 @@ describe("a session ends", () => {
   it("when unused for the idle time (its expiry has passed)", async () => {
     const { cookie, token } = await signIn(server);
     expect(await readWith(cookie)).toBe(200);
-    setSessionTime(token, "expiresAt", Date.now() - 60_000);
+    await setSessionTime(token, "expiresAt", Date.now() - 60_000);
     expect(await readWith(cookie)).toBe(401);
   });
 
   it("RADAR_SESSION_MAX_HOURS after sign-in, however much it is used", async () => {
     const { cookie, token } = await signIn(server);
     // Still within its idle time (just used), but signed in longer ago than the absolute lifetime.
-    setSessionTime(token, "createdAt", Date.now() - (MAX_HOURS + 1) * 3_600_000);
+    await setSessionTime(token, "createdAt", Date.now() - (MAX_HOURS + 1) * 3_600_000);
     expect(await readWith(cookie)).toBe(401);
-    expect(sessionExists(token)).toBe(false);
+    expect(await sessionExists(token)).toBe(false);
   });
 
   it("everywhere when the person signs out everywhere", async () => {

@@ -1,10 +1,11 @@
-import { freshDatabase } from "./postgres";
+import { freshDatabase, startPostgres, type TestPostgres } from "./postgres";
 
 /**
  * The store the end-to-end suites run their servers on: SQLite unless RADAR_E2E_STORE=postgres,
- * which vitest's `postgres-e2e` project and the PostgreSQL Playwright run set, together with
- * RADAR_E2E_POSTGRES_URL, a database in the run's throwaway cluster (postgres-setup.ts) beside
- * which each server gets a fresh one.
+ * which vitest's `postgres-e2e` project and the PostgreSQL Playwright run set. Each server gets a
+ * fresh database in the run's throwaway cluster (RADAR_E2E_POSTGRES_URL, from postgres-setup.ts),
+ * or, where no run made one (a Playwright spec that starts its own server), in a cluster this
+ * process starts on first use and stops when it exits.
  */
 export type E2eStore = "sqlite" | "postgres";
 
@@ -14,9 +15,10 @@ export function e2eStore(): E2eStore {
   return store;
 }
 
+let ownCluster: Promise<TestPostgres> | null = null;
+
 /** A new, empty database in the run's cluster, for one server. */
-export function freshE2eDatabase(): Promise<string> {
-  const cluster = process.env.RADAR_E2E_POSTGRES_URL;
-  if (!cluster) throw new Error("RADAR_E2E_STORE=postgres needs RADAR_E2E_POSTGRES_URL (the run's cluster, set by e2e/support/postgres-setup.ts)");
+export async function freshE2eDatabase(): Promise<string> {
+  const cluster = process.env.RADAR_E2E_POSTGRES_URL ?? (await (ownCluster ??= startPostgres())).url;
   return freshDatabase(cluster, "e2e");
 }

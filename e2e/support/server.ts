@@ -19,11 +19,22 @@ export async function startServer(env: Record<string, string> = {}, options: Par
 export const storeOfServer = (server: RunningServer): "sqlite" | "postgres" => (server.databaseUrl.startsWith("file:") ? "sqlite" : "postgres");
 
 /**
- * Rows of plain SQL on the server's database, on either store (beside the running server).
- * Write SQL both accept: identifiers quoted ("tokenHash"), `?` placeholders (numbered for PostgreSQL here).
+ * Plain SQL on the server's database, on either store, beside the running server: a query's rows,
+ * or none for a change (a test moving a session's time). Write SQL both accept: identifiers
+ * quoted ("tokenHash"), `?` placeholders (numbered for PostgreSQL here).
  */
 export async function queryDatabase<T = Record<string, unknown>>(server: RunningServer, sql: string, params: unknown[] = []): Promise<T[]> {
-  if (storeOfServer(server) === "sqlite") return readDatabase(server, (file) => file.prepare(sql).all(...params) as T[]);
+  if (storeOfServer(server) === "sqlite") {
+    const file = new Database(server.databaseFile, { timeout: 5_000 });
+    try {
+      const statement = file.prepare(sql);
+      if (statement.reader) return statement.all(...params) as T[];
+      statement.run(...params);
+      return [];
+    } finally {
+      file.close();
+    }
+  }
   const client = new pg.Client({ connectionString: server.databaseUrl });
   await client.connect();
   try {
@@ -31,16 +42,6 @@ export async function queryDatabase<T = Record<string, unknown>>(server: Running
     return (await client.query(sql.replace(/\?/g, () => `$${++n}`), params)).rows as T[];
   } finally {
     await client.end();
-  }
-}
-
-/** Reads the server's database file directly (read-only, beside the running server; WAL allows it). */
-export function readDatabase<T>(server: RunningServer, read: (file: Database.Database) => T): T {
-  const file = new Database(server.databaseFile, { readonly: true, timeout: 5_000 });
-  try {
-    return read(file);
-  } finally {
-    file.close();
   }
 }
 

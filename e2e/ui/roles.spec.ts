@@ -1,5 +1,5 @@
 import { expect, test, type Browser, type BrowserContext, type Page } from "@playwright/test";
-import { startServer } from "../../scripts/lib/server";
+import { startServer } from "../support/server";
 import { E2E_TOKEN } from "../support/e2e-env";
 import { threadRow } from "../support/board-events";
 

@@ -33,6 +33,8 @@ export interface RunningServer {
   token: string;
   /** An admin API key (a service account), for every read and operator call. */
   apiKey: string;
+  /** Another API key (`newApiKey`'s row), as the People page stores one. */
+  addApiKey(row: NewApiKey): Promise<void>;
   /** Another source with its own ingest token, as the Sources page makes one. */
   addSource(name: string): Promise<{ id: string; token: string }>;
   /** fetch with the admin API key, unless `init` sends its own authorization. */
@@ -137,6 +139,7 @@ export async function startServer(env: Record<string, string> = {}, options: { d
     },
     token,
     apiKey,
+    addApiKey: (row) => seedInto(databaseUrl).apiKey(row, Date.now()),
     async addSource(name) {
       const sourceToken = generateToken();
       return { id: await seedInto(databaseUrl).source(name, storedToken(sourceToken, "initial"), Date.now()), token: sourceToken };
