@@ -304,6 +304,15 @@ export async function benchBoardApi(databaseFile?: string): Promise<BoardApiBenc
   const built = copyDatabase(databaseFile ?? benchDatabase().file);
   const server = await startServer({}, { databaseFile: built.file });
   try {
+    return { threads: 10_000, events: built.events, views: await timeBoardApi(server) };
+  } finally {
+    await server.stop();
+    fs.rmSync(built.dir, { recursive: true, force: true });
+  }
+}
+
+/** p50 of each board view over HTTP on a running server, after a warm-up (on either store). */
+export async function timeBoardApi(server: RunningServer): Promise<BoardApiBench["views"]> {
     const timed = async (view: string) => {
       const started = performance.now();
       const response = await fetch(`${server.url}/api/v1/threads?${view}`, { headers: { authorization: `Bearer ${server.apiKey}` } });
@@ -322,11 +331,7 @@ export async function benchBoardApi(databaseFile?: string): Promise<BoardApiBenc
       for (let i = 0; i < API_RUNS; i++) times.push(await timed(view));
       views.push({ view, p50Ms: +percentile(times.toSorted((a, b) => a - b), 50).toFixed(1) });
     }
-    return { threads: 10_000, events: built.events, views };
-  } finally {
-    await server.stop();
-    fs.rmSync(built.dir, { recursive: true, force: true });
-  }
+    return views;
 }
 
 function copyDatabase(file: string): { dir: string; file: string; events: number } {

@@ -46,7 +46,7 @@ export function event(i: number, base: number) {
 }
 
 
-async function postJson(server: RunningServer, body: unknown): Promise<number> {
+export async function postJson(server: RunningServer, body: unknown): Promise<number> {
   const started = performance.now();
   const response = await fetch(`${server.url}/api/v1/events`, {
     method: "POST",

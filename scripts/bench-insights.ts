@@ -23,6 +23,8 @@ const TURNS = 10;
 const EVENTS_PER_TURN = 10;
 const DAY = 86_400_000;
 const RUNS = 3;
+/** The insights page's views the bench times, on either store. */
+export const INSIGHTS_VIEWS = ["range=1h", "range=24h", "range=7d", "range=24h&split=model", "range=7d&provider=anthropic&kind=capacity", "range=24h&q=thread-99"];
 
 const PROVIDERS = [
   ["openai", ["gpt-5", "gpt-5-mini", "gpt-4.1"]],
@@ -205,7 +207,7 @@ export async function benchInsights(): Promise<InsightsBench> {
   const sql = new Database(built.file, { readonly: true });
   try {
     const views: InsightsBench["views"] = [];
-    for (const view of ["range=1h", "range=24h", "range=7d", "range=24h&split=model", "range=7d&provider=anthropic&kind=capacity", "range=24h&q=thread-99"]) {
+    for (const view of INSIGHTS_VIEWS) {
       const parsed = parseInsightsQuery(new URLSearchParams(view), now);
       if (!parsed.ok) throw new Error(parsed.error);
       const runs: { total: number; log: { label: string; ms: number }[] }[] = [];

@@ -1,5 +1,6 @@
 // `npm run bench`: the speed and memory targets, measured on this machine in one run.
 // Never part of `npm test` (timing is not a pass/fail matter for unit tests).
+import { fail } from "./lib/cli";
 import { prepare } from "./lib/prepare.mjs";
 import { benchIngest, formatIngestBench } from "./bench-ingest";
 import { benchInsights, formatInsightsBench } from "./bench-insights";
@@ -8,6 +9,16 @@ import { benchBoard, benchBoardApi, formatBoardApiBench, formatBoardBench } from
 import { benchReads, formatReadsBench } from "./bench-reads";
 
 prepare();
+
+// `npm run bench -- --store postgres`: the same targets on PostgreSQL (scripts/bench-postgres.ts).
+const storeArg = process.argv.indexOf("--store");
+const store = storeArg === -1 ? "sqlite" : process.argv[storeArg + 1];
+if (store !== "sqlite" && store !== "postgres") fail("bench", `--store must be sqlite or postgres; got "${store ?? ""}"`);
+if (store === "postgres") {
+  const { benchPostgres } = await import("./bench-postgres");
+  await benchPostgres();
+  process.exit(0);
+}
 
 const reducer = await benchReducer();
 console.log(

@@ -3,13 +3,13 @@
 // or nothing, and prints what it copied per table. Stop the radar first so nothing arrives after.
 import { parseArgs } from "node:util";
 import { ConfigError } from "../lib/config";
+import { fail as failWith } from "./lib/cli";
 import { migrateStore, MigrateStoreError } from "../lib/db/postgres/migrate-store";
 
 const USAGE = "usage: npm run migrate-store -- --from file:./data/radar.db --to postgres://user@host/radar";
 
 function fail(message: string): never {
-  process.stderr.write(`migrate-store: ${message}\n`);
-  process.exit(1);
+  return failWith("migrate-store", message);
 }
 
 let values: { from?: string; to?: string };

@@ -2,10 +2,25 @@ import type { InsightsQuery } from "@/lib/insights/range";
 import type { InsightsData } from "@/lib/insights/types";
 import { db, serialized } from "./client";
 import { factFilterSql, gapBinSql, RETRIED_AT_SQL, THREAD_LABELS_SQL } from "./fact-sql";
-import { HOUR_MS, MINUTE_MS, ROLLUP_TABLES, type RollupTable } from "./rollups";
-import { byLabels, byWait, SPLIT_COLUMNS, TOP_THREADS, topOf, toInsights, type GapBinRow, type SeriesRow, type ThreadWait, type WaitRow } from "./records/insights";
+import { HOUR_MS } from "./rollups";
+import {
+  byLabels,
+  byWait,
+  rangePieces,
+  rolledParts,
+  SPLIT_COLUMNS,
+  TOP_THREADS,
+  topOf,
+  toInsights,
+  within,
+  type GapBinRow,
+  type RolledPart,
+  type SeriesRow,
+  type ThreadWait,
+  type WaitRow,
+} from "./records/insights";
 import { pluck, statement, type Sql } from "./statement";
-import { inList, type Clause } from "./thread-filter";
+import { SQLITE_FILTER } from "./thread-filter";
 import { THREAD_SELECT, type ThreadProjection } from "./thread-projection";
 
 /**
@@ -37,63 +52,14 @@ interface Scope {
   sql: Sql;
 }
 
-/** A stretch of the range one rollup table answers, with the filter on alias `r`. */
-interface RolledPart {
-  rollup: RollupTable;
-  from: number;
-  to: number;
-  where: Clause;
-}
-
-/**
- * The parts of the range the rollups answer, with the filter on alias `r`: the whole hours in
- * the hour table when the buckets are whole hours, the other whole minutes in the minute table;
- * empty when they cannot answer the filter.
- */
-function rollupParts({ query }: Scope): RolledPart[] {
-  const { status, q, kind, provider, model, source } = query.filter;
-  // Rollups hold "unknown" for a label never reported, which a thread filter would not match.
-  if (status?.length || q || provider?.includes("unknown") || model?.includes("unknown")) return [];
-  const [minutes, hours] = ROLLUP_TABLES;
-  const from = Math.ceil(query.range.from / MINUTE_MS) * MINUTE_MS;
-  const to = Math.floor(query.range.to / MINUTE_MS) * MINUTE_MS;
-  if (from >= to) return [];
-  const parts: string[] = [];
-  const params: unknown[] = [];
-  for (const [column, values] of [["kind", kind], ["provider", provider], ["model", model]] as const) {
-    if (!values?.length) continue;
-    parts.push(inList(`r.${column}`));
-    params.push(JSON.stringify(values));
-  }
-  if (source?.length) {
-    parts.push(`(${inList("r.sourceId")} OR r.sourceId IN (SELECT id FROM "Source" WHERE ${inList("name")}))`);
-    params.push(JSON.stringify(source), JSON.stringify(source));
-  }
-  const where = { sql: parts.length ? parts.join(" AND ") : "1", params };
-  const hourFrom = Math.ceil(from / HOUR_MS) * HOUR_MS;
-  const hourTo = Math.floor(to / HOUR_MS) * HOUR_MS;
-  if (query.range.bucketMs % HOUR_MS !== 0 || hourFrom >= hourTo) return [{ rollup: minutes, from, to, where }];
-  return [
-    ...(from < hourFrom ? [{ rollup: minutes, from, to: hourFrom, where }] : []),
-    { rollup: hours, from: hourFrom, to: hourTo, where },
-    ...(hourTo < to ? [{ rollup: minutes, from: hourTo, to, where }] : []),
-  ];
-}
-
-/** The same scope over part of its range (the partial minutes the rollups leave to the raw facts). */
-const within = (scope: Scope, from: number, to: number): Scope => ({ ...scope, query: { ...scope.query, range: { ...scope.query.range, from, to } } });
+const rollupParts = ({ query }: Scope) => rolledParts(query, SQLITE_FILTER);
 
 /**
  * A chart's rows: from the rollups over the whole minutes and hours and from `raw` over the
  * rest, or all from `raw` when the rollups cannot answer the filter.
  */
 function combined<T>(scope: Scope, raw: (scope: Scope) => T[], rolled: (part: RolledPart) => T[]): T[] {
-  const parts = rollupParts(scope);
-  if (!parts.length) return raw(scope);
-  const { from, to } = scope.query.range;
-  const first = parts[0].from;
-  const last = parts[parts.length - 1].to;
-  return [...(from < first ? raw(within(scope, from, first)) : []), ...parts.flatMap(rolled), ...(last < to ? raw(within(scope, last, to)) : [])];
+  return rangePieces(scope.query.range, rollupParts(scope)).flatMap((piece) => ("raw" in piece ? raw(within(scope, piece.raw)) : rolled(piece.part)));
 }
 
 /** Rows of one rolled-up fact per (bucket, series), the series being a rollup column. */

@@ -31,16 +31,7 @@ export { HOUR_MS, MINUTE_MS } from "./records/rollups";
 
 const minuteOf = (column: string) => `(${column} - ${column} % ${MINUTE_MS})`;
 
-/**
- * The two granularities, each a table of the same shape: minutes for short ranges and the
- * partial hours at a range's edges, hours for the whole hours of long ranges (a 7-day view reads
- * 168 hours instead of 10,080 minutes). A fact without a time (minute -1) keeps it in both.
- */
-export const ROLLUP_TABLES = [
-  { table: "Rollup", time: "minute", ms: MINUTE_MS },
-  { table: "RollupHour", time: "hour", ms: HOUR_MS },
-] as const;
-export type RollupTable = (typeof ROLLUP_TABLES)[number];
+export { ROLLUP_TABLES, type RollupTable } from "./records/rollups";
 
 /**
  * Fact rows (fact, minute, kind, provider, model, agent, sourceId, label and the counters) of the

@@ -3,6 +3,8 @@ import { GAP_BOUNDS_MS, gapBinLabels } from "@/lib/insights/gaps";
 import type { InsightsQuery } from "@/lib/insights/range";
 import { OUTCOMES, recoveryRatio, type InsightsData } from "@/lib/insights/types";
 import { TROUBLE_KINDS } from "@/lib/threads/filter";
+import type { Clause, FilterDialect } from "../thread-filter";
+import { HOUR_MS, MINUTE_MS, ROLLUP_TABLES, type RollupTable } from "./rollups";
 import type { ThreadProjection } from "./threads";
 
 /**
@@ -68,6 +70,81 @@ export const byWait = (x: ThreadWait, y: ThreadWait) => y.waitMs - x.waitMs || x
 /** The threads that lost the most, from rows per thread. */
 export const topOf = (perThread: ThreadWait[]) => perThread.filter((row) => row.attempts > 0).sort(byWait).slice(0, TOP_THREADS);
 
+
+/** A stretch of a range that one rollup table answers. */
+export interface RolledStretch {
+  rollup: RollupTable;
+  from: number;
+  to: number;
+}
+
+/**
+ * The stretches of the range the rollups answer: the whole hours in the hour table when the
+ * buckets are whole hours, the other whole minutes in the minute table; none when the filter
+ * names what rollups are not keyed by (status, a search, or the "unknown" they hold for a label
+ * never reported, which a thread filter would not match).
+ */
+export function rolledStretches({ filter, range }: InsightsQuery): RolledStretch[] {
+  if (filter.status?.length || filter.q || filter.provider?.includes("unknown") || filter.model?.includes("unknown")) return [];
+  const [minutes, hours] = ROLLUP_TABLES;
+  const from = Math.ceil(range.from / MINUTE_MS) * MINUTE_MS;
+  const to = Math.floor(range.to / MINUTE_MS) * MINUTE_MS;
+  if (from >= to) return [];
+  const hourFrom = Math.ceil(from / HOUR_MS) * HOUR_MS;
+  const hourTo = Math.floor(to / HOUR_MS) * HOUR_MS;
+  if (range.bucketMs % HOUR_MS !== 0 || hourFrom >= hourTo) return [{ rollup: minutes, from, to }];
+  return [
+    ...(from < hourFrom ? [{ rollup: minutes, from, to: hourFrom }] : []),
+    { rollup: hours, from: hourFrom, to: hourTo },
+    ...(hourTo < to ? [{ rollup: minutes, from: hourTo, to }] : []),
+  ];
+}
+
+/** A stretch of the range one rollup table answers, with the filter on rollup alias `r`. */
+export interface RolledPart extends RolledStretch {
+  where: Clause;
+}
+
+/** The parts of the range the rollups answer, with the filter in the store's SQL dialect. */
+export function rolledParts(query: InsightsQuery, d: FilterDialect): RolledPart[] {
+  const stretches = rolledStretches(query);
+  if (!stretches.length) return [];
+  const { kind, provider, model, source } = query.filter;
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  for (const [column, values] of [["kind", kind], ["provider", provider], ["model", model]] as const) {
+    if (!values?.length) continue;
+    parts.push(d.inList(d.column("r", column)));
+    params.push(d.list(values));
+  }
+  if (source?.length) {
+    parts.push(`(${d.inList(d.column("r", "sourceId"))} OR ${d.column("r", "sourceId")} IN (SELECT id FROM "Source" WHERE ${d.inList("name")}))`);
+    params.push(d.list(source), d.list(source));
+  }
+  const where = { sql: parts.length ? parts.join(" AND ") : `NOT ${d.no}`, params };
+  return stretches.map((stretch) => ({ ...stretch, where }));
+}
+
+/**
+ * How a chart reads its range, in order: the raw facts for the partial minutes before the first
+ * rolled part, the rolled parts, the raw facts after the last; all raw when nothing is rolled.
+ */
+export function rangePieces<P extends { from: number; to: number }>(range: { from: number; to: number }, parts: P[]): ({ raw: { from: number; to: number } } | { part: P })[] {
+  if (!parts.length) return [{ raw: range }];
+  const first = parts[0].from;
+  const last = parts[parts.length - 1].to;
+  return [
+    ...(range.from < first ? [{ raw: { from: range.from, to: first } }] : []),
+    ...parts.map((part) => ({ part })),
+    ...(last < range.to ? [{ raw: { from: last, to: range.to } }] : []),
+  ];
+}
+
+/** The same scope over part of its range. */
+export const within = <S extends { query: InsightsQuery }>(scope: S, { from, to }: { from: number; to: number }): S => ({
+  ...scope,
+  query: { ...scope.query, range: { ...scope.query.range, from, to } },
+});
 
 export interface InsightsRows {
   notices: SeriesRow[];

@@ -4,6 +4,17 @@ export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
 
 /**
+ * The two granularities, each a table of the same shape: minutes for short ranges and the
+ * partial hours at a range's edges, hours for the whole hours of long ranges (a 7-day view reads
+ * 168 hours instead of 10,080 minutes). A fact without a time (minute -1) keeps it in both.
+ */
+export const ROLLUP_TABLES = [
+  { table: "Rollup", time: "minute", ms: MINUTE_MS },
+  { table: "RollupHour", time: "hour", ms: HOUR_MS },
+] as const;
+export type RollupTable = (typeof ROLLUP_TABLES)[number];
+
+/**
  * Facts written only to the rollup tables, never to MetricTotal: insights count notices by minute
  * (metrics count them as seen), and `threadWait` is the `attempt` fact per thread (label = the
  * thread's key) for the top threads, whose rows grow with the threads.
