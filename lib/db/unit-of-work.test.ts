@@ -111,6 +111,46 @@ describe("group commit", () => {
     expect(order).toEqual(["first", "between", "last"]);
   });
 
+  it("runs one member per turn of the event loop, the transaction held open between them", async () => {
+    const order: string[] = [];
+    const { units } = await counted(() =>
+      Promise.all(
+        ["a", "b", "c"].map((name) =>
+          m.uow.transaction(async () => {
+            order.push(name);
+            setImmediate(() => order.push(`after ${name}`));
+          }),
+        ),
+      ),
+    );
+    expect(units).toBe(1);
+    expect(order.slice(0, 5)).toEqual(["a", "after a", "b", "after b", "c"]);
+  });
+
+  it("lets a Prisma write issued during a group wait its turn instead of blocking on the write lock", async () => {
+    // Prisma's first query loads its client; warm it so the write below reaches the connection at once.
+    await m.client.db().prisma.setting.count();
+    const order: string[] = [];
+    const started = Date.now();
+    let written: Promise<unknown> = Promise.resolve();
+    await Promise.all([
+      m.uow.transaction(async () => {
+        order.push("first");
+        written = m.client.db().prisma.setting
+          .upsert({ where: { key: "group-test" }, create: { key: "group-test", value: "1", updatedAt: new Date() }, update: { value: "2", updatedAt: new Date() } })
+          .then(() => order.push("prisma"));
+      }),
+      m.uow.transaction(async () => {
+        // Give Prisma's query every chance to reach its connection while the group is open.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        order.push("second");
+      }),
+    ]);
+    await written;
+    expect(order).toEqual(["first", "second", "prisma"]);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
   it("starts a lone unit of work at once, without waiting a turn of the event loop for others", async () => {
     // Let any group ended by an earlier test stop counting as just ended.
     await new Promise((resolve) => setImmediate(resolve));
