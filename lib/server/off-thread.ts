@@ -5,6 +5,7 @@ import * as onPostgres from "@/lib/db/postgres/reads";
 import { EXPORTS, READS, type ExportName, type FromWorker, type ReadName, type ToWorker } from "@/lib/db/reads";
 import { currentStore } from "@/lib/db/store";
 import { acceptsGzip } from "./http";
+import { answeredByListener } from "./listener/routes";
 import { READ_WORKER_BUNDLE } from "./read-worker-bundle.mjs";
 
 /**
@@ -84,12 +85,13 @@ export async function read<N extends ReadName>(name: N, ...args: Parameters<Read
 
 /**
  * An export of lib/db/reads.ts as a response, encoded by the read worker a chunk per pull and,
- * when the client takes gzip, compressed there too: `content-encoding` tells Next's own
- * compression to leave the body alone, so this thread only passes bytes along. Without the
- * worker (or on PostgreSQL) the body goes out as encoded and Next compresses what it compresses.
+ * when the client takes gzip, compressed there too, so this thread only passes bytes along. Only
+ * an answer the ingestion listener writes (listener/routes.ts) can say so: Next drops a route's
+ * Content-Encoding and compresses the body itself, on this thread. Without the worker (or on
+ * PostgreSQL) the body goes out as encoded, and Next compresses what it serves.
  */
 export function exportResponse<N extends ExportName>(request: Request, name: N, args: Parameters<(typeof EXPORTS)[N]>[0], headers: HeadersInit): Response {
-  const { body, gzip } = encodedExport(name, args, acceptsGzip(request.headers.get("accept-encoding")));
+  const { body, gzip } = encodedExport(name, args, answeredByListener(request) && acceptsGzip(request.headers.get("accept-encoding")));
   if (!gzip) return new Response(body, { headers });
   return new Response(body, { headers: { ...Object.fromEntries(new Headers(headers)), "content-encoding": "gzip", vary: "accept-encoding" } });
 }

@@ -6,7 +6,7 @@ import { edgeSettings, PEER_HEADER, refuseAtEdge, refuseMalformedPath } from "..
 import { problem } from "../http";
 import { SECURITY_HEADERS } from "../security-headers";
 import { readDeclaredBody, sendWebResponse, smallBodyLength, toWebRequest } from "./node-http";
-import { LEAN_ROUTES, matchLeanRoute, passesProxy, type LeanRoute } from "./routes";
+import { LEAN_ROUTES, markLean, matchLeanRoute, passesProxy, type LeanRoute } from "./routes";
 
 /**
  * The server `npm start` and the test server run: one Node HTTP listener on HOST:PORT in front
@@ -144,7 +144,7 @@ async function answer(
   }
   let response: Response;
   try {
-    const request = toWebRequest(incoming, url, gone.signal, peer, body);
+    const request = markLean(toWebRequest(incoming, url, gone.signal, peer, body));
     // proxy.ts's checks, on the requests Next would have run it for; an undecodable path is
     // refused on every lean route, as Next refuses it before decoding a route's parameters.
     const refused = passesProxy(rawPath, incoming.headers) ? refuseAtEdge(request, edgeSettings()) : refuseMalformedPath(rawPath);
