@@ -9,6 +9,8 @@ export interface LeanRoute {
   module: string;
   /** The path, with one `[name]` segment at most standing for a parameter. */
   path: string;
+  /** Its answer is written as it streams (an export), not read whole first. */
+  streamed?: boolean;
 }
 
 export const LEAN_ROUTES: readonly LeanRoute[] = [
@@ -22,9 +24,9 @@ export const LEAN_ROUTES: readonly LeanRoute[] = [
   // Exports: their bodies come gzipped from the read worker, which only an answer written here can
   // say (Next drops a route's Content-Encoding and compresses the body again). The audit export
   // before `[kind]`, which would match it too.
-  { method: "GET", path: "/api/v1/exports/audit", module: "app/api/v1/exports/audit" },
-  { method: "GET", path: "/api/v1/exports/[kind]", module: "app/api/v1/exports/[kind]" },
-  { method: "GET", path: "/api/v1/threads/[id]/export", module: "app/api/v1/threads/[id]/export" },
+  { method: "GET", path: "/api/v1/exports/audit", module: "app/api/v1/exports/audit", streamed: true },
+  { method: "GET", path: "/api/v1/exports/[kind]", module: "app/api/v1/exports/[kind]", streamed: true },
+  { method: "GET", path: "/api/v1/threads/[id]/export", module: "app/api/v1/threads/[id]/export", streamed: true },
 ];
 
 // A registered symbol: the listener and the route handlers are built separately, but share the process.
