@@ -91,9 +91,12 @@ export async function read<N extends ReadName>(name: N, ...args: Parameters<Read
  * PostgreSQL) the body goes out as encoded, and Next compresses what it serves.
  */
 export function exportResponse<N extends ExportName>(request: Request, name: N, args: Parameters<(typeof EXPORTS)[N]>[0], headers: HeadersInit): Response {
-  const { body, gzip } = encodedExport(name, args, answeredByListener(request) && acceptsGzip(request.headers.get("accept-encoding")));
-  if (!gzip) return new Response(body, { headers });
-  return new Response(body, { headers: { ...Object.fromEntries(new Headers(headers)), "content-encoding": "gzip", vary: "accept-encoding" } });
+  const lean = answeredByListener(request);
+  const { body, gzip } = encodedExport(name, args, lean && acceptsGzip(request.headers.get("accept-encoding")));
+  if (!lean) return new Response(body, { headers });
+  // Either encoding may come from here, by the request's Accept-Encoding: caches must tell them apart.
+  const encoding = { vary: "accept-encoding", ...(gzip ? { "content-encoding": "gzip" } : {}) };
+  return new Response(body, { headers: { ...Object.fromEntries(new Headers(headers)), ...encoding } });
 }
 
 /** An export's body as encoded, never compressed here. */
