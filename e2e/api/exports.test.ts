@@ -196,6 +196,7 @@ describe("compression", () => {
       const gzipped = await server.fetch(path, { headers: { "accept-encoding": "gzip" } });
       expect([plain.status, gzipped.status]).toEqual([200, 200]);
       expect(plain.headers.get("content-encoding")).toBeNull();
+      expect(plain.headers.get("vary")?.toLowerCase()).toContain("accept-encoding");
       expect(gzipped.headers.get("content-encoding")).toBe("gzip");
       expect(gzipped.headers.get("vary")?.toLowerCase()).toContain("accept-encoding");
       const [a, b] = [await plain.text(), await gzipped.text()];
