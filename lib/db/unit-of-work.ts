@@ -131,12 +131,17 @@ async function runMembers(group: Group): Promise<void> {
     sql = db().sql;
     // IMMEDIATE: take the write lock now, so the commit can never fail on a busy database.
     sql.exec("BEGIN IMMEDIATE");
+    let turnStarted = performance.now();
     for (const [index, member] of group.members.entries()) {
-      // One member per turn of the event loop, so a long group never holds the thread: the
-      // transaction stays open across turns, and nothing else reaches the writer connection
+      // A long group never holds the thread: once members have run for TURN_BUDGET_MS, the next
+      // one waits for the next turn of the event loop (so one long member has a turn to itself).
+      // The transaction stays open across turns, and nothing else reaches the writer connection
       // meanwhile (every use of it, Prisma's writes included, waits in the writer queue behind
-      // this group).
-      if (index > 0) await nextTurn();
+      // this group). Quick members still share a turn: a turn per member measured slower.
+      if (index > 0 && performance.now() - turnStarted >= TURN_BUDGET_MS) {
+        await nextTurn();
+        turnStarted = performance.now();
+      }
       sql.exec("SAVEPOINT member");
       try {
         const value = await member.work(sqliteTx);
@@ -167,6 +172,9 @@ async function runMembers(group: Group): Promise<void> {
     else member.reject(value);
   }
 }
+
+/** How long members of a group run in one turn of the event loop before the next waits for another turn. */
+const TURN_BUDGET_MS = 4;
 
 function nextTurn(): Promise<void> {
   return new Promise<void>((resolve) => setImmediate(resolve));
