@@ -12,14 +12,27 @@ import { median, percentile } from "./lib/stats";
  * database of bench-insights.ts: single-event POST latency alone, then while two clients loop over
  * the metrics scrape, a 7-day insights view and a 24-hour attempts export. The server's event loop
  * is watched from inside (scripts/lib/loop-delay.mjs): its longest stall while an export runs
- * alone is what every request waiting behind that export waits at worst.
+ * alone is what every request waiting behind that export waits at worst. The longest stall is
+ * reported three ways, to tell who caused it: ingestion alone, the readers alone, and both.
  */
 const POSTS = 1_500;
 const POST_CLIENTS = 4;
 const READERS = 2;
 const THREADS = 100;
 const RUNS = 3;
+/** How long the readers loop with no ingestion beside them. */
+const READERS_ONLY_MS = 8_000;
 const READS = ["/api/metrics", "/api/v1/insights?range=7d", "/api/v1/exports/attempts?range=24h&format=csv"] as const;
+/** Each reader alone, to name who causes the longest stall: the heavy reads and the pages a person opens. */
+const READERS_BY_NAME: ReadonlyArray<readonly [string, string]> = [
+  ["metrics scrape", READS[0]],
+  ["insights 7d (API)", READS[1]],
+  ["attempts export 24h", READS[2]],
+  ["board page", "/"],
+  ["board API", "/api/v1/threads?order=attention"],
+  ["insights page 7d", "/insights?range=7d"],
+  ["thread page", "/threads/reads-0-0"],
+];
 
 const round = (ms: number) => +ms.toFixed(1);
 
@@ -86,7 +99,14 @@ export interface ReadsBench {
   underReadsP99Ms: number;
   ratio: number;
   readsDone: number;
+  /** Each reader alone, RUNS times: the longest event-loop stall it caused. */
+  stallByReader: { name: string; maxMs: number }[];
+  /** The longest event-loop stall: while ingestion runs alone, while only the readers run, and while both do. */
+  loopIngestionMaxMs: number;
+  loopReadersOnlyMaxMs: number;
   loopUnderReadsMaxMs: number;
+  /** The same windows' 99th percentile of event-loop delay: less sensitive than the maximum to the machine descheduling the server. */
+  loopP99Ms: { ingestion: number; readersOnly: number; underReads: number };
   exportMs: number;
   exportLoopMaxMs: number;
   metricsMs: number;
@@ -118,26 +138,28 @@ export async function benchReads(databaseFile = benchDatabase().file): Promise<R
     const exportMs = median(exports.map((e) => e.ms));
     const exportLoopMaxMs = median(exports.map((e) => e.loop.maxMs));
 
-    const alone = median((await sequence(RUNS, async (i) => percentile(await singlePosts(server, 1 + i), 99))));
-    const controller = new AbortController();
-    let readsDone = 0;
-    const readers = Array.from({ length: READERS }, async (_, r) => {
-      for (let i = r; !controller.signal.aborted; i++) {
-        try {
-          await read(server, READS[i % READS.length], controller.signal);
-          readsDone++;
-        } catch (error) {
-          if (!controller.signal.aborted) throw error;
-        }
-      }
-    });
-    // Let the readers get going before the posts start.
-    await new Promise((resolve) => setTimeout(resolve, 500));
     await loopWindow(loopPort);
-    const under = median(await sequence(RUNS, async (i) => percentile(await singlePosts(server, 10 + i), 99)));
-    const loopUnderReads = await loopWindow(loopPort);
-    controller.abort();
-    await Promise.all(readers);
+    const alone = median((await sequence(RUNS, async (i) => percentile(await singlePosts(server, 1 + i), 99))));
+    const loopIngestion = await loopWindow(loopPort);
+    const readersOnly = await withReaders(server, async () => {
+      await loopWindow(loopPort);
+      await new Promise((resolve) => setTimeout(resolve, READERS_ONLY_MS));
+      return loopWindow(loopPort);
+    });
+    const { value: underReads, readsDone } = await withReaders(server, async () => {
+      await loopWindow(loopPort);
+      const p99 = median(await sequence(RUNS, async (i) => percentile(await singlePosts(server, 10 + i), 99)));
+      return { p99, loop: await loopWindow(loopPort) };
+    });
+    const under = underReads.p99;
+    const stallByReader: { name: string; maxMs: number }[] = [];
+    for (const [name, pathname] of READERS_BY_NAME) {
+      await read(server, pathname);
+      await loopWindow(loopPort);
+      await sequence(RUNS, () => read(server, pathname));
+      stallByReader.push({ name, maxMs: (await loopWindow(loopPort)).maxMs });
+    }
+    const loopUnderReads = underReads.loop;
     return {
       posts: POSTS,
       clients: POST_CLIENTS,
@@ -145,7 +167,11 @@ export async function benchReads(databaseFile = benchDatabase().file): Promise<R
       underReadsP99Ms: round(under),
       ratio: +(under / alone).toFixed(2),
       readsDone,
+      stallByReader,
+      loopIngestionMaxMs: loopIngestion.maxMs,
+      loopReadersOnlyMaxMs: readersOnly.value.maxMs,
       loopUnderReadsMaxMs: loopUnderReads.maxMs,
+      loopP99Ms: { ingestion: loopIngestion.p99Ms, readersOnly: readersOnly.value.p99Ms, underReads: loopUnderReads.p99Ms },
       exportMs: round(exportMs),
       exportLoopMaxMs,
       metricsMs: round(metricsMs),
@@ -157,6 +183,29 @@ export async function benchReads(databaseFile = benchDatabase().file): Promise<R
   }
 }
 
+/** `READERS` clients looping over `READS` while `during` runs (after half a second to get going). */
+async function withReaders<T>(server: RunningServer, during: () => Promise<T>): Promise<{ value: T; readsDone: number }> {
+  const controller = new AbortController();
+  let readsDone = 0;
+  const readers = Array.from({ length: READERS }, async (_, r) => {
+    for (let i = r; !controller.signal.aborted; i++) {
+      try {
+        await read(server, READS[i % READS.length], controller.signal);
+        readsDone++;
+      } catch (error) {
+        if (!controller.signal.aborted) throw error;
+      }
+    }
+  });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  try {
+    return { value: await during(), readsDone };
+  } finally {
+    controller.abort();
+    await Promise.all(readers);
+  }
+}
+
 async function sequence<T>(times: number, run: (i: number) => Promise<T>): Promise<T[]> {
   const out: T[] = [];
   for (let i = 0; i < times; i++) out.push(await run(i));
@@ -165,7 +214,9 @@ async function sequence<T>(times: number, run: (i: number) => Promise<T>): Promi
 
 export function formatReadsBench(r: ReadsBench): string {
   return [
-    `heavy reads vs ingestion at 1M events (HTTP, median of ${RUNS}): single-event POST p99 ${r.aloneP99Ms} ms alone, ${r.underReadsP99Ms} ms while ${READERS} clients loop over metrics, 7-day insights and a 24 h export (${r.readsDone} reads) → ×${r.ratio} (target ≤ 2); longest event-loop stall meanwhile ${r.loopUnderReadsMaxMs} ms`,
+    `heavy reads vs ingestion at 1M events (HTTP, median of ${RUNS}): single-event POST p99 ${r.aloneP99Ms} ms alone, ${r.underReadsP99Ms} ms while ${READERS} clients loop over metrics, 7-day insights and a 24 h export (${r.readsDone} reads) → ×${r.ratio} (target ≤ 2)`,
+    `longest event-loop stall on the ingest thread: ${r.loopReadersOnlyMaxMs} ms with the readers only, ${r.loopUnderReadsMaxMs} ms with readers + ingestion, ${r.loopIngestionMaxMs} ms with ingestion alone (target single-digit); p99 of event-loop delay ${r.loopP99Ms.readersOnly} / ${r.loopP99Ms.underReads} / ${r.loopP99Ms.ingestion} ms`,
+    `longest event-loop stall per reader alone (${RUNS} reads each): ${r.stallByReader.map((s) => `${s.name} ${s.maxMs} ms`).join(", ")}; the longest: ${r.stallByReader.toSorted((a, b) => b.maxMs - a.maxMs)[0]?.name}`,
     `export attempts ?range=24h as CSV over HTTP: ${r.exportMs} ms, longest event-loop stall meanwhile ${r.exportLoopMaxMs} ms (target single-digit)`,
     `over HTTP at 1M events: metrics scrape ${r.metricsMs} ms (target < 50 ms), insights ?range=7d ${r.insights7dMs} ms (target < 100 ms)`,
   ].join("\n");

@@ -70,13 +70,14 @@ const ThreadRow = memo(function ThreadRow({ thread, incident }: { thread: Thread
         <StatusBadge status={thread.status} />
       </td>
       <td className="break-words px-3 py-2">
-        <Link href={threadHref(thread)} className="font-medium text-sky-800 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-sky-600">
+        {/* Not prefetched: on a busy fleet every new row would cost the server a render of its thread page. */}
+        <Link href={threadHref(thread)} prefetch={false} className="font-medium text-sky-800 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-sky-600">
           {thread.title || thread.id}
         </Link>
         {thread.title && <div className="truncate font-mono text-xs text-slate-500" title={thread.id}>{thread.id}</div>}
         {thread.parentThreadId && <div className="text-xs text-slate-500">subagent of {thread.parentThreadId}</div>}
         {incident && (
-          <Link href={`/incidents/${incident.id}`} data-testid="incident-marker" className="mt-0.5 inline-block rounded bg-amber-100 px-1.5 text-xs text-amber-900" title={`${incidentTitle(incident)} — ${incident.scope}`}>
+          <Link href={`/incidents/${incident.id}`} prefetch={false} data-testid="incident-marker" className="mt-0.5 inline-block rounded bg-amber-100 px-1.5 text-xs text-amber-900" title={`${incidentTitle(incident)} — ${incident.scope}`}>
             ▲ in incident
           </Link>
         )}

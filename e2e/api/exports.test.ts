@@ -186,3 +186,22 @@ describe("one thread's timeline", () => {
     expect((await get(server, "/api/v1/threads/nope/export?format=csv")).status).toBe(404);
   });
 });
+
+describe("compression", () => {
+  // The read worker gzips an export for a client that takes gzip; the bytes a client reads are the same either way.
+  it.each([`/api/v1/exports/attempts?${RANGE}&format=ndjson`, `/api/v1/exports/threads?format=csv`, `/api/v1/threads/inc-c/export?format=json`, `/api/v1/exports/audit?format=csv`])(
+    "%s: identical content with and without Accept-Encoding: gzip",
+    async (path) => {
+      const plain = await server.fetch(path, { headers: { "accept-encoding": "identity" } });
+      const gzipped = await server.fetch(path, { headers: { "accept-encoding": "gzip" } });
+      expect([plain.status, gzipped.status]).toEqual([200, 200]);
+      expect(plain.headers.get("content-encoding")).toBeNull();
+      expect(plain.headers.get("vary")?.toLowerCase()).toContain("accept-encoding");
+      expect(gzipped.headers.get("content-encoding")).toBe("gzip");
+      expect(gzipped.headers.get("vary")?.toLowerCase()).toContain("accept-encoding");
+      const [a, b] = [await plain.text(), await gzipped.text()];
+      expect(a.length).toBeGreaterThan(0);
+      expect(b).toBe(a);
+    },
+  );
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ThreadBoard, ThreadView } from "@/lib/wire/types";
-import { boardOrder, mergeBoardRows } from "./board-rows";
+import { boardOrder, mergeBoardRows, newerPart, type RowTimes } from "./board-rows";
 
 const row = (key: number, status: string, updatedAt: number): ThreadView =>
   ({ key, id: `th-${key}`, status, updatedAt: new Date(updatedAt).toISOString() }) as ThreadView;
@@ -57,5 +57,37 @@ describe("mergeBoardRows", () => {
 
   it("returns the same board when nothing changed", () => {
     expect(mergeBoardRows(shown, read([2], [shown.threads[1]], false))).toBe(shown);
+  });
+});
+
+describe("newerPart", () => {
+  const at = (ms: number) => new Date(ms).toISOString();
+  const rowsRead = (asked: number[], serverTime: number) => ({ asked, fresh: asked.map((key) => row(key, "running", serverTime)), reorder: false, serverTime: at(serverTime) });
+
+  it("leaves out the keys a newer read brought, and records the read's time for the others", () => {
+    const times: RowTimes = { page: at(2), rows: new Map([[1, at(9)]]) };
+    const news = newerPart(rowsRead([1, 2], 5), times);
+    expect(news.asked).toEqual([2]);
+    expect(news.fresh.map((thread) => thread.key)).toEqual([2]);
+    expect(times.rows.get(2)).toBe(at(5));
+    expect(times.rows.get(1)).toBe(at(9));
+  });
+
+  it("leaves out every key when the page read is newer than the row read", () => {
+    expect(newerPart(rowsRead([1, 2], 5), { page: at(6), rows: new Map() }).asked).toEqual([]);
+  });
+
+  it("keeps a read as it is when it is the newest", () => {
+    const read = rowsRead([1], 5);
+    expect(newerPart(read, { page: at(2), rows: new Map([[1, at(4)]]) })).toBe(read);
+  });
+});
+
+describe("mergeBoardRows keeps the board's newest time", () => {
+  it("an older read applied late does not make the board older", () => {
+    const newer = { ...board([row(1, "running", 10)]), serverTime: new Date(50).toISOString() };
+    const merged = mergeBoardRows(newer, { asked: [1], fresh: [row(1, "running", 11)], reorder: false, serverTime: new Date(20).toISOString() });
+    expect(merged.threads[0].updatedAt).toBe(new Date(11).toISOString());
+    expect(merged.serverTime).toBe(new Date(50).toISOString());
   });
 });

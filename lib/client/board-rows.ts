@@ -48,5 +48,30 @@ export function mergeBoardRows(board: ThreadBoard, read: RowsRead): ThreadBoard 
     }
   }
   if (removed === 0 && added === 0 && threads.every((thread, i) => thread === board.threads[i])) return board;
-  return { ...board, threads, total: Math.max(threads.length, board.total + added - removed), serverTime: read.serverTime };
+  // The board is as new as the newest read in it: an older read applied late never makes it look older.
+  const serverTime = read.serverTime > board.serverTime ? read.serverTime : board.serverTime;
+  return { ...board, threads, total: Math.max(threads.length, board.total + added - removed), serverTime };
+}
+
+/** When a board's rows were read: its page read for every row, later row reads for the rows they brought. */
+export interface RowTimes {
+  page: string;
+  rows: Map<number, string>;
+}
+
+/**
+ * The part of a row read that is news to a board: the keys a newer read (a row read or the page
+ * read) already brought are left out, so a slower read that started earlier never puts an older
+ * row back (a row that flickers back for one round trip). The read's time is recorded for the
+ * keys it keeps.
+ */
+export function newerPart(read: RowsRead, times: RowTimes): RowsRead {
+  const readAt = (key: number) => {
+    const row = times.rows.get(key);
+    return row !== undefined && row > times.page ? row : times.page;
+  };
+  const older = new Set(read.asked.filter((key) => readAt(key) > read.serverTime));
+  for (const key of read.asked) if (!older.has(key)) times.rows.set(key, read.serverTime);
+  if (older.size === 0) return read;
+  return { ...read, asked: read.asked.filter((key) => !older.has(key)), fresh: read.fresh.filter((thread) => !older.has(thread.key)) };
 }

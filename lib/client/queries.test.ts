@@ -66,4 +66,41 @@ describe("applyThreadChanges", () => {
       requests.length = 0;
     }
   });
+
+  it("never puts back an older row: a row read answered after a newer notice's rows is not applied", async () => {
+    // Row reads answered in turn, each when the test says so.
+    const answers: { serverTime: number; rows: ThreadView[]; release: () => void; released: Promise<void> }[] = [
+      { serverTime: 4, rows: [row(1, "retrying", 2)] },
+      { serverTime: 7, rows: [row(1, "retrying", 3)] },
+    ].map((answer) => {
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      return { ...answer, release, released };
+    });
+    let asked = 0;
+    vi.stubGlobal("fetch", async (url: string) => {
+      requests.push(url);
+      const answer = answers[asked++];
+      await answer.released;
+      return Response.json({ threads: answer.rows, serverTime: new Date(answer.serverTime).toISOString() });
+    });
+    const { queryClient, shown, unsubscribe } = showing("", [row(1, "retrying", 1)]);
+    const seen: number[] = [];
+    const stop = queryClient.getQueryCache().subscribe(() => {
+      const attempt = shown()[0]?.retry?.attempt;
+      if (attempt != null && seen.at(-1) !== attempt) seen.push(attempt);
+    });
+    // A burst's notice, keys only: its rows are read by key (answered late, read at 4)…
+    const burst = applyThreadChanges(queryClient, { threads: [{ key: 1, reorder: false }], serverTime: new Date(3).toISOString() });
+    // …while the next notice carries newer rows (6), put in place at once.
+    await applyThreadChanges(queryClient, { threads: [{ key: 1, reorder: false }], rows: [row(1, "retrying", 3)], serverTime: new Date(6).toISOString() });
+    expect(shown()[0].retry?.attempt).toBe(3);
+    answers[0].release();
+    answers[1].release();
+    await burst;
+    stop();
+    expect(seen).toEqual([3]);
+    expect(shown()[0].retry?.attempt).toBe(3);
+    unsubscribe();
+  });
 });

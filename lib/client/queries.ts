@@ -17,7 +17,7 @@ import {
   type AlertsOverview,
 } from "@/lib/wire/types";
 import { isFiltered, parseThreadQuery } from "@/lib/threads/filter";
-import { mergeBoardRows, type RowsRead } from "./board-rows";
+import { mergeBoardRows, newerPart, type RowsRead, type RowTimes } from "./board-rows";
 
 /**
  * Everything the browser reads from the API: one fetcher, the query keys and the query options.
@@ -91,11 +91,22 @@ export async function applyThreadChanges(queryClient: QueryClient, notice: Strea
   await Promise.all(reads);
 }
 
-/** Whether a board's query string narrows it: the rows a notice carries are the unfiltered board's. */
+/**
+ * Whether a board's query string narrows it: the rows a notice carries are the unfiltered board's.
+ * Remembered per query string, since every notice asks it of every board shown.
+ */
 function boardFiltered(queryString: string): boolean {
-  const parsed = parseThreadQuery(new URLSearchParams(queryString));
-  return !parsed.ok || isFiltered(parsed.query);
+  let filtered = filteredBoards.get(queryString);
+  if (filtered === undefined) {
+    const parsed = parseThreadQuery(new URLSearchParams(queryString));
+    filtered = !parsed.ok || isFiltered(parsed.query);
+    if (filteredBoards.size >= MAX_REMEMBERED_FILTERS) filteredBoards.delete(filteredBoards.keys().next().value!);
+    filteredBoards.set(queryString, filtered);
+  }
+  return filtered;
 }
+const filteredBoards = new Map<string, boolean>();
+const MAX_REMEMBERED_FILTERS = 100;
 
 /** Puts the rows a notice carried in place on an unfiltered board: no request. */
 function applyNoticeRows(queryClient: QueryClient, queryString: string, wanted: StreamThreads["threads"], rows: ThreadView[], serverTime: string): void {
@@ -154,16 +165,24 @@ async function readBoardRows(queryClient: QueryClient, queryString: string, chan
 }
 
 /**
- * Puts rows in place on a board. They are also remembered: row reads newer than a page read that
- * is still under way are applied again to that page when it arrives (boardQuery), so a page read
- * that started before a change never hides it.
+ * Puts rows in place on a board, but only those no newer read already brought (newerPart): reads
+ * by key overlap, and one answered later may have been read earlier. They are also remembered:
+ * row reads newer than a page read that is still under way are applied again to that page when it
+ * arrives (boardQuery), so a page read that started before a change never hides it.
  */
 function applyRowsRead(queryClient: QueryClient, queryString: string, read: RowsRead): void {
   const state = liveState(queryClient);
+  let times = state.rowTimes.get(queryString);
+  if (!times) {
+    const shown = queryClient.getQueryData<ThreadBoard>(queryKeys.board(queryString));
+    state.rowTimes.set(queryString, (times = { page: shown?.serverTime ?? "", rows: new Map() }));
+  }
+  const news = newerPart(read, times);
+  if (news.asked.length === 0) return;
   const reads = state.rowReads.get(queryString) ?? [];
-  reads.push(read);
+  reads.push(news);
   state.rowReads.set(queryString, reads.slice(-MAX_REMEMBERED_ROW_READS));
-  queryClient.setQueryData<ThreadBoard>(queryKeys.board(queryString), (board) => board && mergeBoardRows(board, read));
+  queryClient.setQueryData<ThreadBoard>(queryKeys.board(queryString), (board) => board && mergeBoardRows(board, news));
 }
 const MAX_REMEMBERED_ROW_READS = 20;
 
@@ -171,6 +190,10 @@ function withNewerRows(queryClient: QueryClient, queryString: string, board: Thr
   const state = liveState(queryClient);
   const newer = (state.rowReads.get(queryString) ?? []).filter((read) => read.serverTime > board.serverTime);
   state.rowReads.set(queryString, newer);
+  // Every row is now as new as this page read, except those the newer row reads bring.
+  const times: RowTimes = { page: board.serverTime, rows: new Map() };
+  for (const read of newer) for (const key of read.asked) if (read.serverTime > (times.rows.get(key) ?? "")) times.rows.set(key, read.serverTime);
+  state.rowTimes.set(queryString, times);
   return newer.reduce(mergeBoardRows, board);
 }
 
@@ -183,13 +206,15 @@ interface LiveRefetches {
   started: Map<string, number[]>;
   rows: Map<string, { running: boolean; pending: Map<number, boolean> }>;
   rowReads: Map<string, RowsRead[]>;
+  /** Per board: when each of its rows was read (applyRowsRead keeps only newer ones). */
+  rowTimes: Map<string, RowTimes>;
 }
 const liveRefetches = new WeakMap<QueryClient, LiveRefetches>();
 
 function liveState(queryClient: QueryClient): LiveRefetches {
   let state = liveRefetches.get(queryClient);
   if (!state) {
-    state = { running: new Set(), queued: new Set(), held: new Set(), started: new Map(), rows: new Map(), rowReads: new Map() };
+    state = { running: new Set(), queued: new Set(), held: new Set(), started: new Map(), rows: new Map(), rowReads: new Map(), rowTimes: new Map() };
     liveRefetches.set(queryClient, state);
   }
   return state;

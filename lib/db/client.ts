@@ -31,7 +31,7 @@ export function openDatabase(file = resolveDatabasePath()): DatabaseHandles {
   sql.pragma("foreign_keys = ON");
   migrate(sql);
   const prisma = new PrismaClient({
-    adapter: new PrismaBetterSqlite3({ url: file, timeout: BUSY_TIMEOUT_MS }, { timestampFormat: "unixepoch-ms" }),
+    adapter: writesQueued(new PrismaBetterSqlite3({ url: file, timeout: BUSY_TIMEOUT_MS }, { timestampFormat: "unixepoch-ms" })),
   });
   return { path: file, sql, prisma };
 }
@@ -74,6 +74,58 @@ export function serialized<T>(fn: () => T | Promise<T>): Promise<T> {
 /** Whether `queued` (a promise serialized() returned) is the last thing queued: nothing was queued after it. */
 export function isWriterTail(queued: Promise<unknown>): boolean {
   return writerQueue.isTail(queued);
+}
+
+type PrismaAdapter = Awaited<ReturnType<PrismaBetterSqlite3["connect"]>>;
+type PrismaTransaction = Awaited<ReturnType<PrismaAdapter["startTransaction"]>>;
+
+/**
+ * Prisma's connection (the authentication library writes its sessions and people through it) is
+ * a second writer on the same file. A group of units of work holds the write lock across turns of
+ * the event loop (unit-of-work.ts), and better-sqlite3 waits for a busy lock by blocking the
+ * thread, which would hold up the very group it waits for. So Prisma's writes, and its
+ * transactions from BEGIN to COMMIT, take their turn in the writer queue; its reads (SELECT) see
+ * committed rows (WAL) and run at once.
+ */
+function writesQueued(factory: PrismaBetterSqlite3): PrismaBetterSqlite3 {
+  const connect = factory.connect.bind(factory);
+  return Object.assign(factory, { connect: async () => queuedAdapter(await connect()) });
+}
+
+const READ = /^\s*SELECT\b/i;
+
+function queuedAdapter(adapter: PrismaAdapter): PrismaAdapter {
+  const overrides: Partial<PrismaAdapter> = {
+    queryRaw: (query) => (READ.test(query.sql) ? adapter.queryRaw(query) : serialized(() => adapter.queryRaw(query))),
+    executeRaw: (query) => serialized(() => adapter.executeRaw(query)),
+    executeScript: (script) => serialized(() => adapter.executeScript(script)),
+    startTransaction: async (isolationLevel) => {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await new Promise<void>((entered) => void serialized(() => (entered(), held)));
+      let transaction: PrismaTransaction;
+      try {
+        transaction = await adapter.startTransaction(isolationLevel);
+      } catch (error) {
+        release();
+        throw error;
+      }
+      const ending = (end: () => Promise<void>) => () => end().finally(release);
+      return forwarding(transaction, { commit: ending(() => transaction.commit()), rollback: ending(() => transaction.rollback()) });
+    },
+  };
+  return forwarding(adapter, overrides);
+}
+
+/** `target` with some methods replaced; the others are called on `target` itself (its private fields need it). */
+function forwarding<T extends object>(target: T, overrides: Partial<T>): T {
+  return new Proxy(target, {
+    get(object, property) {
+      if (Object.hasOwn(overrides, property)) return overrides[property as keyof T];
+      const value = Reflect.get(object, property, object);
+      return typeof value === "function" ? value.bind(object) : value;
+    },
+  });
 }
 
 /**

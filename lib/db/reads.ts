@@ -12,7 +12,7 @@ import { exportBodies } from "./records/exports";
  * - `READS` answer at once, each synchronously inside one read transaction (one snapshot for
  *   every chart of an insights view).
  * - `EXPORTS` are encoded response bodies, produced a keyset page at a time when the reader
- *   asks for more.
+ *   asks for more (gzipped there too when the client takes gzip).
  */
 export const READS = {
   insights: (query: InsightsQuery, now: number) => readInsights(query, now),
@@ -26,7 +26,7 @@ export type ExportName = keyof typeof EXPORTS;
 /** What the server's thread asks the read worker: a read, or to open, pull from or cancel an export. */
 export type ToWorker =
   | { id: number; read: ReadName; args: unknown[] }
-  | { id: number; open: ExportName; args: unknown }
+  | { id: number; open: ExportName; args: unknown; gzip: boolean }
   | { id: number; pull: true }
   | { id: number; cancel: true };
 

@@ -111,6 +111,49 @@ describe("group commit", () => {
     expect(order).toEqual(["first", "between", "last"]);
   });
 
+  it("gives a long member a turn of the event loop to itself, the transaction held open between turns; quick members share one", async () => {
+    const busy = (ms: number) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until);
+    };
+    const order: string[] = [];
+    const member = (name: string, ms: number) =>
+      m.uow.transaction(async () => {
+        busy(ms);
+        order.push(name);
+        setImmediate(() => order.push(`after ${name}`));
+      });
+    const { units } = await counted(() => Promise.all([member("a", 6), member("b", 6), member("c", 0), member("d", 0), member("e", 6)]));
+    expect(units).toBe(1);
+    // a and b each spend the turn's budget: the next member waits a turn. c and d take no time: back to back in one turn.
+    expect(order.slice(0, 4)).toEqual(["a", "after a", "b", "after b"]);
+    expect(order.indexOf("d")).toBe(order.indexOf("c") + 1);
+  });
+
+  it("lets a Prisma write issued during a group wait its turn instead of blocking on the write lock", async () => {
+    // Prisma's first query loads its client; warm it so the write below reaches the connection at once.
+    await m.client.db().prisma.setting.count();
+    const order: string[] = [];
+    const started = Date.now();
+    let written: Promise<unknown> = Promise.resolve();
+    await Promise.all([
+      m.uow.transaction(async () => {
+        order.push("first");
+        written = m.client.db().prisma.setting
+          .upsert({ where: { key: "group-test" }, create: { key: "group-test", value: "1", updatedAt: new Date() }, update: { value: "2", updatedAt: new Date() } })
+          .then(() => order.push("prisma"));
+      }),
+      m.uow.transaction(async () => {
+        // Give Prisma's query every chance to reach its connection while the group is open.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        order.push("second");
+      }),
+    ]);
+    await written;
+    expect(order).toEqual(["first", "second", "prisma"]);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
   it("starts a lone unit of work at once, without waiting a turn of the event loop for others", async () => {
     // Let any group ended by an earlier test stop counting as just ended.
     await new Promise((resolve) => setImmediate(resolve));

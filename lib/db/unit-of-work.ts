@@ -28,8 +28,9 @@ import { threadRows } from "./thread-state";
  * - `work` receives the transaction's handle, `Tx`, does everything through it, and awaits every
  *   call: a `Tx` method may answer with a value or a promise. On SQLite (better-sqlite3: one
  *   connection, a single writer) every method answers synchronously and the awaits only pass
- *   through microtasks: the event loop takes no new request until the unit of work commits, and
- *   the queue keeps every other use of the connection out until then. On PostgreSQL (node-postgres,
+ *   through microtasks: the event loop takes no new request while a unit of work runs (between
+ *   the members of a group it may), and the queue keeps every other use of the connection out
+ *   until the group commits. On PostgreSQL (node-postgres,
  *   lib/db/postgres/unit-of-work.ts) each unit of work gets a pooled connection inside BEGIN …
  *   COMMIT and a `Tx` whose methods return promises; the pipeline, which already awaits them, does
  *   not change. Units of work of one process still run one after another (a queue of their own);
@@ -121,7 +122,7 @@ async function runGroup(group: Group): Promise<void> {
 }
 
 async function runMembers(group: Group): Promise<void> {
-  if (group.gathers) await new Promise<void>((resolve) => setImmediate(resolve));
+  if (group.gathers) await nextTurn();
   group.started = true;
   if (globalForGroup.__radarOpenGroup === group) globalForGroup.__radarOpenGroup = undefined;
   const settled: { member: Member; ok: boolean; value: unknown }[] = [];
@@ -130,7 +131,17 @@ async function runMembers(group: Group): Promise<void> {
     sql = db().sql;
     // IMMEDIATE: take the write lock now, so the commit can never fail on a busy database.
     sql.exec("BEGIN IMMEDIATE");
-    for (const member of group.members) {
+    let turnStarted = performance.now();
+    for (const [index, member] of group.members.entries()) {
+      // A long group never holds the thread: once members have run for TURN_BUDGET_MS, the next
+      // one waits for the next turn of the event loop (so one long member has a turn to itself).
+      // The transaction stays open across turns, and nothing else reaches the writer connection
+      // meanwhile (every use of it, Prisma's writes included, waits in the writer queue behind
+      // this group). Quick members still share a turn: a turn per member measured slower.
+      if (index > 0 && performance.now() - turnStarted >= TURN_BUDGET_MS) {
+        await nextTurn();
+        turnStarted = performance.now();
+      }
       sql.exec("SAVEPOINT member");
       try {
         const value = await member.work(sqliteTx);
@@ -160,4 +171,11 @@ async function runMembers(group: Group): Promise<void> {
     if (ok) member.resolve(value);
     else member.reject(value);
   }
+}
+
+/** How long members of a group run in one turn of the event loop before the next waits for another turn. */
+const TURN_BUDGET_MS = 4;
+
+function nextTurn(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
 }

@@ -8,6 +8,21 @@ export function problem(status: number, title: string, detail: string, extra: Re
   });
 }
 
+/**
+ * Whether an Accept-Encoding header takes gzip: named (or `*`) with a quality above zero, unless
+ * gzip itself is named with quality zero.
+ */
+export function acceptsGzip(header: string | null): boolean {
+  const quality = new Map<string, number>();
+  for (const part of (header ?? "").split(",")) {
+    const [name, ...params] = part.split(";").map((item) => item.trim().toLowerCase());
+    if (!name) continue;
+    const q = params.find((param) => param.startsWith("q="));
+    quality.set(name, q === undefined ? 1 : Number(q.slice(2)) || 0);
+  }
+  return (quality.get("gzip") ?? quality.get("x-gzip") ?? quality.get("*") ?? 0) > 0;
+}
+
 /** Small JSON commands (a stop, a directive acknowledgement) need no more than this. */
 export const MAX_COMMAND_BYTES = 64 * 1024;
 

@@ -4,6 +4,8 @@ import { db, serialized } from "@/lib/db/client";
 import * as onPostgres from "@/lib/db/postgres/reads";
 import { EXPORTS, READS, type ExportName, type FromWorker, type ReadName, type ToWorker } from "@/lib/db/reads";
 import { currentStore } from "@/lib/db/store";
+import { acceptsGzip } from "./http";
+import { answeredByListener } from "./listener/routes";
 import { READ_WORKER_BUNDLE } from "./read-worker-bundle.mjs";
 
 /**
@@ -81,19 +83,43 @@ export async function read<N extends ReadName>(name: N, ...args: Parameters<Read
   return (answer as { value: ReturnType<Reads[N]> }).value;
 }
 
-/** An export of lib/db/reads.ts as a response body, encoded by the read worker a chunk per pull. */
+/**
+ * An export of lib/db/reads.ts as a response, encoded by the read worker a chunk per pull and,
+ * when the client takes gzip, compressed there too, so this thread only passes bytes along. Only
+ * an answer the ingestion listener writes (listener/routes.ts) can say so: Next drops a route's
+ * Content-Encoding and compresses the body itself, on this thread. Without the worker (or on
+ * PostgreSQL) the body goes out as encoded, and Next compresses what it serves.
+ */
+export function exportResponse<N extends ExportName>(request: Request, name: N, args: Parameters<(typeof EXPORTS)[N]>[0], headers: HeadersInit): Response {
+  const lean = answeredByListener(request);
+  const { body, gzip } = encodedExport(name, args, lean && acceptsGzip(request.headers.get("accept-encoding")));
+  if (!lean) return new Response(body, { headers });
+  // Either encoding may come from here, by the request's Accept-Encoding: caches must tell them apart.
+  const encoding = { vary: "accept-encoding", ...(gzip ? { "content-encoding": "gzip" } : {}) };
+  return new Response(body, { headers: { ...Object.fromEntries(new Headers(headers)), ...encoding } });
+}
+
+/** An export's body as encoded, never compressed here. */
 export function exportBody<N extends ExportName>(name: N, args: Parameters<(typeof EXPORTS)[N]>[0]): ReadableStream<Uint8Array> {
-  if (currentStore() === "postgres") return onPostgres.EXPORTS[name](args as never);
+  return encodedExport(name, args, false).body;
+}
+
+function encodedExport<N extends ExportName>(name: N, args: Parameters<(typeof EXPORTS)[N]>[0], gzip: boolean): { body: ReadableStream<Uint8Array>; gzip: boolean } {
+  if (currentStore() === "postgres") return { body: onPostgres.EXPORTS[name](args as never), gzip: false };
   const reads = channel();
-  if (!reads) return EXPORTS[name](args as never);
+  if (!reads) return { body: EXPORTS[name](args as never), gzip: false };
+  return { body: workerExport(reads, name, args, gzip), gzip };
+}
+
+function workerExport<N extends ExportName>(reads: Channel, name: N, args: Parameters<(typeof EXPORTS)[N]>[0], gzip: boolean): ReadableStream<Uint8Array> {
   const id = reads.next++;
-  reads.worker.postMessage({ id, open: name, args } satisfies ToWorker);
+  reads.worker.postMessage({ id, open: name, args, gzip } satisfies ToWorker);
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       const answer = await ask(reads, { id, pull: true });
       if ("error" in answer) controller.error(new Error(answer.error));
-      // A Buffer over the transferred bytes, not a copy: the response's gzip (Next's compression)
-      // copies any other Uint8Array byte by byte on this thread before compressing it.
+      // A Buffer over the transferred bytes, not a copy: should Next's compression take the body
+      // (a client without gzip sends none of it), it copies any other Uint8Array byte by byte.
       else if ("chunk" in answer && answer.chunk) controller.enqueue(Buffer.from(answer.chunk.buffer, answer.chunk.byteOffset, answer.chunk.byteLength));
       else controller.close();
     },

@@ -81,11 +81,17 @@ const BODILESS_STATUSES = new Set([204, 304]);
 
 /**
  * Writes a handler's Response: status, headers (each Set-Cookie on its own) and the body in one
- * write with its length. The listener's routes answer small JSON documents, so the body is read
- * whole first: one write instead of a chunked stream's several. `extra` headers are added over the
- * handler's own.
+ * write with its length. Most of the listener's routes answer small JSON documents, so the body is
+ * read whole first: one write instead of a chunked stream's several. With `streamed` (an export:
+ * any size), the body is written chunk by chunk as it comes, at the pace the client reads it.
+ * `extra` headers are added over the handler's own.
  */
-export async function sendWebResponse(response: Response, outgoing: ServerResponse, extra: ReadonlyArray<readonly [string, string]> = []): Promise<void> {
+export async function sendWebResponse(
+  response: Response,
+  outgoing: ServerResponse,
+  extra: ReadonlyArray<readonly [string, string]> = [],
+  { streamed = false }: { streamed?: boolean } = {},
+): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
     if (!FRAMING_HEADERS.has(name)) headers[name] = value;
@@ -93,6 +99,11 @@ export async function sendWebResponse(response: Response, outgoing: ServerRespon
   for (const [name, value] of extra) headers[name.toLowerCase()] = value;
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers["set-cookie"] = cookies;
+  if (streamed && response.body && !BODILESS_STATUSES.has(response.status)) {
+    outgoing.writeHead(response.status, response.statusText || undefined, headers);
+    await writeStream(response.body, outgoing);
+    return;
+  }
   let body: Buffer;
   try {
     body = response.body ? Buffer.from(await response.arrayBuffer()) : Buffer.alloc(0);
@@ -104,4 +115,25 @@ export async function sendWebResponse(response: Response, outgoing: ServerRespon
   else headers["content-length"] = String(body.byteLength);
   outgoing.writeHead(response.status, response.statusText || undefined, headers);
   outgoing.end(body);
+}
+
+/** A body written as it is read, waiting for the socket to drain; a client that goes away cancels it. */
+async function writeStream(body: ReadableStream<Uint8Array>, outgoing: ServerResponse): Promise<void> {
+  const reader = body.getReader();
+  const gone = () => void reader.cancel().catch(() => undefined);
+  outgoing.once("close", gone);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (outgoing.destroyed) return;
+      if (!outgoing.write(value)) await new Promise<void>((resolve) => (outgoing.once("drain", resolve), outgoing.once("close", resolve)));
+    }
+    outgoing.end();
+  } catch {
+    // The body failed mid-way (its read failed or was cancelled): cut the answer, so it is never taken for whole.
+    outgoing.destroy();
+  } finally {
+    outgoing.off("close", gone);
+  }
 }

@@ -9,6 +9,8 @@ export interface LeanRoute {
   module: string;
   /** The path, with one `[name]` segment at most standing for a parameter. */
   path: string;
+  /** Its answer is written as it streams (an export), not read whole first. */
+  streamed?: boolean;
 }
 
 export const LEAN_ROUTES: readonly LeanRoute[] = [
@@ -19,7 +21,27 @@ export const LEAN_ROUTES: readonly LeanRoute[] = [
   { method: "POST", path: "/v1/metrics", module: "app/v1/metrics" },
   { method: "GET", path: "/api/v1/directives", module: "app/api/v1/directives" },
   { method: "POST", path: "/api/v1/directives/[id]/ack", module: "app/api/v1/directives/[id]/ack" },
+  // Exports: their bodies come gzipped from the read worker, which only an answer written here can
+  // say (Next drops a route's Content-Encoding and compresses the body again). The audit export
+  // before `[kind]`, which would match it too.
+  { method: "GET", path: "/api/v1/exports/audit", module: "app/api/v1/exports/audit", streamed: true },
+  { method: "GET", path: "/api/v1/exports/[kind]", module: "app/api/v1/exports/[kind]", streamed: true },
+  { method: "GET", path: "/api/v1/threads/[id]/export", module: "app/api/v1/threads/[id]/export", streamed: true },
 ];
+
+// A registered symbol: the listener and the route handlers are built separately, but share the process.
+const LEAN_REQUEST = Symbol.for("radar.lean-request");
+
+/** Marks a request the listener answers itself (serve.ts). */
+export function markLean(request: Request): Request {
+  (request as unknown as Record<symbol, true>)[LEAN_REQUEST] = true;
+  return request;
+}
+
+/** Whether the listener writes this request's answer, so a handler may send a body already encoded. */
+export function answeredByListener(request: Request): boolean {
+  return (request as unknown as Record<symbol, true | undefined>)[LEAN_REQUEST] === true;
+}
 
 export interface LeanMatch {
   route: LeanRoute;

@@ -6,7 +6,7 @@ import { edgeSettings, PEER_HEADER, refuseAtEdge, refuseMalformedPath } from "..
 import { problem } from "../http";
 import { SECURITY_HEADERS } from "../security-headers";
 import { readDeclaredBody, sendWebResponse, smallBodyLength, toWebRequest } from "./node-http";
-import { LEAN_ROUTES, matchLeanRoute, passesProxy, type LeanRoute } from "./routes";
+import { LEAN_ROUTES, markLean, matchLeanRoute, passesProxy, type LeanRoute } from "./routes";
 
 /**
  * The server `npm start` and the test server run: one Node HTTP listener on HOST:PORT in front
@@ -74,7 +74,7 @@ export async function serve(root: string): Promise<void> {
       return;
     }
     handlers
-      .then((loaded) => answer(loaded.get(match.route)!, match.params, incoming, outgoing, origin + raw, rawPath, peer))
+      .then((loaded) => answer(loaded.get(match.route)!, match.route, match.params, incoming, outgoing, origin + raw, rawPath, peer))
       .catch((error: unknown) => failed(error, incoming, outgoing, rawPath));
   });
   // A client that trickles its headers or body is cut off; a long-poll waits for its answer, not
@@ -120,6 +120,7 @@ async function loadHandlers(root: string): Promise<Map<LeanRoute, RouteHandler>>
 
 async function answer(
   handler: RouteHandler,
+  route: LeanRoute,
   rawParams: Record<string, string>,
   incoming: http.IncomingMessage,
   outgoing: http.ServerResponse,
@@ -144,7 +145,7 @@ async function answer(
   }
   let response: Response;
   try {
-    const request = toWebRequest(incoming, url, gone.signal, peer, body);
+    const request = markLean(toWebRequest(incoming, url, gone.signal, peer, body));
     // proxy.ts's checks, on the requests Next would have run it for; an undecodable path is
     // refused on every lean route, as Next refuses it before decoding a route's parameters.
     const refused = passesProxy(rawPath, incoming.headers) ? refuseAtEdge(request, edgeSettings()) : refuseMalformedPath(rawPath);
@@ -155,7 +156,7 @@ async function answer(
     response = problem(500, "Internal Server Error", "The server failed to answer this request; it has been logged.");
   }
   // Added while writing, never set on the handler's Response (whose headers may be immutable).
-  await sendWebResponse(response, outgoing, LEAN_HEADERS);
+  await sendWebResponse(response, outgoing, LEAN_HEADERS, { streamed: route.streamed });
 }
 
 function logFailure(error: unknown, incoming: http.IncomingMessage, rawPath: string): void {

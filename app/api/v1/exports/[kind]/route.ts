@@ -2,7 +2,7 @@ import { z } from "zod";
 import { parseExportQuery } from "@/lib/insights/range";
 import { EXPORT_KINDS, exportFilename, exportHeaders } from "@/lib/insights/stream";
 import { problem } from "@/lib/server/http";
-import { exportBody } from "@/lib/server/off-thread";
+import { exportResponse } from "@/lib/server/off-thread";
 import { route } from "@/lib/server/route";
 import { exportFormatQuery } from "@/lib/validation";
 
@@ -18,10 +18,9 @@ export const GET = route(
     params: { schema: z.object({ kind: z.enum(EXPORT_KINDS, { error: `expected one of ${EXPORT_KINDS.join(", ")}` }) }), status: 404, title: "Unknown export" },
     query: { schema: exportFormatQuery, title: "Bad export query" },
   },
-  ({ params: { kind }, query: { format }, search, now }) => {
+  ({ request, params: { kind }, query: { format }, search, now }) => {
     const parsed = parseExportQuery(search, now);
     if (!parsed.ok) return problem(400, "Bad export query", parsed.error);
-    const body = exportBody("facts", { format, kind, query: parsed.query, now });
-    return new Response(body, { headers: exportHeaders(format, exportFilename(kind, format, now)) });
+    return exportResponse(request, "facts", { format, kind, query: parsed.query, now }, exportHeaders(format, exportFilename(kind, format, now)));
   },
 );

@@ -1,6 +1,6 @@
 import { auditFilter, auditQuery } from "@/lib/audit/query";
 import { exportFilename, exportHeaders } from "@/lib/insights/stream";
-import { exportBody } from "@/lib/server/off-thread";
+import { exportResponse } from "@/lib/server/off-thread";
 import { route } from "@/lib/server/route";
 import { exportFormatQuery } from "@/lib/validation";
 
@@ -12,8 +12,6 @@ export const dynamic = "force-dynamic";
  */
 export const GET = route(
   { access: "viewer", query: { schema: auditQuery.extend(exportFormatQuery.shape), title: "Bad export query" } },
-  ({ query: { format, ...filter }, now }) => {
-    const body = exportBody("audit", { format, filter: auditFilter(filter, now) });
-    return new Response(body, { headers: exportHeaders(format, exportFilename("audit", format, now)) });
-  },
+  ({ request, query: { format, ...filter }, now }) =>
+    exportResponse(request, "audit", { format, filter: auditFilter(filter, now) }, exportHeaders(format, exportFilename("audit", format, now))),
 );

@@ -1,7 +1,7 @@
 import { threadExportRow } from "@/lib/db/exports";
 import { exportFilename, exportHeaders } from "@/lib/insights/stream";
 import { problem } from "@/lib/server/http";
-import { exportBody } from "@/lib/server/off-thread";
+import { exportResponse } from "@/lib/server/off-thread";
 import { route } from "@/lib/server/route";
 import { exportFormatQuery } from "@/lib/validation";
 
@@ -14,10 +14,9 @@ export const dynamic = "force-dynamic";
  */
 export const GET = route(
   { access: "viewer", query: { schema: exportFormatQuery, title: "Bad export query" }, thread: true },
-  async ({ params, query: { format }, thread: key, now }) => {
+  async ({ request, params, query: { format }, thread: key, now }) => {
     const thread = await threadExportRow(key, now);
     if (!thread) return problem(404, "Not found", `No thread "${params.id}".`);
-    const body = exportBody("timeline", { format, key, thread });
-    return new Response(body, { headers: exportHeaders(format, exportFilename(`thread-${params.id}`, format, now)) });
+    return exportResponse(request, "timeline", { format, key, thread }, exportHeaders(format, exportFilename(`thread-${params.id}`, format, now)));
   },
 );
