@@ -5,6 +5,7 @@ import { isStorageFull } from "@/lib/db/storage-full";
 import { BodyEncodingError, BodyParseError, BodyTooLargeError, closingConnection, problem, readBody, readJsonBody, withRetryAfter } from "./http";
 import { edgeSettings, refuseForeignHost } from "./edge";
 import { resolveThread } from "./resolve-thread";
+import { nulError, nulPath } from "@/lib/ingest/bound";
 
 /**
  * Every HTTP route is a plain function over the Web Request/Response, declared once: who may
@@ -62,6 +63,8 @@ export function route<A extends Access, P = Record<string, string>, Q = undefine
     const authorized = await authorize(spec.access, request);
     if (!authorized.ok) return authorized.response;
     const rawParams = (await context?.params) ?? {};
+    // No stored id holds a NUL: a path naming one names nothing.
+    if (nulPath(rawParams) !== null) return problem(404, "Not found", "No such item: the path contains a NUL character (U+0000).");
     let params = rawParams as P;
     if (spec.params) {
       const parsed = spec.params.schema.safeParse(rawParams);
@@ -69,6 +72,9 @@ export function route<A extends Access, P = Record<string, string>, Q = undefine
       params = parsed.data;
     }
     const search = new URL(request.url).searchParams;
+    for (const [name, value] of search) {
+      if (nulPath([name, value]) !== null) return problem(400, spec.query?.title ?? "Invalid query", nulError(name.replaceAll("\u0000", "\\0")));
+    }
     let query = undefined as Q;
     if (spec.query) {
       const parsed = spec.query.schema.safeParse(firstValues(search));
@@ -81,6 +87,8 @@ export function route<A extends Access, P = Record<string, string>, Q = undefine
     try {
       if (spec.body) {
         const json = await readJsonBody(request, spec.body.maxBytes, spec.body.emptyAs);
+        const nulInBody = nulPath(json);
+        if (nulInBody !== null) return problem(400, spec.body.title, nulError(nulInBody));
         const parsed = spec.body.schema.safeParse(json);
         if (!parsed.success) return problem(400, spec.body.title, describeZodError(parsed.error));
         body = parsed.data;
