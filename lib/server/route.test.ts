@@ -63,7 +63,10 @@ describe("route", () => {
     );
     const post = (url: string, body: string, values: Record<string, string> = {}) => handler(new Request(url, { method: "POST", body }), params(values));
     expect(await problemOf(await post("http://x/", "{}", { id: "a\u0000" }))).toMatchObject({ status: 404, detail: expect.stringMatching(/NUL/) });
-    expect(await problemOf(await post("http://x/?threadId=a%00", "{}"))).toMatchObject({ status: 400, detail: "threadId: contains a NUL character (U+0000), which cannot be stored" });
+    const sourced = await route({ access: "public", thread: true }, echo)(new Request("http://x/?source=s%00"), params({ id: "t1" }));
+    expect(await problemOf(sourced)).toMatchObject({ status: 404, detail: expect.stringMatching(/NUL/) });
+    const queried = route({ access: "public", query: { schema: z.object({ q: z.string().optional() }), title: "Bad query" } }, echo);
+    expect(await problemOf(await queried(new Request("http://x/?q=a%00")))).toMatchObject({ status: 400, title: "Bad query", detail: "q: contains a NUL character (U+0000), which cannot be stored" });
     expect(await problemOf(await post("http://x/", '{"reason":{"why":["\\u0000"]}}'))).toMatchObject({ status: 400, title: "Invalid", detail: "reason.why.0: contains a NUL character (U+0000), which cannot be stored" });
   });
 

@@ -63,21 +63,23 @@ export function route<A extends Access, P = Record<string, string>, Q = undefine
     const authorized = await authorize(spec.access, request);
     if (!authorized.ok) return authorized.response;
     const rawParams = (await context?.params) ?? {};
-    // No stored id holds a NUL: a path naming one names nothing.
-    if (nulPath(rawParams) !== null) return problem(404, "Not found", "No such item: the path contains a NUL character (U+0000).");
+    const search = new URL(request.url).searchParams;
+    // No stored id or name holds a NUL: a path (or thread source) naming one names nothing.
+    if (nulPath(rawParams) !== null || (spec.thread && nulPath(search.get("source")) !== null)) {
+      return problem(404, "Not found", "Nothing here: the path or its source contains a NUL character (U+0000).");
+    }
     let params = rawParams as P;
     if (spec.params) {
       const parsed = spec.params.schema.safeParse(rawParams);
       if (!parsed.success) return problem(spec.params.status, spec.params.title, parsed.error.issues[0].message);
       params = parsed.data;
     }
-    const search = new URL(request.url).searchParams;
-    for (const [name, value] of search) {
-      if (nulPath([name, value]) !== null) return problem(400, spec.query?.title ?? "Invalid query", nulError(name.replaceAll("\u0000", "\\0")));
-    }
     let query = undefined as Q;
     if (spec.query) {
-      const parsed = spec.query.schema.safeParse(firstValues(search));
+      const values = firstValues(search);
+      const nulAt = nulPath(values);
+      if (nulAt !== null) return problem(400, spec.query.title, nulError(nulAt));
+      const parsed = spec.query.schema.safeParse(values);
       if (!parsed.success) return problem(400, spec.query.title, spec.query.detail ?? describeZodError(parsed.error));
       query = parsed.data;
     }
