@@ -12,7 +12,7 @@ import { fail, requireServedStore, table, when } from "./lib/cli";
 const USAGE = `usage: npm run keys -- create --role ${ROLES.join("|")} --name <name> | list | revoke <name>`;
 const ACTOR = "shell (npm run keys)";
 
-requireServedStore("keys");
+await requireServedStore("keys");
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { role: { type: "string" }, name: { type: "string" } } });
 const [command, argument] = positionals;
 

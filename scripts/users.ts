@@ -16,7 +16,7 @@ import { fail, requireServedStore, table, when } from "./lib/cli";
 const USAGE = "usage: npm run users -- create --email <e> --role <role> [--name <n>] [--password <p>] | reset-password <email> [--password <p>] | disable <email> | enable <email> | set-role <email> <role> | unlock <email> | setup-link | list";
 const ACTOR = "shell (npm run users)";
 
-requireServedStore("users");
+await requireServedStore("users");
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: { email: { type: "string" }, role: { type: "string" }, name: { type: "string" }, password: { type: "string" } },

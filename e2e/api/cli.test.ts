@@ -1,7 +1,10 @@
 import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { newApiKey } from "../../lib/auth/api-keys";
+import { e2eStore, freshE2eDatabase } from "../support/e2e-store";
 import { queryDatabase, startServer, type RunningServer } from "../support/server";
 
 /**
@@ -17,10 +20,13 @@ beforeAll(async () => {
 afterAll(() => server?.stop());
 
 function npm(script: "keys" | "users", ...args: string[]): { stdout: string; stderr: string } {
-  const port = new URL(server.url).port;
+  return npmOn(server.databaseUrl, new URL(server.url).port, script, ...args);
+}
+
+function npmOn(databaseUrl: string, port: string, script: "keys" | "users", ...args: string[]): { stdout: string; stderr: string } {
   const result = spawnSync("npm", ["run", "--silent", script, "--", ...args], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: server.databaseUrl, HOST: "127.0.0.1", PORT: port },
+    env: { ...process.env, DATABASE_URL: databaseUrl, HOST: "127.0.0.1", PORT: port },
     encoding: "utf8",
   });
   if (result.status !== 0) throw new Error(`npm run ${script} ${args.join(" ")}: exit ${result.status}\n${result.stdout}\n${result.stderr}`);
@@ -116,3 +122,10 @@ async function signInThroughTheForm(email: string, password: string): Promise<st
 }
 
 const decode = (text: string) => text.replace(/&quot;/g, '"').replace(/&#x27;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+
+it("works on a database no server has started on yet: the command migrates it first, as a start does", { timeout: 180_000 }, async () => {
+  const databaseUrl = e2eStore() === "postgres" ? await freshE2eDatabase() : `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), "radar-cli-")), "radar.db")}`;
+  expect(npmOn(databaseUrl, "3000", "keys", "list").stdout.trim()).toBe("(none)");
+  expect(lastLine(npmOn(databaseUrl, "3000", "keys", "create", "--role", "viewer", "--name", "early").stdout)).toMatch(/^rrk_/);
+  expect(npmOn(databaseUrl, "3000", "users", "list").stdout.trim()).toBe("(none)");
+});

@@ -11,7 +11,13 @@ async function setCapacityRecovery(page: import("@playwright/test").Page, on: bo
   await page.goto("/sources");
   const card = page.getByTestId("source-card").filter({ has: page.getByRole("heading", { name: "default", exact: true }) });
   await card.getByTestId("source-capacity-recovery").setChecked(on);
+  // The checkbox is checked by the click alone; the milestone is the server's answer to Save (a
+  // server action answers once it has stored), then the setting read back from the server, so no
+  // event is posted before the source's setting is stored.
+  const saved = page.waitForResponse((response) => response.request().method() === "POST" && response.request().headers()["next-action"] !== undefined);
   await card.getByRole("button", { name: "Save" }).click();
+  await saved;
+  await page.reload();
   await expect(card.getByTestId("source-capacity-recovery")).toBeChecked({ checked: on });
 }
 

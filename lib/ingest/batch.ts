@@ -8,7 +8,7 @@ import { normalizeClaude } from "./claude";
 import { normalizeCodexAppServer } from "./codex-app-server";
 import { normalizeCodexExec } from "./codex-exec";
 import type { LimitSnapshot } from "./limit-snapshots";
-import { MAX_ID_CHARS, MAX_NAME_CHARS, MAX_TITLE_CHARS } from "./limits";
+import { MAX_ID_CHARS, MAX_NAME_CHARS, MAX_STORED_INT, MAX_TITLE_CHARS } from "./limits";
 import { maskEvent, maskPayload } from "./mask";
 import { InvalidLine, unreadable } from "./native";
 import { normalizeOtlp } from "./otlp";
@@ -77,9 +77,9 @@ export function normalizeBatch(format: LineFormat, items: unknown[], ctx: BatchC
   const result = adapt(format, bounded, ctx);
   const lines: NormalizedLine[] = [];
   for (const line of result.lines) {
-    const tooLong = line.event ? overlongId(line.event) : null;
-    if (tooLong) {
-      rejected.push({ index: line.index, error: `${tooLong}: expected an id of at most ${MAX_ID_CHARS} characters` });
+    const unstorable = line.event ? overlongId(line.event) ?? outOfRangeInt(line.event) : null;
+    if (unstorable) {
+      rejected.push({ index: line.index, error: unstorable });
       continue;
     }
     if (line.event) {
@@ -100,7 +100,16 @@ export function normalizeBatch(format: LineFormat, items: unknown[], ctx: BatchC
 function overlongId(event: NormalizedEvent): string | null {
   for (const field of ["threadId", "turnId", "parentThreadId"] as const) {
     const value = event[field];
-    if (typeof value === "string" && value.length > MAX_ID_CHARS) return field;
+    if (typeof value === "string" && value.length > MAX_ID_CHARS) return `${field}: expected an id of at most ${MAX_ID_CHARS} characters`;
+  }
+  return null;
+}
+
+/** Every format's integers, after its adapter read them: a number no store's column holds refuses its line. */
+function outOfRangeInt(event: NormalizedEvent): string | null {
+  const fields = { attempt: event.attempt, maxAttempts: event.maxAttempts, delayMs: event.delayMs, progressCount: event.progressCount, "error.httpStatus": event.error?.httpStatus };
+  for (const [field, value] of Object.entries(fields)) {
+    if (typeof value === "number" && Math.abs(Math.round(value)) > MAX_STORED_INT) return `${field}: expected a number between ${-MAX_STORED_INT} and ${MAX_STORED_INT}`;
   }
   return null;
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { normalizeBatch } from "./batch";
 import { parseBody, TooManyItemsError } from "./body";
-import { MAX_DEPTH, MAX_ID_CHARS, MAX_ITEMS, MAX_RAW_CHARS, MAX_STRING_CHARS } from "./limits";
+import { nulPath } from "./bound";
+import { MAX_DEPTH, MAX_ID_CHARS, MAX_ITEMS, MAX_RAW_CHARS, MAX_STORED_INT, MAX_STRING_CHARS } from "./limits";
 
 const NOW = Date.UTC(2026, 10, 29, 12);
 
@@ -48,6 +49,45 @@ describe("ingestion bounds", () => {
     expect(named.lines[0].event).toMatchObject({ provider: "p\ufffd", model: "m\ufffd", agent: "a\ufffd" });
     const pair = normalizeBatch("canonical", [{ threadId: "t\ud83d\ude00", type: "progress" }], { receivedAt: NOW });
     expect(pair.lines[0].event?.threadId).toBe("t\ud83d\ude00");
+  });
+
+  // Neither store holds a NUL in text nor an integer beyond 32 bits: such a line is refused, naming
+  // the field, in every format, the same on both stores (never a failed write).
+  it.each([
+    ["canonical", { threadId: "t\u0000", type: "progress" }, "threadId: contains a NUL character (U+0000), which cannot be stored"],
+    ["canonical", { threadId: "t1", type: "retry", error: { message: "a\u0000b" } }, "error.message: contains a NUL character"],
+    ["canonical", { threadId: "t1", type: "retry", error: { details: ["ok", { "k\u0000": 1 }] } }, "error.details.1: contains a NUL character"],
+    ["canonical", { threadId: "t1", type: "retry", attempt: 1e12 }, `attempt: expected a number between -${MAX_STORED_INT} and ${MAX_STORED_INT}`],
+    ["canonical", { threadId: "t1", type: "retry", attempt: MAX_STORED_INT + 1 }, "attempt: expected a number between"],
+    ["canonical", { threadId: "t1", type: "retry", delayMs: 1e12 }, "delayMs: expected a number between"],
+    ["canonical", { threadId: "t1", type: "progress", progressCount: 2 ** 40 }, "progressCount: expected a number between"],
+    ["claude", { type: "system", subtype: "api_retry", session_id: "s1", attempt: 1e12 }, "attempt: expected a number between"],
+    ["claude", { type: "system", subtype: "api_retry", session_id: "s1", max_retries: 2 ** 31 }, "maxAttempts: expected a number between"],
+    ["claude", { type: "system", subtype: "api_retry", session_id: "s1", retry_delay_ms: 1e15 }, "delayMs: expected a number between"],
+    ["claude", { type: "system", subtype: "init", session_id: "s\u0000" }, "session_id: contains a NUL character"],
+    ["codex", { method: "thread/started", params: { thread: { id: "t\u0000" } } }, "params.thread.id: contains a NUL character"],
+    ["codex-exec", { type: "error", message: "\u0000" }, "message: contains a NUL character"],
+  ] as const)("refuses what no store can hold: %s %j", (format, line, error) => {
+    const r = normalizeBatch(format, [line], { receivedAt: NOW, threadId: "t1" });
+    expect(r.rejected).toEqual([{ index: 0, error: expect.stringContaining(error) }]);
+    expect(r.lines).toEqual([]);
+  });
+
+  it("keeps the largest integers both stores hold", () => {
+    const r = normalizeBatch("canonical", [{ threadId: "t1", type: "retry", attempt: MAX_STORED_INT, maxAttempts: MAX_STORED_INT, delayMs: MAX_STORED_INT }], { receivedAt: NOW });
+    expect(r.rejected).toEqual([]);
+    expect(r.lines[0].event).toMatchObject({ attempt: MAX_STORED_INT, maxAttempts: MAX_STORED_INT, delayMs: MAX_STORED_INT });
+  });
+
+  it.each([
+    ["ok", null],
+    ["\u0000", ""],
+    [{ a: [1, "x", "y\u0000"] }, "a.2"],
+    [{ a: { "b\u0000": "x" } }, "a"],
+    [{ a: "\u0000", b: "\u0000" }, "a"],
+    [[{}, 1, null, true], null],
+  ])("finds where a NUL lies: %j → %j", (value, where) => {
+    expect(nulPath(value)).toBe(where);
   });
 
   it("refuses more items than one request may carry, counting before parsing", () => {

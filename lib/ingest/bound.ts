@@ -10,6 +10,7 @@ export type BoundedItem = { ok: true; item: unknown } | { ok: false; error: stri
 
 export function boundItem(item: unknown): BoundedItem {
   let longStrings = false;
+  let nul = false;
   // Two parallel stacks (node, its depth): no pair allocated per value of every line.
   const nodes: unknown[] = [item];
   const depths: number[] = [0];
@@ -18,6 +19,7 @@ export function boundItem(item: unknown): BoundedItem {
     const depth = depths.pop()!;
     if (typeof node === "string") {
       if (node.length > MAX_STRING_CHARS) longStrings = true;
+      if (node.includes("\u0000")) nul = true;
       continue;
     }
     if (node === null || typeof node !== "object") continue;
@@ -32,12 +34,53 @@ export function boundItem(item: unknown): BoundedItem {
       for (const key in object) {
         if (!Object.hasOwn(object, key)) continue;
         if (key.length > MAX_STRING_CHARS) longStrings = true;
+        if (key.includes("\u0000")) nul = true;
         nodes.push(object[key]);
         depths.push(depth + 1);
       }
     }
   }
+  // Only a line that has a NUL pays for finding where (its depth is bounded by now).
+  if (nul) return { ok: false, error: nulError(nulPath(item) ?? "") };
   return { ok: true, item: longStrings ? cutStrings(item) : item };
+}
+
+/**
+ * The one rule for NUL (U+0000): neither store can hold it in text (PostgreSQL refuses it
+ * outright), so input carrying one is refused, naming where, instead of failing on write.
+ */
+export function nulError(where: string): string {
+  const what = "contains a NUL character (U+0000), which cannot be stored";
+  return where ? `${where}: ${what}` : what;
+}
+
+/**
+ * Where the first NUL of a JSON value lies: "" for the value itself, "error.message" for a
+ * field, "details.2" for an array item, the parent's path for a key; null when there is none.
+ * Iterative, so a deeply nested body costs no stack.
+ */
+export function nulPath(value: unknown): string | null {
+  const nodes: unknown[] = [value];
+  const paths: string[] = [""];
+  const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
+  while (nodes.length > 0) {
+    const node = nodes.pop();
+    const path = paths.pop()!;
+    if (typeof node === "string") {
+      if (node.includes("\u0000")) return path;
+      continue;
+    }
+    if (node === null || typeof node !== "object") continue;
+    const entries: [string, unknown][] = Array.isArray(node) ? node.map((v, i) => [String(i), v]) : Object.entries(node);
+    // Pushed in reverse: the first NUL in reading order is found first.
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i];
+      if (!Array.isArray(node) && key.includes("\u0000")) return path;
+      nodes.push(child);
+      paths.push(join(path, key));
+    }
+  }
+  return null;
 }
 
 /**

@@ -18,6 +18,12 @@ export const MAX_DEPTH = 64;
 /** Ids (thread, turn, event, session) longer than this are refused: an id is never truncated. */
 export const MAX_ID_CHARS = 200;
 
+/**
+ * Integers a line may carry (attempt, maxAttempts, delayMs, progress count, HTTP status): what
+ * both stores hold in an integer column (32-bit signed). A line beyond it is refused.
+ */
+export const MAX_STORED_INT = 2_147_483_647;
+
 /** Names (agent, provider, model, policy preset) and short codes. */
 export const MAX_NAME_CHARS = 200;
 

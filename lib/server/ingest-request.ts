@@ -1,6 +1,7 @@
 import { openDirectivesForThreads } from "@/lib/db/directives";
 import type { SourceRecord } from "@/lib/db/sources";
 import { BodyParseError, parseBody, TooManyItemsError } from "@/lib/ingest/body";
+import { nulError, nulPath } from "@/lib/ingest/bound";
 import { normalizeBatch, withoutIgnored } from "@/lib/ingest";
 import { MAX_INGEST_BODY_BYTES, MAX_REJECTED_ECHO } from "@/lib/ingest/limits";
 import type { IngestFormat } from "@/lib/ingest/types";
@@ -26,9 +27,10 @@ export async function handleIngest(request: Request, text: string, source: Sourc
     if (error instanceof TooManyItemsError) return problem(413, "Too many items", error.message);
     throw error;
   }
+  const url = new URL(request.url);
+  if (nulPath(url.searchParams.get("threadId")) !== null) return problem(400, "Invalid query", nulError("threadId"));
   const refused = await admitIngest(source, parsed.items.length, receivedAt);
   if (refused) return refused;
-  const url = new URL(request.url);
   const contextKey = `${source.id}\0${format}`;
   const remembered = streamContext.get(contextKey);
   const named = url.searchParams.get("threadId");

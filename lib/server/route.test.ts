@@ -54,6 +54,22 @@ describe("route", () => {
     expect(await problemOf(response)).toMatchObject({ status, detail });
   });
 
+  it("answers a NUL (U+0000) no store can hold: 404 in a path, 400 in a query or a JSON body, naming where", async () => {
+    const handler = route(
+      { access: "public", body: { schema: z.object({ reason: z.unknown() }), maxBytes: 1024, title: "Invalid", example: "a JSON object", emptyAs: {} } },
+      () => {
+        throw new Error("the handler ran");
+      },
+    );
+    const post = (url: string, body: string, values: Record<string, string> = {}) => handler(new Request(url, { method: "POST", body }), params(values));
+    expect(await problemOf(await post("http://x/", "{}", { id: "a\u0000" }))).toMatchObject({ status: 404, detail: expect.stringMatching(/NUL/) });
+    const sourced = await route({ access: "public", thread: true }, echo)(new Request("http://x/?source=s%00"), params({ id: "t1" }));
+    expect(await problemOf(sourced)).toMatchObject({ status: 404, detail: expect.stringMatching(/NUL/) });
+    const queried = route({ access: "public", query: { schema: z.object({ q: z.string().optional() }), title: "Bad query" } }, echo);
+    expect(await problemOf(await queried(new Request("http://x/?q=a%00")))).toMatchObject({ status: 400, title: "Bad query", detail: "q: contains a NUL character (U+0000), which cannot be stored" });
+    expect(await problemOf(await post("http://x/", '{"reason":{"why":["\\u0000"]}}'))).toMatchObject({ status: 400, title: "Invalid", detail: "reason.why.0: contains a NUL character (U+0000), which cannot be stored" });
+  });
+
   it("reads one JSON body within its limit: 413 when larger, 400 when unparseable or invalid, emptyAs when empty", async () => {
     const handler = route(
       { access: "public", body: { schema: z.object({ reason: z.string().optional() }), maxBytes: 32, title: "Invalid", example: "a JSON object", emptyAs: {} } },

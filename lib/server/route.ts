@@ -5,6 +5,7 @@ import { isStorageFull } from "@/lib/db/storage-full";
 import { BodyEncodingError, BodyParseError, BodyTooLargeError, closingConnection, problem, readBody, readJsonBody, withRetryAfter } from "./http";
 import { edgeSettings, refuseForeignHost } from "./edge";
 import { resolveThread } from "./resolve-thread";
+import { nulError, nulPath } from "@/lib/ingest/bound";
 
 /**
  * Every HTTP route is a plain function over the Web Request/Response, declared once: who may
@@ -62,16 +63,23 @@ export function route<A extends Access, P = Record<string, string>, Q = undefine
     const authorized = await authorize(spec.access, request);
     if (!authorized.ok) return authorized.response;
     const rawParams = (await context?.params) ?? {};
+    const search = new URL(request.url).searchParams;
+    // No stored id or name holds a NUL: a path (or thread source) naming one names nothing.
+    if (nulPath(rawParams) !== null || (spec.thread && nulPath(search.get("source")) !== null)) {
+      return problem(404, "Not found", "Nothing here: the path or its source contains a NUL character (U+0000).");
+    }
     let params = rawParams as P;
     if (spec.params) {
       const parsed = spec.params.schema.safeParse(rawParams);
       if (!parsed.success) return problem(spec.params.status, spec.params.title, parsed.error.issues[0].message);
       params = parsed.data;
     }
-    const search = new URL(request.url).searchParams;
     let query = undefined as Q;
     if (spec.query) {
-      const parsed = spec.query.schema.safeParse(firstValues(search));
+      const values = firstValues(search);
+      const nulAt = nulPath(values);
+      if (nulAt !== null) return problem(400, spec.query.title, nulError(nulAt));
+      const parsed = spec.query.schema.safeParse(values);
       if (!parsed.success) return problem(400, spec.query.title, spec.query.detail ?? describeZodError(parsed.error));
       query = parsed.data;
     }
@@ -81,6 +89,8 @@ export function route<A extends Access, P = Record<string, string>, Q = undefine
     try {
       if (spec.body) {
         const json = await readJsonBody(request, spec.body.maxBytes, spec.body.emptyAs);
+        const nulInBody = nulPath(json);
+        if (nulInBody !== null) return problem(400, spec.body.title, nulError(nulInBody));
         const parsed = spec.body.schema.safeParse(json);
         if (!parsed.success) return problem(400, spec.body.title, describeZodError(parsed.error));
         body = parsed.data;

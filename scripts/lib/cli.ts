@@ -1,4 +1,5 @@
 import { checkDatabaseUrl } from "../../lib/db/config";
+import { openStore } from "../../lib/db/open-store";
 
 /** What the shell commands (npm run keys / users) share: failing with one clear line, and a plain table. */
 export function fail(command: string, message: string): never {
@@ -16,10 +17,15 @@ export function table(rows: Record<string, string>[]): string {
 
 export const when = (ms: number | null) => (ms === null ? "—" : new Date(ms).toISOString().replace(/\.\d+Z$/, "Z"));
 
-/** Refuses, before anything is written, a DATABASE_URL that names no usable store (one clear line). */
-export function requireServedStore(command: string): void {
+/**
+ * Refuses, before anything is written, a DATABASE_URL that names no usable store (one clear
+ * line), and opens the store as the server's start does: a database no server has started on yet
+ * gets its schema first.
+ */
+export async function requireServedStore(command: string): Promise<void> {
   try {
     checkDatabaseUrl();
+    await openStore();
   } catch (error) {
     fail(command, error instanceof Error ? error.message : String(error));
   }
