@@ -2,7 +2,7 @@
  * normalizeBatch: one request's items → normalized lines + rejected items (by index).
  * Good items are kept when others are rejected; nothing here is I/O.
  */
-import { boundItem, boundPayload, boundPayloadJson, cutString, wellFormed } from "./bound";
+import { boundItem, boundPayload, boundPayloadJson, cutString, storedTimeError, wellFormed } from "./bound";
 import { normalizeCanonical } from "./canonical";
 import { normalizeClaude } from "./claude";
 import { normalizeCodexAppServer } from "./codex-app-server";
@@ -77,7 +77,7 @@ export function normalizeBatch(format: LineFormat, items: unknown[], ctx: BatchC
   const result = adapt(format, bounded, ctx);
   const lines: NormalizedLine[] = [];
   for (const line of result.lines) {
-    const unstorable = line.event ? overlongId(line.event) ?? outOfRangeInt(line.event) : null;
+    const unstorable = (line.event ? overlongId(line.event) ?? outOfRangeInt(line.event) : null) ?? unstorableLimit(line);
     if (unstorable) {
       rejected.push({ index: line.index, error: unstorable });
       continue;
@@ -109,7 +109,31 @@ function overlongId(event: NormalizedEvent): string | null {
 function outOfRangeInt(event: NormalizedEvent): string | null {
   const fields = { attempt: event.attempt, maxAttempts: event.maxAttempts, delayMs: event.delayMs, progressCount: event.progressCount, "error.httpStatus": event.error?.httpStatus };
   for (const [field, value] of Object.entries(fields)) {
-    if (typeof value === "number" && Math.abs(Math.round(value)) > MAX_STORED_INT) return `${field}: expected a number between ${-MAX_STORED_INT} and ${MAX_STORED_INT}`;
+    const error = typeof value === "number" ? storedIntError(value) : null;
+    if (error) return `${field}: ${error}`;
+  }
+  return null;
+}
+
+function storedIntError(value: number): string | null {
+  return Math.abs(Math.round(value)) > MAX_STORED_INT ? `expected a number between ${-MAX_STORED_INT} and ${MAX_STORED_INT}` : null;
+}
+
+/**
+ * Every format's limit snapshots, after its adapter read them (native reset times are seconds
+ * times 1000): a window length or reset time no store holds refuses its line. Named as
+ * `limit.updated` names them; a snapshot read from another line also names its window.
+ */
+function unstorableLimit(line: NormalizedLine): string | null {
+  const ownLine = line.format === "canonical" && (line.event === null || line.event.type === "limit.updated");
+  for (const limit of line.limits ?? []) {
+    const fields = {
+      windowMinutes: limit.windowMinutes === null ? null : storedIntError(limit.windowMinutes),
+      resetsAt: limit.resetAt === null ? null : storedTimeError(limit.resetAt),
+    };
+    for (const [field, error] of Object.entries(fields)) {
+      if (error) return ownLine ? `${field}: ${error}` : `${field} of the "${cutString(limit.window, MAX_NAME_CHARS)}" window: ${error}`;
+    }
   }
   return null;
 }

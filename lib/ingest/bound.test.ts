@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { normalizeBatch } from "./batch";
 import { parseBody, TooManyItemsError } from "./body";
-import { nulPath } from "./bound";
-import { MAX_DEPTH, MAX_ID_CHARS, MAX_ITEMS, MAX_RAW_CHARS, MAX_STORED_INT, MAX_STRING_CHARS } from "./limits";
+import { nulPath, storedTimeError } from "./bound";
+import { MAX_DEPTH, MAX_ID_CHARS, MAX_ITEMS, MAX_RAW_CHARS, MAX_STORED_INT, MAX_STORED_TIME, MAX_STRING_CHARS, MIN_STORED_TIME } from "./limits";
 
 const NOW = Date.UTC(2026, 10, 29, 12);
 
@@ -67,6 +67,15 @@ describe("ingestion bounds", () => {
     ["claude", { type: "system", subtype: "init", session_id: "s\u0000" }, "session_id: contains a NUL character"],
     ["codex", { method: "thread/started", params: { thread: { id: "t\u0000" } } }, "params.thread.id: contains a NUL character"],
     ["codex-exec", { type: "error", message: "\u0000" }, "message: contains a NUL character"],
+    // Times: what both stores hold (years 0001–9999); an event's own time is bounded tighter (time.ts).
+    ["canonical", { threadId: "t1", type: "progress", at: 1e16 }, "at: time 10000000000000000 is more than 1 day after"],
+    ["canonical", { type: "limit.updated", provider: "anthropic", window: "5h", windowMinutes: 1e10 }, "windowMinutes: expected a number between"],
+    ["canonical", { type: "limit.updated", provider: "anthropic", window: "5h", resetsAt: 1e16 }, "resetsAt: expected a time between 0001-01-01 and 9999-12-31 (UTC)"],
+    ["canonical", { type: "limit.updated", provider: "anthropic", window: "5h", resetsAt: MAX_STORED_TIME + 1 }, "resetsAt: expected a time between"],
+    ["canonical", { threadId: "t1", type: "retry", error: { headers: { "anthropic-ratelimit-unified-5h-reset": "99999999999999" } } }, `resetsAt of the "five_hour" window: expected a time between`],
+    ["codex", { method: "account/rateLimits/updated", params: { rateLimits: { primary: { usedPercent: 50, resetsAt: 1e16 } } } }, `resetsAt of the "primary" window: expected a time`],
+    ["codex", { method: "account/rateLimits/updated", params: { rateLimits: { primary: { usedPercent: 50, windowDurationMins: -1e10 } } } }, `windowMinutes of the "primary" window: expected a number`],
+    ["claude", { type: "rate_limit_event", session_id: "s1", rate_limit_info: { rateLimitType: "five_hour", status: "allowed", resetsAt: 1e16 } }, `resetsAt of the "five_hour" window`],
   ] as const)("refuses what no store can hold: %s %j", (format, line, error) => {
     const r = normalizeBatch(format, [line], { receivedAt: NOW, threadId: "t1" });
     expect(r.rejected).toEqual([{ index: 0, error: expect.stringContaining(error) }]);
@@ -77,6 +86,29 @@ describe("ingestion bounds", () => {
     const r = normalizeBatch("canonical", [{ threadId: "t1", type: "retry", attempt: MAX_STORED_INT, maxAttempts: MAX_STORED_INT, delayMs: MAX_STORED_INT }], { receivedAt: NOW });
     expect(r.rejected).toEqual([]);
     expect(r.lines[0].event).toMatchObject({ attempt: MAX_STORED_INT, maxAttempts: MAX_STORED_INT, delayMs: MAX_STORED_INT });
+  });
+
+  it("keeps the longest window and the latest reset both stores hold", () => {
+    const line = { type: "limit.updated", provider: "anthropic", window: "5h", windowMinutes: MAX_STORED_INT, resetsAt: MAX_STORED_TIME };
+    const r = normalizeBatch("canonical", [line], { receivedAt: NOW });
+    expect(r.rejected).toEqual([]);
+    expect(r.lines[0].limits).toMatchObject([{ windowMinutes: MAX_STORED_INT, resetAt: MAX_STORED_TIME }]);
+  });
+
+  it.each([
+    [MIN_STORED_TIME, null],
+    [MAX_STORED_TIME, null],
+    [Date.UTC(2026, 0, 1), null],
+    [MIN_STORED_TIME - 1, "expected a time between 0001-01-01 and 9999-12-31 (UTC)"],
+    [MAX_STORED_TIME + 1, "expected a time between 0001-01-01 and 9999-12-31 (UTC)"],
+    [Number.NaN, "expected a time between 0001-01-01 and 9999-12-31 (UTC)"],
+  ])("a time both stores hold: %d → %j", (ms, error) => {
+    expect(storedTimeError(ms)).toBe(error);
+  });
+
+  it("stored times are exactly the four-digit years ISO-8601 writes", () => {
+    expect(new Date(MIN_STORED_TIME).toISOString()).toBe("0001-01-01T00:00:00.000Z");
+    expect(new Date(MAX_STORED_TIME).toISOString()).toBe("9999-12-31T23:59:59.999Z");
   });
 
   it.each([

@@ -4,7 +4,7 @@
  * cut and marked, and a raw payload too large to keep whole is stored as a marked preview.
  * Pure; lines within the bounds come back as the very same object.
  */
-import { MAX_DEPTH, MAX_RAW_CHARS, MAX_STRING_CHARS } from "./limits";
+import { MAX_DEPTH, MAX_RAW_CHARS, MAX_STORED_TIME, MAX_STRING_CHARS, MIN_STORED_TIME } from "./limits";
 
 export type BoundedItem = { ok: true; item: unknown } | { ok: false; error: string };
 
@@ -118,4 +118,12 @@ export function boundPayloadJson(value: unknown): { value: unknown; json: string
   if (json.length <= MAX_RAW_CHARS) return { value, json };
   const preview = { truncated: true, chars: json.length, preview: json.slice(0, MAX_RAW_CHARS) };
   return { value: preview, json: JSON.stringify(preview) };
+}
+
+/**
+ * The one rule for times: null when epoch ms `ms` is one both stores hold (MIN_STORED_TIME to
+ * MAX_STORED_TIME), else why not — meant to follow "<field>: ".
+ */
+export function storedTimeError(ms: number): string | null {
+  return ms >= MIN_STORED_TIME && ms <= MAX_STORED_TIME ? null : "expected a time between 0001-01-01 and 9999-12-31 (UTC)";
 }

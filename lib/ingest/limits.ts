@@ -24,6 +24,15 @@ export const MAX_ID_CHARS = 200;
  */
 export const MAX_STORED_INT = 2_147_483_647;
 
+/**
+ * Times (epoch ms) a line or a query may carry: the years 0001–9999, which both stores and a JS
+ * Date hold and ISO-8601 writes with four digits. Beyond them PostgreSQL's timestamp arithmetic
+ * overflows where SQLite would store a number, so the input is refused on both.
+ */
+/** 0001-01-01T00:00:00Z (Date.UTC reads years 0–99 as 1900–1999). */
+export const MIN_STORED_TIME = -62_135_596_800_000;
+export const MAX_STORED_TIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 /** Names (agent, provider, model, policy preset) and short codes. */
 export const MAX_NAME_CHARS = 200;
 

@@ -5,6 +5,8 @@
  * 2000-01-01 or more than one day after the receive time.
  */
 
+import { MAX_STORED_TIME } from "./limits";
+
 export const MIN_EVENT_TIME = Date.UTC(2000, 0, 1);
 export const MAX_FUTURE_MS = 24 * 60 * 60 * 1000;
 
@@ -63,7 +65,9 @@ export function parseEventTime(value: unknown, receivedAt: number): TimeResult {
     return { ok: false, message: `time before 2000-01-01 is not plausible${hint}` };
   }
   if (at > receivedAt + MAX_FUTURE_MS) {
-    return { ok: false, message: `time ${new Date(at).toISOString()} is more than 1 day after the receive time` };
+    // A Date cannot even be written beyond year 275760: such a time is named as given.
+    const when = at <= MAX_STORED_TIME ? new Date(at).toISOString() : String(value);
+    return { ok: false, message: `time ${when} is more than 1 day after the receive time` };
   }
   return { ok: true, at: Math.round(at) };
 }
