@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { THREAD_STATUSES, TROUBLE_KINDS } from "@/lib/retry/types";
+import { storedTimeError } from "@/lib/ingest/bound";
 import { describeZodError } from "@/lib/validation";
 
 /**
@@ -19,13 +20,21 @@ const list = <T extends string>(item: z.ZodType<T, string>) =>
     .transform((values) => values.flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean))
     .pipe(z.array(item));
 
-/** A time in a URL: ISO-8601 or epoch milliseconds. */
+/**
+ * A time in a URL: ISO-8601 or epoch milliseconds, within the times both stores hold (a digit
+ * string of any length would overflow PostgreSQL's timestamps, where SQLite only finds nothing).
+ */
 export const instant = z
   .string()
   .transform((value, ctx) => {
     const ms = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
     if (!Number.isFinite(ms)) {
       ctx.addIssue({ code: "custom", message: "expected an ISO-8601 time or epoch milliseconds" });
+      return z.NEVER;
+    }
+    const outOfRange = storedTimeError(ms);
+    if (outOfRange) {
+      ctx.addIssue({ code: "custom", message: outOfRange });
       return z.NEVER;
     }
     return ms;
