@@ -3,12 +3,13 @@ import type { z } from "zod";
 import { recordAudit, type AuditInput } from "@/lib/db/audit";
 import { isStorageFull } from "@/lib/db/storage-full";
 import type { Principal } from "@/lib/auth/principal";
+import { nulError, nulPath } from "@/lib/ingest/bound";
 import { authorize, type Access, type OperatorAction } from "@/lib/server/auth";
 import { describeZodError } from "@/lib/validation";
 
 /**
  * Every server action goes through `action` (or `formAction` for `<form action>`): the input is
- * parsed with its schema, the caller authorized, the entity it names resolved, the audit entry
+ * parsed with its schema (after refusing a NUL, which no store holds), the caller authorized, the entity it names resolved, the audit entry
  * written from its declaration (the third argument), and the page revalidated. One result type for all of them.
  */
 export type ActionFailure = { ok: false; error: string };
@@ -54,6 +55,9 @@ function execute<S extends z.ZodType, R, O extends Outcome>(spec: ActionSpec<S, 
     // Who is asking comes first: a caller without the permission learns nothing about the input.
     const authorized = await authorize(spec.access ?? "operator", null);
     if (!authorized.ok) return fail(((await authorized.response.json()) as { detail: string }).detail);
+    // No store holds a NUL in text: refused as a bad field is, before anything reads the input.
+    const nul = nulPath(raw);
+    if (nul !== null) return fail(nulError(nul));
     const parsed = spec.input.safeParse(raw);
     if (!parsed.success) return fail(describeZodError(parsed.error));
     const { principal } = authorized.caller as { principal: Principal };
