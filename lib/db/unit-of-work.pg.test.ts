@@ -153,6 +153,15 @@ describe.each(STORES)("a unit of work on %s", (store) => {
     expect(counts.rollups).toBeGreaterThanOrEqual(before.Rollup.length);
   });
 
+  it("keeps the longest window and the latest reset a line may carry (lib/ingest/limits.ts)", async () => {
+    const { ingestLines } = await import("@/lib/server/pipeline");
+    const { MAX_STORED_INT, MAX_STORED_TIME } = await import("@/lib/ingest/limits");
+    const limit = { provider: "anthropic", window: "extreme", account: null, usedPercent: 1, windowMinutes: MAX_STORED_INT, resetAt: MAX_STORED_TIME, status: "ok", observedAt: T0, threadId: null };
+    const extreme = { index: 0, event: null, nativeType: null, format: "canonical", idempotencyKey: "extreme", raw: {}, receivedAt: T0, limits: [limit] } as NormalizedLine;
+    expect(await ingestLines(SOURCE, [extreme], T0)).toMatchObject({ accepted: 1 });
+    expect((await tableRows(store, "LimitWindow")).find((row) => row.window === "extreme")).toMatchObject({ windowMinutes: MAX_STORED_INT, resetAt: MAX_STORED_TIME });
+  });
+
   it("stores nothing twice when a batch is sent again, in one batch or two", async () => {
     const { ingestLines } = await import("@/lib/server/pipeline");
     const lines: NormalizedLine[] = [0, 1, 2].map((i) => ({
