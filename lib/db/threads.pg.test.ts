@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { STORES } from "@/e2e/support/both-stores";
+import { MAX_STORED_TIME, MIN_STORED_TIME } from "@/lib/ingest/limits";
 import { BUILT_AT, sameAnswer, useSeededStore } from "@/e2e/support/seeded-stores";
 import { NOW } from "./fixture";
 import { eventRaw, threadEventPage } from "./events";
@@ -24,6 +25,7 @@ const filters: [string, ThreadFilter][] = [
   ["text, any case", { q: "TH-" }],
   ["text with a LIKE wildcard", { q: "a_b" }],
   ["updated in a range", { from: NOW - 150 * 60_000, to: NOW - 100 * 60_000 }],
+  ["the widest range a query may name", { from: MIN_STORED_TIME, to: MAX_STORED_TIME }],
   ["archived shown", { archived: "show" }],
   ["combined", { provider: ["openai"], status: ["stalled", "recovered"], q: "th-" }],
 ];
