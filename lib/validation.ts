@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { EXPORT_FORMATS } from "@/lib/insights/stream";
+import { MAX_STORED_INT } from "@/lib/ingest/limits";
 
 // In the browser zod must not probe for eval (its faster object parsing): the pages' CSP forbids
 // eval, and the browser reports even a caught probe as a violation. The server keeps it.
@@ -20,3 +21,13 @@ export const exportFormatQuery = z.object({
 
 /** A path on this server (never `//host` or `/\host`): where sign-in may send someone afterwards. */
 export const localPath = z.string().max(2000).regex(/^\/(?![/\\])/, "a path on this server").catch("/");
+
+/**
+ * A positive integer path or query parameter naming a stored row (a thread's key, an event's seq,
+ * a cursor): at most what both stores' 32-bit ids hold, so a larger one is this 400 on both, not
+ * a database error on PostgreSQL.
+ */
+export const positiveId = (name: string) => {
+  const message = `${name}: expected a positive integer up to ${MAX_STORED_INT}.`;
+  return z.coerce.number({ error: message }).pipe(z.number().int(message).min(1, message).max(MAX_STORED_INT, message));
+};

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { auditQuery } from "@/lib/audit/query";
-import { MAX_STORED_TIME } from "@/lib/ingest/limits";
-import { describeZodError } from "@/lib/validation";
+import { MAX_STORED_INT, MAX_STORED_TIME } from "@/lib/ingest/limits";
+import { describeZodError, positiveId } from "@/lib/validation";
 import { parseThreadQuery } from "./filter";
 
 // `from`/`to` of the threads filter and of the audit filter are one parser (`instant`): a time
@@ -37,5 +37,37 @@ describe("times in a filter URL", () => {
   it("keeps a time within range as epoch milliseconds", () => {
     const parsed = parseThreadQuery(new URLSearchParams(`from=2026-11-29T12:00:00Z&to=${MAX_STORED_TIME}`));
     expect(parsed.ok && parsed.query).toMatchObject({ from: Date.UTC(2026, 10, 29, 12), to: MAX_STORED_TIME });
+  });
+});
+
+// Numbers that name rows or offsets are bounded by what both stores hold (32-bit ids): beyond it
+// a 400 naming the parameter, where PostgreSQL would fail the query.
+describe("numbers in a filter URL and in a thread's path", () => {
+  it.each([
+    [`page=${MAX_STORED_INT}`, null],
+    [`page=${MAX_STORED_INT + 1}`, `page: Too big: expected number to be <=${MAX_STORED_INT}`],
+    // zod's int check speaks first beyond the safe integers: a 400 all the same.
+    ["page=1e300", `page: Too big: expected int to be <=${Number.MAX_SAFE_INTEGER}`],
+    ["page=0", "page: Too small: expected number to be >=1"],
+  ])("%s → %j", (search, error) => {
+    expect(threadsError(search)).toBe(error);
+  });
+
+  it.each([
+    ["1", 1],
+    [String(MAX_STORED_INT), MAX_STORED_INT],
+    [String(MAX_STORED_INT + 1), null],
+    ["3000000000", null],
+    ["0", null],
+    ["1.5", null],
+    ["abc", null],
+  ])("a key %s → %j", (raw, value) => {
+    const parsed = positiveId("key").safeParse(raw);
+    if (value === null) {
+      expect(parsed.success).toBe(false);
+      expect(parsed.error?.issues[0].message).toBe(`key: expected a positive integer up to ${MAX_STORED_INT}.`);
+    } else {
+      expect(parsed.data).toBe(value);
+    }
   });
 });

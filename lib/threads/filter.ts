@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { THREAD_STATUSES, TROUBLE_KINDS } from "@/lib/retry/types";
 import { storedTimeError } from "@/lib/ingest/bound";
+import { MAX_STORED_INT } from "@/lib/ingest/limits";
 import { describeZodError } from "@/lib/validation";
 
 /**
@@ -49,7 +50,8 @@ const schema = z.object({
   q: z.array(z.string().max(200)).transform((v) => v[0]?.trim() || undefined).optional(),
   from: z.array(instant).transform((v) => v[0]).optional(),
   to: z.array(instant).transform((v) => v[0]).optional(),
-  page: z.array(z.coerce.number().int().min(1)).transform((v) => v[0]).optional(),
+  // Bounded so its offset stays a number both stores take (beyond it, a 400, not a database error).
+  page: z.array(z.coerce.number().int().min(1).max(MAX_STORED_INT)).transform((v) => v[0]).optional(),
   pageSize: z.array(z.coerce.number().int().min(1).max(500)).transform((v) => v[0]).optional(),
   /** Archived and snoozed threads are hidden unless asked for: `show` lists them too, `only` lists just them. */
   archived: z.array(z.enum(ARCHIVED_VIEWS)).transform((v) => v[0]).optional(),

@@ -4,7 +4,8 @@ import { threadExists } from "@/lib/db/threads";
 import { problem } from "@/lib/server/http";
 import { route } from "@/lib/server/route";
 import { EVENT_PAGE_SIZE, type EventPage } from "@/lib/wire/types";
-import { positiveId, threadKeyParams } from "../../key-param";
+import { positiveId } from "@/lib/validation";
+import { threadKeyParams } from "../../key-param";
 
 export const dynamic = "force-dynamic";
 

@@ -3,7 +3,7 @@ import { eventRaw } from "@/lib/db/events";
 import { problem } from "@/lib/server/http";
 import { route } from "@/lib/server/route";
 import type { EventRaw } from "@/lib/wire/types";
-import { positiveId } from "../../../../key-param";
+import { positiveId } from "@/lib/validation";
 
 export const dynamic = "force-dynamic";
 
