@@ -28,9 +28,9 @@ export async function waitForDirectives(sourceId: string, waitMs: number, signal
     if (ready.length || waitMs <= 0) return ready;
     if (!woken && !signal?.aborted) {
       await new Promise<void>((resolve) => {
-        wake = resolve;
-        timer = setTimeout(resolve, waitMs);
-        signal?.addEventListener("abort", resolve, { once: true });
+        wake = () => resolve();
+        timer = setTimeout(wake, waitMs);
+        signal?.addEventListener("abort", wake, { once: true });
       });
     }
     return signal?.aborted ? [] : await takePendingDirectives(sourceId, Date.now(), redeliverAfterMs());
