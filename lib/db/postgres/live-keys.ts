@@ -23,9 +23,10 @@ export const LIVE_NOTICES_CHANNEL = "radar_notices";
 
 /**
  * A publication that only says "this changed": for `directives`, the source whose relay should
- * look for them (a long-poll on another instance wakes at once).
+ * look for them (a long-poll on another instance wakes at once); `resync`, anything may have: a
+ * publisher whose notifications failed sends it once it can again, for what the others missed.
  */
-export type LiveNotice = { type: "limits" } | { type: "incidents" } | { type: "directives"; sourceId: string };
+export type LiveNotice = { type: "limits" } | { type: "incidents" } | { type: "resync" } | { type: "directives"; sourceId: string };
 
 /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more; chunks stay below with room. */
 const MAX_PAYLOAD_BYTES = 7_900;
@@ -79,7 +80,7 @@ export function encodeNotice(origin: string, notice: LiveNotice): string {
 export function decodeNotice(payload: string): { origin: string; notice: LiveNotice } | null {
   const [origin, type, ...rest] = payload.split(";");
   if (type === "directives" && rest.length) return { origin, notice: { type, sourceId: rest.join(";") } };
-  if (type === "limits" || type === "incidents") return { origin, notice: { type } };
+  if (type === "limits" || type === "incidents" || type === "resync") return { origin, notice: { type } };
   return null;
 }
 
