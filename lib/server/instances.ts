@@ -17,7 +17,8 @@ import { publishResync, receivedDirectivesPending, receivedNotice, receivedThrea
  * publisher, the pipeline and the operator's writes alike, already publishes only then), so only
  * saved changes are announced. An instance killed between its commit and its notification
  * announces nothing: other instances' browsers see the change at their next notice or refetch,
- * and a relay waiting elsewhere finds the directive at its next poll. The one listening connection
+ * and a relay waiting elsewhere finds the directive at its next poll; one whose notification fails
+ * makes up for it with a resync notice (recoveringPublisher). The one listening connection
  * per instance reconnects by itself; what was sent meanwhile is lost, so after a reconnect every
  * browser and long-poll of this instance is told to look again (publishResync).
  */
