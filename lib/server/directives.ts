@@ -8,30 +8,38 @@ import { withInternalEvents } from "./pipeline";
 /**
  * Waits up to `waitMs` for directives for a source. Returns at once when some are pending;
  * otherwise wakes on the first "directives pending" publication, the timeout or disconnect.
+ * It listens before the first look, so a wake-up published while that look runs is not lost.
  */
 export async function waitForDirectives(sourceId: string, waitMs: number, signal?: AbortSignal): Promise<DirectiveView[]> {
-  const ready = await takePendingDirectives(sourceId, Date.now(), redeliverAfterMs());
-  if (ready.length || waitMs <= 0) return ready;
-  await new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      unsubscribe();
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, waitMs);
-    const offDirectives = subscribe("directives", (message) => {
-      if (message.sourceId === sourceId) done();
-    });
-    // Another instance's wake-up may have been missed: look again.
-    const offResync = subscribe("resync", done);
-    const unsubscribe = () => {
-      offDirectives();
-      offResync();
-    };
-    signal?.addEventListener("abort", done);
+  let woken = false;
+  let wake: () => void = () => undefined;
+  const onWake = () => {
+    woken = true;
+    wake();
+  };
+  const offDirectives = subscribe("directives", (message) => {
+    if (message.sourceId === sourceId) onWake();
   });
-  return signal?.aborted ? [] : await takePendingDirectives(sourceId, Date.now(), redeliverAfterMs());
+  // Another instance's wake-up may have been missed: look again.
+  const offResync = subscribe("resync", onWake);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const ready = await takePendingDirectives(sourceId, Date.now(), redeliverAfterMs());
+    if (ready.length || waitMs <= 0) return ready;
+    if (!woken && !signal?.aborted) {
+      await new Promise<void>((resolve) => {
+        wake = () => resolve();
+        timer = setTimeout(wake, waitMs);
+        signal?.addEventListener("abort", wake, { once: true });
+      });
+    }
+    return signal?.aborted ? [] : await takePendingDirectives(sourceId, Date.now(), redeliverAfterMs());
+  } finally {
+    clearTimeout(timer);
+    offDirectives();
+    offResync();
+    signal?.removeEventListener("abort", wake);
+  }
 }
 
 /** A delivered directive nobody acknowledged within this long is delivered again. */

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { closeQuietly } from "./dedicated";
+import { CLIENT_KEEPALIVE, closeQuietly, DEAD_PEER_SETTINGS } from "./dedicated";
 
 /**
  * One leader among several instances on one PostgreSQL (the watchdog's): leadership is a
@@ -11,7 +11,7 @@ import { closeQuietly } from "./dedicated";
  * A killed leader's lock is free at once (its socket closed), so a standby takes over within about
  * an interval; the check's longer bound only keeps a busy leader (a slow answer, a blocked event
  * loop) from handing over for nothing, and still steps a leader whose connection hangs down before
- * the server's keepalive (below) frees its lock for another.
+ * the server's keepalive (DEAD_PEER_SETTINGS) frees its lock for another.
  *
  * How the watchdog uses it (lib/server/watchdog.ts): it runs startWatchdog's loop
  * only between onLeader and onStepDown. A leader that lost its connection may still be in the
@@ -101,7 +101,7 @@ export function contendForLeadership(url: string, options: LeaderOptions): Leade
   };
 
   const connect = async (): Promise<pg.Client> => {
-    const fresh = new pg.Client({ connectionString: url, application_name: "radar-leader", query_timeout: interval * CHECK_INTERVALS, connectionTimeoutMillis: interval * 5 });
+    const fresh = new pg.Client({ connectionString: url, application_name: "radar-leader", ...CLIENT_KEEPALIVE, query_timeout: interval * CHECK_INTERVALS, connectionTimeoutMillis: interval * 5 });
     // A broken socket is noticed here as soon as the driver sees it, not only at the next check.
     fresh.on("error", (error) => {
       if (client === fresh) drop(error);
@@ -114,10 +114,8 @@ export function contendForLeadership(url: string, options: LeaderOptions): Leade
     });
     try {
       await fresh.connect();
-      // A leader whose host vanishes without closing its socket (power loss, a partition) sends no
-      // FIN: the server's keepalive probes then find the connection dead within about 8 s and
-      // release the lock, where the system default would wait for hours.
-      await fresh.query("SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 1; SET tcp_keepalives_count = 3");
+      // A leader whose host vanishes frees the lock within seconds (see DEAD_PEER_SETTINGS).
+      await fresh.query(DEAD_PEER_SETTINGS);
       await fresh.query(`LISTEN "${channel}"`);
       return fresh;
     } catch (error) {

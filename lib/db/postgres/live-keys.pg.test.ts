@@ -1,3 +1,4 @@
+import net from "node:net";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { PATIENCE_MS } from "@/e2e/support/patience";
@@ -15,7 +16,41 @@ afterAll(async () => {
   await end();
 });
 
-function listener(url: string) {
+/**
+ * A TCP path to the cluster that can go silent the way a NAT or balancer forgets an idle
+ * connection: nothing passes any more either way, and neither end is told.
+ */
+async function forgetfulPath(url: string) {
+  const target = new URL(url);
+  const sockets: net.Socket[] = [];
+  const server = net.createServer((inbound) => {
+    const outbound = net.connect(Number(target.port), target.hostname);
+    sockets.push(inbound, outbound);
+    inbound.on("data", (chunk) => outbound.write(chunk));
+    outbound.on("data", (chunk) => inbound.write(chunk));
+    inbound.on("error", () => undefined).on("close", () => outbound.destroy());
+    outbound.on("error", () => undefined).on("close", () => inbound.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const proxied = new URL(url);
+  proxied.port = String((server.address() as net.AddressInfo).port);
+  return {
+    url: proxied.toString(),
+    /** From now on the connections open through it hear nothing; new ones work. */
+    forget() {
+      for (const socket of sockets.splice(0)) {
+        socket.removeAllListeners("data");
+        socket.on("data", () => undefined);
+      }
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+function listener(url: string, extra: { checkMs?: number; checkTimeoutMs?: number } = {}) {
   const received: LiveKey[] = [];
   const notices: { notice: LiveNotice; origin: string }[] = [];
   const origins = new Set<string>();
@@ -27,7 +62,7 @@ function listener(url: string) {
       origins.add(origin);
     },
     () => resyncs++,
-    { backoffMs: 20, onNotice: (notice, origin) => notices.push({ notice, origin }) },
+    { backoffMs: 20, onNotice: (notice, origin) => notices.push({ notice, origin }), ...extra },
   );
   subscriptions.push(subscription);
   return { subscription, received, notices, origins, resyncs: () => resyncs };
@@ -109,5 +144,45 @@ describe("live updates across instances (LISTEN/NOTIFY)", () => {
     await waitFor(() => a.received.length === 1, PATIENCE_MS);
     expect(a.received).toEqual([{ key: 99, reorder: false }]);
     expect(a.resyncs()).toBe(1);
+  });
+
+  it("a subscriber whose connection goes silent (no error, no end) notices at its check, reconnects and asks for a resync", async () => {
+    const url = await freshDatabase(inject("postgresUrl"));
+    const path = await forgetfulPath(url);
+    try {
+      const a = listener(path.url, { checkMs: 100, checkTimeoutMs: 200 });
+      await a.subscription.ready;
+      const publisher = await connect(url);
+      await publishKeys(publisher, [{ key: 1, reorder: false }]);
+      await waitFor(() => a.received.length === 1, PATIENCE_MS);
+      path.forget();
+      // Sent while the path is silent: lost, hence the resync.
+      await publishKeys(publisher, [{ key: 2, reorder: false }]);
+      await waitFor(() => a.resyncs() === 1, PATIENCE_MS);
+      await publishKeys(publisher, [{ key: 3, reorder: false }]);
+      await waitFor(() => a.received.some(({ key }) => key === 3), PATIENCE_MS);
+      expect(a.received.map(({ key }) => key)).toEqual([1, 3]);
+    } finally {
+      await path.close();
+    }
+  });
+
+  it("the dedicated connections' settings (DEAD_PEER_SETTINGS) are accepted and take effect", async () => {
+    const url = await freshDatabase(inject("postgresUrl"));
+    // A session's settings are its own: read them on a connection set the same way.
+    const probe = new pg.Client({ connectionString: url });
+    await probe.connect();
+    try {
+      await probe.query((await import("./dedicated")).DEAD_PEER_SETTINGS);
+      const shown = await probe.query<{ setting: string; name: string }>(
+        `SELECT name, setting FROM pg_settings WHERE name IN ('tcp_keepalives_idle', 'tcp_user_timeout') ORDER BY name`,
+      );
+      expect(shown.rows).toEqual([
+        { name: "tcp_keepalives_idle", setting: "5" },
+        { name: "tcp_user_timeout", setting: "8000" },
+      ]);
+    } finally {
+      await probe.end();
+    }
   });
 });

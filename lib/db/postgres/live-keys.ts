@@ -1,5 +1,5 @@
 import pg from "pg";
-import { closeQuietly } from "./dedicated";
+import { CLIENT_KEEPALIVE, closeQuietly, DEAD_PEER_SETTINGS } from "./dedicated";
 
 /**
  * Live updates across instances: the keys of changed threads travel on one NOTIFY channel, so a
@@ -23,9 +23,10 @@ export const LIVE_NOTICES_CHANNEL = "radar_notices";
 
 /**
  * A publication that only says "this changed": for `directives`, the source whose relay should
- * look for them (a long-poll on another instance wakes at once).
+ * look for them (a long-poll on another instance wakes at once); `resync`, anything may have: a
+ * publisher whose notifications failed sends it once it can again, for what the others missed.
  */
-export type LiveNotice = { type: "limits" } | { type: "incidents" } | { type: "directives"; sourceId: string };
+export type LiveNotice = { type: "limits" } | { type: "incidents" } | { type: "resync" } | { type: "directives"; sourceId: string };
 
 /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more; chunks stay below with room. */
 const MAX_PAYLOAD_BYTES = 7_900;
@@ -79,7 +80,7 @@ export function encodeNotice(origin: string, notice: LiveNotice): string {
 export function decodeNotice(payload: string): { origin: string; notice: LiveNotice } | null {
   const [origin, type, ...rest] = payload.split(";");
   if (type === "directives" && rest.length) return { origin, notice: { type, sourceId: rest.join(";") } };
-  if (type === "limits" || type === "incidents") return { origin, notice: { type } };
+  if (type === "limits" || type === "incidents" || type === "resync") return { origin, notice: { type } };
   return null;
 }
 
@@ -102,20 +103,35 @@ export interface SubscribeOptions {
   onError?: (error: Error) => void;
   /** Called with each notice (LIVE_NOTICES_CHANNEL) and the origin its publisher gave. */
   onNotice?: (notice: LiveNotice, origin: string) => void;
+  /** How often the connection is checked (LIVE_CHECK_MS), and how long a check may take. */
+  checkMs?: number;
+  checkTimeoutMs?: number;
 }
 
 /**
+ * A listening connection only receives, so one a NAT or balancer silently forgot would never
+ * report an error: it is asked `SELECT 1` this often, and one that does not answer within
+ * LIVE_CHECK_TIMEOUT_MS is dropped and replaced (then onResync).
+ */
+export const LIVE_CHECK_MS = 5_000;
+export const LIVE_CHECK_TIMEOUT_MS = 3_000;
+
+/**
  * Listens for changed keys (and notices, with options.onNotice) on one connection of its own,
- * reconnecting with backoff after a drop (then onResync, since what was sent meanwhile is lost).
+ * checked every LIVE_CHECK_MS, reconnecting with backoff after a drop or a failed check (then
+ * onResync, since what was sent meanwhile is lost).
  * `onKeys` gets each chunk as it arrives with the origin its publisher gave.
  */
 export function subscribeKeys(url: string, onKeys: (keys: LiveKey[], origin: string) => void, onResync: () => void, options: SubscribeOptions = {}): KeySubscription {
   const first = options.backoffMs ?? 100;
   const max = options.maxBackoffMs ?? 5_000;
+  const checkMs = options.checkMs ?? LIVE_CHECK_MS;
+  const checkTimeoutMs = options.checkTimeoutMs ?? LIVE_CHECK_TIMEOUT_MS;
   let client: pg.Client | null = null;
   let closed = false;
   let backoff = first;
   let timer: NodeJS.Timeout | null = null;
+  let checking = false;
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
 
@@ -123,6 +139,8 @@ export function subscribeKeys(url: string, onKeys: (keys: LiveKey[], origin: str
     const lost = client;
     client = null;
     if (!lost) return;
+    // A forgotten socket may never finish a polite end: cut it.
+    (lost as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
     void closeQuietly(lost);
     options.onError?.(error);
     retry();
@@ -138,8 +156,29 @@ export function subscribeKeys(url: string, onKeys: (keys: LiveKey[], origin: str
     backoff = Math.min(max, backoff * 2);
   };
 
+  /** The periodic check: a connection that does not answer in time is dropped (and replaced). */
+  const check = async () => {
+    const held = client;
+    if (!held || checking) return;
+    checking = true;
+    let timeout: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        held.query("SELECT 1"),
+        new Promise((_, reject) => (timeout = setTimeout(() => reject(new Error(`the live-keys connection did not answer a check within ${checkTimeoutMs} ms`)), checkTimeoutMs))),
+      ]);
+    } catch (error) {
+      if (client === held) drop(error as Error);
+    } finally {
+      clearTimeout(timeout);
+      checking = false;
+    }
+  };
+  const checker = setInterval(() => void check(), checkMs);
+  checker.unref?.();
+
   const listen = async (again: boolean) => {
-    const fresh = new pg.Client({ connectionString: url, application_name: "radar-live-keys" });
+    const fresh = new pg.Client({ connectionString: url, application_name: "radar-live-keys", ...CLIENT_KEEPALIVE, connectionTimeoutMillis: 10_000 });
     fresh.on("error", (error) => (client === fresh ? drop(error) : undefined));
     fresh.on("end", () => (client === fresh ? drop(new Error("the live-keys connection ended")) : undefined));
     fresh.on("notification", (message) => {
@@ -154,6 +193,7 @@ export function subscribeKeys(url: string, onKeys: (keys: LiveKey[], origin: str
     });
     try {
       await fresh.connect();
+      await fresh.query(DEAD_PEER_SETTINGS);
       await fresh.query(`LISTEN ${LIVE_KEYS_CHANNEL}`);
       if (options.onNotice) await fresh.query(`LISTEN ${LIVE_NOTICES_CHANNEL}`);
     } catch (error) {
@@ -174,6 +214,7 @@ export function subscribeKeys(url: string, onKeys: (keys: LiveKey[], origin: str
     ready,
     async close() {
       closed = true;
+      clearInterval(checker);
       if (timer) clearTimeout(timer);
       timer = null;
       const held = client;

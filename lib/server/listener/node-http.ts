@@ -117,8 +117,29 @@ export async function sendWebResponse(
   outgoing.end(body);
 }
 
-/** A body written as it is read, waiting for the socket to drain; a client that goes away cancels it. */
-async function writeStream(body: ReadableStream<Uint8Array>, outgoing: ServerResponse): Promise<void> {
+/**
+ * How long a streamed export waits for a client that stopped reading (no drain) before it gives
+ * up: the body is cancelled, so the read worker producing it lets go, and the answer is cut.
+ */
+export const STALLED_CLIENT_MS = 60_000;
+
+/** Resolves true once the socket drains, false when it closes or stays full for `stalledMs`. */
+function drained(outgoing: ServerResponse, stalledMs: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const settle = (ok: boolean) => {
+      clearTimeout(timer);
+      outgoing.off("drain", onDrain).off("close", onClose);
+      resolve(ok);
+    };
+    const onDrain = () => settle(true);
+    const onClose = () => settle(false);
+    const timer = setTimeout(() => settle(false), stalledMs);
+    outgoing.once("drain", onDrain).once("close", onClose);
+  });
+}
+
+/** A body written as it is read, waiting for the socket to drain; a client that goes away (or stops reading) cancels it. */
+export async function writeStream(body: ReadableStream<Uint8Array>, outgoing: ServerResponse, stalledMs = STALLED_CLIENT_MS): Promise<void> {
   const reader = body.getReader();
   const gone = () => void reader.cancel().catch(() => undefined);
   outgoing.once("close", gone);
@@ -127,7 +148,13 @@ async function writeStream(body: ReadableStream<Uint8Array>, outgoing: ServerRes
       const { done, value } = await reader.read();
       if (done) break;
       if (outgoing.destroyed) return;
-      if (!outgoing.write(value)) await new Promise<void>((resolve) => (outgoing.once("drain", resolve), outgoing.once("close", resolve)));
+      if (!outgoing.write(value) && !(await drained(outgoing, stalledMs))) {
+        if (!outgoing.destroyed) {
+          gone();
+          outgoing.destroy();
+        }
+        return;
+      }
     }
     outgoing.end();
   } catch {
