@@ -2,8 +2,11 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { expect, it } from "vitest";
+import { migrate } from "@/lib/db/migrate";
 import { freePort } from "../../scripts/lib/port.mjs";
+import { startServer } from "../support/server";
 
 /** `npm start` itself: first start prints the token once, a warm restart redoes nothing, bad config fails fast. */
 const root = path.resolve(import.meta.dirname, "../..");
@@ -75,4 +78,20 @@ it("a HOST beyond loopback needs RADAR_PUBLIC_URL: refused without it, served (w
   expect(served.output).toMatch(/WARNING: RADAR_PUBLIC_URL=http:\/\/radar\.test:\d+ is plain http/);
   expect(served.output).toContain(`Dashboard:    http://radar.test:${port}`);
   expect(served.output).toMatch(/Ready in/);
+});
+
+it("a start that cannot seed its database stops with one line, rather than serving every request an error", async () => {
+  // A database the start migrates but cannot create its first source in.
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "radar-seed-refused-")), "radar.db");
+  const database = new Database(file);
+  migrate(database);
+  database.exec(`CREATE TRIGGER refuse_sources BEFORE INSERT ON "Source" BEGIN SELECT RAISE(ABORT, 'no source may be created here'); END;`);
+  database.close();
+  const failure = await startServer({}, { databaseFile: file }).then(
+    () => null,
+    (error: Error) => error.message,
+  );
+  expect(failure).toMatch(/^server exited with 1:/);
+  expect(failure).toMatch(/\[radar\] cannot start: no source may be created here\n/);
+  expect(failure).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
 });

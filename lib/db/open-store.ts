@@ -12,6 +12,19 @@ const sqlite = {
     db();
   },
   closeStore: closeDatabase,
+  // One process serves a SQLite file, so its turns are taken within the process.
+  startTurn<T>(work: () => Promise<T>): Promise<T> {
+    const turn = sqliteTurns.then(work);
+    sqliteTurns = turn.catch(() => undefined);
+    return turn;
+  },
 };
 
-export const { openStore, closeStore } = onEitherStore(sqlite, postgres);
+let sqliteTurns: Promise<unknown> = Promise.resolve();
+
+/**
+ * `startTurn(work)`: what a start does once for the whole store (the first source, the first
+ * admin), done by one starting instance at a time, so instances starting together on one
+ * PostgreSQL database do not both create it.
+ */
+export const { openStore, closeStore, startTurn } = onEitherStore(sqlite, postgres);

@@ -1,6 +1,6 @@
 import { ensureFirstAdmin } from "@/lib/auth/people";
 import { config, ConfigError, publicUrl, type Config } from "@/lib/config";
-import { openStore } from "@/lib/db/open-store";
+import { openStore, startTurn } from "@/lib/db/open-store";
 import { recordSocketPeers } from "./socket-peer";
 import { ensureDefaultSource } from "./tokens";
 import { startRetention } from "./retention";
@@ -28,6 +28,30 @@ export async function boot(): Promise<void> {
     process.stderr.write(`[radar] ${message}\n`);
     process.exit(1);
   }
+  try {
+    await seedStore(settings);
+  } catch (error) {
+    // A start that cannot finish stops with one line, rather than serving every request an error.
+    process.stderr.write(`[radar] cannot start: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+  startLiveAcrossInstances();
+  startWatchdog();
+  startAlertDelivery();
+  startUsageCount();
+  startRetention();
+}
+
+/**
+ * The first source and its token, and the first admin (or the setup link), printed once when
+ * created. Instances starting together on one PostgreSQL database take turns: one creates them,
+ * the others find them.
+ */
+export function seedStore(settings: Config): Promise<void> {
+  return startTurn(() => seedFirstStart(settings));
+}
+
+async function seedFirstStart(settings: Config): Promise<void> {
   const { token } = await ensureDefaultSource(settings.RADAR_INGEST_TOKEN);
   if (token) {
     // The address the Host allow-list answers to.
@@ -61,9 +85,4 @@ export async function boot(): Promise<void> {
   } else if (pending) {
     process.stdout.write("[radar] Nobody can sign in yet: open the setup link printed on first start, or run `npm run users -- setup-link` for a new one.\n");
   }
-  startLiveAcrossInstances();
-  startWatchdog();
-  startAlertDelivery();
-  startUsageCount();
-  startRetention();
 }

@@ -61,6 +61,23 @@ process.on("exit", () => {
   for (const child of children) child.kill("SIGKILL");
 });
 
+/** How much of a failed server's log an error quotes: its start and its end. */
+const QUOTED_LOG_CHARS = 4_000;
+
+/**
+ * A failed server's log as an error quotes it: the whole log goes to a file the message names,
+ * the message keeps its start and end. A server that logs a stack on every request can write
+ * megabytes while a start is awaited, and a test runner that maps each quoted stack frame to its
+ * source spends minutes per megabyte.
+ */
+function logForError(log: string): string {
+  if (log.length <= 2 * QUOTED_LOG_CHARS) return log;
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "radar-server-log-")), "server.log");
+  fs.writeFileSync(file, log);
+  const omitted = log.length - 2 * QUOTED_LOG_CHARS;
+  return `${log.slice(0, QUOTED_LOG_CHARS)}\n… ${omitted} characters left out; the whole log is in ${file} …\n${log.slice(-QUOTED_LOG_CHARS)}`;
+}
+
 /**
  * `databaseFile`: serve an existing SQLite database (a benchmark's) instead of a fresh one;
  * `databaseUrl`: serve this PostgreSQL database (empty or the radar's; the server migrates it).
@@ -97,7 +114,7 @@ export async function startServer(env: Record<string, string> = {}, options: { d
     // The built app is ready in well under a second on an idle machine; the bound only stops a hang.
     const deadline = Date.now() + HEALTHY_WITHIN_MS;
     while (Date.now() < deadline) {
-      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${log}`);
+      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${logForError(log)}`);
       try {
         const response = await fetch(`${url}/api/health`);
         if (response.ok) return;
@@ -106,7 +123,7 @@ export async function startServer(env: Record<string, string> = {}, options: { d
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    throw new Error(`server did not become healthy in ${HEALTHY_WITHIN_MS / 1000} s:\n${log}`);
+    throw new Error(`server did not become healthy in ${HEALTHY_WITHIN_MS / 1000} s:\n${logForError(log)}`);
   };
 
   const ended = () => !child || child.exitCode !== null || child.signalCode !== null;

@@ -15,15 +15,38 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * starting at the same moment). Every later query uses the pool.
  */
 export async function openStore(): Promise<void> {
+  await onOwnConnection((client) => migratePostgres(client));
+}
+
+/** Any fixed number shared by every instance and used by no other advisory lock of the radar. */
+const START_LOCK = 7_318_004_212;
+
+/**
+ * lib/db/open-store.ts's startTurn on PostgreSQL: a session advisory lock on a connection of its
+ * own, so instances starting together seed the first source and admin one after another, and a
+ * start that dies mid-way releases it with its connection.
+ */
+export async function startTurn<T>(work: () => Promise<T>): Promise<T> {
+  return onOwnConnection(async (client) => {
+    await client.query("SELECT pg_advisory_lock($1)", [START_LOCK]);
+    try {
+      return await work();
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1)", [START_LOCK]);
+    }
+  });
+}
+
+async function onOwnConnection<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const url = config().DATABASE_URL;
   // A URL that does not parse is refused before pg repeats it (password included) in its error.
   postgresAddress(url);
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-  // A connection dropped while migrating surfaces as the query's error, not as an unhandled event.
+  // A connection dropped mid-way surfaces as the query's error, not as an unhandled event.
   client.on("error", () => undefined);
   try {
     await client.connect();
-    await migratePostgres(client);
+    return await work(client);
   } catch (error) {
     // An edited migration, say, is the repository's to explain (its message names it); a refused
     // login or an unreachable host is the setting's.
