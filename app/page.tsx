@@ -1,7 +1,6 @@
 import { pageAccess } from "@/lib/server/page-access";
 import { Board } from "@/components/board/board";
-import { filterOptions, threadBoard } from "@/lib/db/threads";
-import { listIncidents } from "@/lib/db/incidents";
+import { read } from "@/lib/server/off-thread";
 import { isFiltered, parseThreadQuery, threadQueryString } from "@/lib/threads/filter";
 
 export const dynamic = "force-dynamic";
@@ -17,6 +16,8 @@ export default async function BoardPage({ searchParams }: { searchParams: Promis
     );
   }
   const { page, pageSize, ...filter } = parsed.query;
-  const [board, options, incidents] = await Promise.all([threadBoard(filter, { page, pageSize, attentionFirst: true }), filterOptions(), listIncidents("open")]);
+  // On the read worker: this thread ingests, and a page render's reads would hold it.
+  const now = Date.now();
+  const [board, options, incidents] = await Promise.all([read("board", filter, { page, pageSize, attentionFirst: true }, now), read("filterOptions"), read("incidents", "open", now)]);
   return <Board initial={board} queryString={threadQueryString(parsed.query).replace(/^\?/, "")} options={options} filtered={isFiltered(parsed.query)} incidents={incidents} />;
 }

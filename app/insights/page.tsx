@@ -2,7 +2,6 @@ import { pageAccess } from "@/lib/server/page-access";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { InsightsView } from "@/components/insights/insights-view";
-import { filterOptions } from "@/lib/db/threads";
 import { parseInsightsQuery } from "@/lib/insights/range";
 import { read } from "@/lib/server/off-thread";
 
@@ -29,7 +28,7 @@ export default async function InsightsPage({ searchParams }: { searchParams: Pro
       </p>
     );
   }
-  const data = { ...(await read("insights", parsed.query, now)), serverTime: new Date(now).toISOString() };
-  const options = await filterOptions();
+  const [insights, options] = await Promise.all([read("insights", parsed.query, now), read("filterOptions")]);
+  const data = { ...insights, serverTime: new Date(now).toISOString() };
   return <InsightsView initial={data} query={parsed.query} options={options} />;
 }

@@ -1,11 +1,11 @@
 import type { IncidentRecord } from "@/lib/retry";
 import { STOPPABLE_STATUSES } from "@/lib/threads/statuses";
 import type { IncidentDetail, IncidentList, IncidentStateFilter } from "@/lib/wire/types";
-import { committedRead, serialized } from "./client";
+import { committedRead, db, serialized } from "./client";
 import * as postgresReads from "./postgres/incidents-read";
 import * as postgres from "./postgres/incidents";
 import { keysOf, toIncidentDetail, toRecord, toView, type IncidentRow, type IncidentThreadRow } from "./records/incidents";
-import { isoOrNull, pluck, statement } from "./statement";
+import { isoOrNull, pluck, statement, type Sql } from "./statement";
 import { onEitherStore } from "./store";
 
 /**
@@ -64,19 +64,24 @@ function nextIncidentQuietEndOnSqlite(quietMs: number): Promise<number | null> {
   });
 }
 
-/** Open incidents first, then past ones, newest first. */
-function listIncidentsOnSqlite(state: IncidentStateFilter = "all", now = Date.now(), limit = 200): Promise<IncidentList> {
+/**
+ * Open incidents first, then past ones, newest first. Synchronous, so the read worker (reads.ts)
+ * runs it whole beside the board it goes with.
+ */
+export function readIncidents(state: IncidentStateFilter = "all", now = Date.now(), limit = 200, sql: Sql = db().sql): IncidentList {
   const states = state === "all" ? ["open", "closed"] : [state];
-  return committedRead((sql) => {
-    const rows = statement(LIST, sql).all({ states: JSON.stringify(states), limit }) as IncidentRow[];
-    const open = rows.filter((row) => row.state === "open").map((row) => row.id);
-    const stoppable = new Map(
-      open.length === 0
-        ? []
-        : (statement(STOPPABLE_BY_INCIDENT, sql).all({ ids: JSON.stringify(open), statuses: JSON.stringify(STOPPABLE_STATUSES) }) as { id: string; stoppable: number }[]).map((r) => [r.id, r.stoppable]),
-    );
-    return { incidents: rows.map((row) => toView(row, now, stoppable.get(row.id) ?? 0)), serverTime: new Date(now).toISOString() };
-  });
+  const rows = statement(LIST, sql).all({ states: JSON.stringify(states), limit }) as IncidentRow[];
+  const open = rows.filter((row) => row.state === "open").map((row) => row.id);
+  const stoppable = new Map(
+    open.length === 0
+      ? []
+      : (statement(STOPPABLE_BY_INCIDENT, sql).all({ ids: JSON.stringify(open), statuses: JSON.stringify(STOPPABLE_STATUSES) }) as { id: string; stoppable: number }[]).map((r) => [r.id, r.stoppable]),
+  );
+  return { incidents: rows.map((row) => toView(row, now, stoppable.get(row.id) ?? 0)), serverTime: new Date(now).toISOString() };
+}
+
+function listIncidentsOnSqlite(state: IncidentStateFilter = "all", now = Date.now(), limit = 200): Promise<IncidentList> {
+  return committedRead((sql) => readIncidents(state, now, limit, sql));
 }
 
 /** One incident with its threads, timeline and early retries; null when unknown. */

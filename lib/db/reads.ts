@@ -1,11 +1,17 @@
 import { auditExportPages, exportPages, timelinePages } from "./exports";
 import { readInsights } from "./insights";
 import { readMetrics } from "./metrics";
+import { readBoard, readFilterOptions } from "./threads";
+import { readIncidents } from "./incidents";
 import type { InsightsQuery } from "@/lib/insights/range";
+import type { IncidentStateFilter } from "@/lib/wire/types";
+import type { ThreadFilter } from "./thread-filter";
+import type { PageOptions } from "./records/threads";
 import { exportBodies } from "./records/exports";
 
 /**
- * The reads that take more than a few milliseconds at scale (insights, the metrics snapshot), by name: what the read worker
+ * The reads that take more than a few milliseconds at scale (insights, the metrics snapshot, and
+ * what the board and insights pages render first: the board, its filter menus, the incidents), by name: what the read worker
  * (read-worker.ts) runs off the ingest thread. Their arguments and results cross between
  * threads, so they are plain data.
  *
@@ -17,6 +23,9 @@ import { exportBodies } from "./records/exports";
 export const READS = {
   insights: (query: InsightsQuery, now: number) => readInsights(query, now),
   metrics: (now: number) => readMetrics(now),
+  board: (filter: ThreadFilter, options: PageOptions, now: number) => readBoard(filter, options, now),
+  filterOptions: () => readFilterOptions(),
+  incidents: (state: IncidentStateFilter, now: number) => readIncidents(state, now),
 };
 export type ReadName = keyof typeof READS;
 

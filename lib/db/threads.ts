@@ -128,19 +128,22 @@ function threadRowsOnSqlite(keys: number[], now = Date.now(), filter?: ThreadFil
   });
 }
 
-/** Distinct values for the filter menus. */
-async function filterOptionsOnSqlite(): Promise<FilterOptions> {
-  const { prisma } = db();
-  const [providers, models, sources] = await Promise.all([
-    prisma.thread.findMany({ where: { provider: { not: null } }, distinct: ["provider"], select: { provider: true }, orderBy: { provider: "asc" } }),
-    prisma.thread.findMany({ where: { model: { not: null } }, distinct: ["model"], select: { model: true }, orderBy: { model: "asc" } }),
-    prisma.source.findMany({ select: { id: true, name: true }, orderBy: { name: "asc" } }),
-  ]);
+const DISTINCT = (column: "provider" | "model") => `SELECT DISTINCT ${column} FROM "Thread" WHERE ${column} IS NOT NULL AND ${column} != '' ORDER BY ${column}`;
+
+/**
+ * Distinct values for the filter menus, in byte order, on one read connection: synchronous, so
+ * the read worker (reads.ts) runs it whole beside the board it goes with.
+ */
+export function readFilterOptions(sql: Sql = db().sql): FilterOptions {
   return {
-    providers: providers.map((p) => p.provider!).filter(Boolean),
-    models: models.map((m) => m.model!).filter(Boolean),
-    sources,
+    providers: pluck(DISTINCT("provider"), sql).all() as string[],
+    models: pluck(DISTINCT("model"), sql).all() as string[],
+    sources: statement(`SELECT id, name FROM "Source" ORDER BY name`, sql).all() as { id: string; name: string }[],
   };
+}
+
+function filterOptionsOnSqlite(): Promise<FilterOptions> {
+  return committedRead((sql) => readFilterOptions(sql));
 }
 
 /** All threads with this agent id (one per source that reported it). */
@@ -179,19 +182,20 @@ function threadDetailOnSqlite(key: number, now = Date.now()): Promise<ThreadDeta
   return threadDetailThrough((views) => committedRead((sql) => withOtherPaths(sql, views)), key, now);
 }
 
-/** Everything the board and GET /api/v1/threads show for one filter. */
-function threadBoardOnSqlite(
-  filter: ThreadFilter,
-  options: PageOptions = {},
-  now = Date.now(),
-): Promise<ThreadBoard> {
-  return boardRead((sql) => {
-    const { status, ...withoutStatus } = filter;
-    const counts = readStatusCounts(sql, withoutStatus, now);
-    const totals = { total: countOf(counts, status), attention: countOf(counts, status, ATTENTION_STATUSES) };
-    const page = readPage(sql, filter, totals, options, now);
-    return { ...page, threads: withSurroundings(sql, page.threads, now), counts, stoppable: countOf(counts, status, STOPPABLE_STATUSES), serverTime: new Date(now).toISOString() };
-  });
+/**
+ * Everything the board and GET /api/v1/threads show for one filter. Synchronous, so the read
+ * worker (reads.ts) runs it whole; the caller holds one read transaction around it.
+ */
+export function readBoard(filter: ThreadFilter, options: PageOptions = {}, now = Date.now(), sql: Sql = db().sql): ThreadBoard {
+  const { status, ...withoutStatus } = filter;
+  const counts = readStatusCounts(sql, withoutStatus, now);
+  const totals = { total: countOf(counts, status), attention: countOf(counts, status, ATTENTION_STATUSES) };
+  const page = readPage(sql, filter, totals, options, now);
+  return { ...page, threads: withSurroundings(sql, page.threads, now), counts, stoppable: countOf(counts, status, STOPPABLE_STATUSES), serverTime: new Date(now).toISOString() };
+}
+
+function threadBoardOnSqlite(filter: ThreadFilter, options: PageOptions = {}, now = Date.now()): Promise<ThreadBoard> {
+  return boardRead((sql) => readBoard(filter, options, now, sql));
 }
 
 export const { threadRows, filterOptions, threadsByExternalId, stoppableThreadKeys, threadExists, threadDetail, threadBoard } = onEitherStore(

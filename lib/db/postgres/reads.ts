@@ -3,6 +3,11 @@ import { exportBodies } from "../records/exports";
 import { pages } from "./exports";
 import { insights } from "./insights";
 import { metricsSnapshot } from "./metrics";
+import { filterOptions, threadBoard } from "./threads";
+import { listIncidents } from "./incidents-read";
+import type { IncidentStateFilter } from "@/lib/wire/types";
+import type { ThreadFilter } from "../thread-filter";
+import type { PageOptions } from "../records/threads";
 
 /**
  * lib/db/reads.ts on PostgreSQL: the same reads and export bodies by name. They need no read
@@ -12,6 +17,9 @@ import { metricsSnapshot } from "./metrics";
 export const READS = {
   insights: (query: InsightsQuery, now: number) => insights(query, now),
   metrics: (now: number) => metricsSnapshot(now),
+  board: (filter: ThreadFilter, options: PageOptions, now: number) => threadBoard(filter, options, now),
+  filterOptions: () => filterOptions(),
+  incidents: (state: IncidentStateFilter, now: number) => listIncidents(state, now),
 };
 
 export const EXPORTS = exportBodies(pages);
