@@ -97,6 +97,9 @@ const NOT_ON_EITHER_STORE: Record<string, string> = {
   "exports.ts#exportPages": "the read worker's SQLite export",
   "exports.ts#auditExportPages": "the read worker's SQLite export",
   "exports.ts#timelinePages": "the read worker's SQLite export",
+  "threads.ts#readBoard": "the read worker's SQLite read (the board page)",
+  "threads.ts#readFilterOptions": "the read worker's SQLite read (the filter menus)",
+  "incidents.ts#readIncidents": "the read worker's SQLite read (the board's banners)",
   // Through a connection given: seeding a test's or bench's database file, rebuilding SQLite's rollups.
   "sources.ts#insertSourceInto": "seeds a given SQLite connection",
   "api-keys.ts#insertApiKeyInto": "seeds a given SQLite connection",

@@ -100,7 +100,7 @@ export interface ReadsBench {
   ratio: number;
   readsDone: number;
   /** Each reader alone, RUNS times: the longest event-loop stall it caused. */
-  stallByReader: { name: string; maxMs: number }[];
+  stallByReader: { name: string; maxMs: number; cpuMs: number | null }[];
   /** The longest event-loop stall: while ingestion runs alone, while only the readers run, and while both do. */
   loopIngestionMaxMs: number;
   loopReadersOnlyMaxMs: number;
@@ -152,13 +152,7 @@ export async function benchReads(databaseFile = benchDatabase().file): Promise<R
       return { p99, loop: await loopWindow(loopPort) };
     });
     const under = underReads.p99;
-    const stallByReader: { name: string; maxMs: number }[] = [];
-    for (const [name, pathname] of READERS_BY_NAME) {
-      await read(server, pathname);
-      await loopWindow(loopPort);
-      await sequence(RUNS, () => read(server, pathname));
-      stallByReader.push({ name, maxMs: (await loopWindow(loopPort)).maxMs });
-    }
+    const stallByReader = await stallsByReader(server, loopPort);
     const loopUnderReads = underReads.loop;
     return {
       posts: POSTS,
@@ -180,6 +174,61 @@ export async function benchReads(databaseFile = benchDatabase().file): Promise<R
   } finally {
     await server.stop();
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Each reader of READERS_BY_NAME alone, RUNS times after a warm-up: the longest event-loop stall
+ * it caused, and the ingest thread's CPU per read (null where /proc cannot tell), which a busy
+ * machine disturbs less than a stall.
+ */
+async function stallsByReader(server: RunningServer, loopPort: number): Promise<{ name: string; maxMs: number; cpuMs: number | null }[]> {
+  const stalls: { name: string; maxMs: number; cpuMs: number | null }[] = [];
+  for (const [name, pathname] of READERS_BY_NAME) {
+    await read(server, pathname);
+    await loopWindow(loopPort);
+    const cpuBefore = server.mainThreadCpuMs();
+    await sequence(RUNS, () => read(server, pathname));
+    const cpuAfter = server.mainThreadCpuMs();
+    const cpuMs = cpuBefore === null || cpuAfter === null ? null : round((cpuAfter - cpuBefore) / RUNS);
+    stalls.push({ name, maxMs: (await loopWindow(loopPort)).maxMs, cpuMs });
+  }
+  return stalls;
+}
+
+/**
+ * `--readers`: only the longest stall per reader alone, on a server whose start-up work is done
+ * (the usage count of a copied database, lib/server/usage.ts, fills turns for its first seconds):
+ * a quick comparison of two builds of the pages and reads.
+ */
+export async function benchReaders(databaseFile: string): Promise<string> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-bench-reads-"));
+  const file = path.join(dir, "radar.db");
+  fs.copyFileSync(databaseFile, file);
+  const loopPort = await freePort();
+  const loopModule = pathToFileURL(path.join(import.meta.dirname, "lib", "loop-delay.mjs")).href;
+  const server = await startServer(
+    { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${loopModule}`.trim(), RADAR_BENCH_LOOP_PORT: String(loopPort) },
+    { databaseFile: file },
+  );
+  try {
+    for (const [, pathname] of READERS_BY_NAME) await read(server, pathname);
+    await settled(server);
+    const stalls = await stallsByReader(server, loopPort);
+    return `per reader alone (${RUNS} reads each), longest event-loop stall / ingest-thread CPU per read: ${stalls.map((s) => `${s.name} ${s.maxMs} / ${s.cpuMs} ms`).join(", ")}`;
+  } finally {
+    await server.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Waits (30 s at most) until the server's ingest thread spends under 5 % of a second's CPU: its start-up work is done. */
+async function settled(server: RunningServer): Promise<void> {
+  for (let i = 0; i < 30; i++) {
+    const before = server.mainThreadCpuMs();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const after = server.mainThreadCpuMs();
+    if (before === null || after === null || after - before < 50) return;
   }
 }
 
@@ -223,6 +272,8 @@ export function formatReadsBench(r: ReadsBench): string {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  // `npx tsx scripts/bench-reads.ts [database]`: a database already built saves minutes.
-  benchReads(process.argv[2]).then((result) => console.log(formatReadsBench(result)));
+  // `npx tsx scripts/bench-reads.ts [database] [--readers]`: a database already built saves minutes.
+  const [database, only] = process.argv.slice(2);
+  if (only === "--readers") benchReaders(database ?? benchDatabase().file).then(console.log);
+  else benchReads(database).then((result) => console.log(formatReadsBench(result)));
 }
