@@ -1,4 +1,5 @@
 import { gunzipSync } from "node:zlib";
+import { bodyReadByListener } from "./listener/routes";
 
 /** RFC 9457 problem details: every error a client gets says what was wrong and where. */
 export function problem(status: number, title: string, detail: string, extra: Record<string, unknown> = {}): Response {
@@ -62,6 +63,11 @@ export async function readBody(request: Request, limit: number, options: { gzip?
 }
 
 async function readBodyBytes(request: Request, limit: number): Promise<Buffer> {
+  const whole = bodyReadByListener(request);
+  if (whole) {
+    if (whole.byteLength > limit) throw new BodyTooLargeError();
+    return whole;
+  }
   const declared = Number(request.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > limit) {
     if (request.body) await discardRest(request.body.getReader(), limit);

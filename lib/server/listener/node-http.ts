@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { PEER_HEADER } from "../edge";
+import { markLeanWithBody } from "./routes";
 
 /**
  * Up to this many bytes, a body whose length is declared is read whole before the handler runs
@@ -54,10 +55,11 @@ export function readDeclaredBody(incoming: IncomingMessage, length: number): Pro
 
 /**
  * Node's request as the Web Request a route handler takes, and its Response back onto Node's
- * socket: the body as `body` when it was read whole (readDeclaredBody), else streamed without a
+ * socket: the body, when it was read whole (readDeclaredBody), beside the request for
+ * lib/server/http.ts to take (routes.ts markLeanWithBody), else streamed without a
  * copy (so a route's size limit still refuses an oversized one as it arrives), the socket's own
  * address in PEER_HEADER, an AbortSignal that fires when the client goes away (a directive
- * long-poll stops waiting).
+ * long-poll stops waiting; a request whose body was read whole has none).
  */
 export function toWebRequest(incoming: IncomingMessage, url: string, signal: AbortSignal, peer: string, body?: Buffer): Request {
   const headers = new Headers();
@@ -67,11 +69,14 @@ export function toWebRequest(incoming: IncomingMessage, url: string, signal: Abo
   headers.set(PEER_HEADER, peer);
   const method = incoming.method ?? "GET";
   const hasBody = method !== "GET" && method !== "HEAD";
+  // Without the signal too: following one costs undici a listener and an AbortController per
+  // request, and only a long-poll (a GET, whose body is never read whole) waits on its client.
+  if (body) return markLeanWithBody(new Request(url, { method, headers }), body);
   return new Request(url, {
     method,
     headers,
     signal,
-    ...(body ? { body } : hasBody ? { body: Readable.toWeb(incoming) as ReadableStream<Uint8Array>, duplex: "half" } : {}),
+    ...(hasBody ? { body: Readable.toWeb(incoming) as ReadableStream<Uint8Array>, duplex: "half" } : {}),
   } as RequestInit);
 }
 

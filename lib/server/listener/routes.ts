@@ -38,6 +38,22 @@ export function markLean(request: Request): Request {
   return request;
 }
 
+// The body the listener read whole (node-http.ts readDeclaredBody), kept beside the request rather
+// than given to it as a body: a Web Request wraps any body in a ReadableStream, and building and
+// draining that stream cost a single-event POST more than its parsing.
+const READ_BODY = Symbol.for("radar.lean-request-body");
+
+/** Marks a request the listener answers itself, with the body it already read whole (if any). */
+export function markLeanWithBody(request: Request, body: Buffer): Request {
+  (request as unknown as Record<symbol, Buffer>)[READ_BODY] = body;
+  return markLean(request);
+}
+
+/** The body the listener read whole for this request, or undefined: then it is the request's own body. */
+export function bodyReadByListener(request: Request): Buffer | undefined {
+  return (request as unknown as Record<symbol, Buffer | undefined>)[READ_BODY];
+}
+
 /** Whether the listener writes this request's answer, so a handler may send a body already encoded. */
 export function answeredByListener(request: Request): boolean {
   return (request as unknown as Record<symbol, true | undefined>)[LEAN_REQUEST] === true;
