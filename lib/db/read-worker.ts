@@ -8,7 +8,7 @@ import { EXPORTS, READS, type FromWorker, type ToWorker } from "./reads";
  * that takes requests and ingests never waits on one. lib/server/off-thread.ts starts it from
  * the file the prepare step builds (scripts/lib/prepare.mjs), outside Next's bundler.
  *
- * Messages are handled one at a time: a read runs whole, an export one encoded chunk per pull,
+ * Messages are handled one at a time: a read runs whole, an export about PULL_BYTES per pull,
  * so a long export lets other reads in between its pages.
  */
 const { sql } = openReadOnly((workerData as { file: string }).file);
@@ -27,9 +27,8 @@ port.on("message", async (message: ToWorker) => {
       // Compressed here rather than by the server's thread, which would spend tens of ms per chunk.
       streams.set(id, (message.gzip ? body.pipeThrough(new CompressionStream("gzip") as unknown as ReadableWritablePair<Uint8Array, Uint8Array>) : body).getReader());
     } else if ("pull" in message) {
-      const next = await streams.get(id)!.read();
-      if (next.done) streams.delete(id);
-      const chunk = next.done ? null : owning(next.value);
+      const chunk = await gathered(streams.get(id)!);
+      if (!chunk) streams.delete(id);
       reply({ id, chunk }, chunk ? [chunk.buffer as ArrayBuffer] : []);
     } else {
       const reader = streams.get(id);
@@ -41,6 +40,33 @@ port.on("message", async (message: ToWorker) => {
     reply({ id, error: error instanceof Error ? error.message : String(error) });
   }
 });
+
+/**
+ * About this many bytes go to the server's thread per pull: each answer costs that thread a
+ * message and a socket write, and zlib hands out 16 KB at a time.
+ */
+const PULL_BYTES = 64 * 1024;
+
+/** The stream's next chunks, up to about PULL_BYTES, over a buffer of their own; null at its end. */
+async function gathered(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Uint8Array | null> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (size < PULL_BYTES) {
+    const next = await reader.read();
+    if (next.done) break;
+    chunks.push(next.value);
+    size += next.value.byteLength;
+  }
+  if (chunks.length === 0) return null;
+  if (chunks.length === 1) return owning(chunks[0]);
+  const joined = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return joined;
+}
 
 /** The chunk over a buffer of its own, so transferring it detaches nothing else (zlib's output shares buffers between chunks). */
 function owning(chunk: Uint8Array): Uint8Array {
