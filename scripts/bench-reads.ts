@@ -113,7 +113,8 @@ export interface ReadsBench {
   insights7dMs: number;
 }
 
-export async function benchReads(databaseFile = benchDatabase().file): Promise<ReadsBench> {
+/** The built app on a copy of `databaseFile`, its event loop watched from inside (scripts/lib/loop-delay.mjs, on `loopPort`). */
+async function watchedServer(databaseFile: string): Promise<{ server: RunningServer; loopPort: number; stop(): Promise<void> }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-bench-reads-"));
   const file = path.join(dir, "radar.db");
   fs.copyFileSync(databaseFile, file);
@@ -123,6 +124,15 @@ export async function benchReads(databaseFile = benchDatabase().file): Promise<R
     { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${loopModule}`.trim(), RADAR_BENCH_LOOP_PORT: String(loopPort) },
     { databaseFile: file },
   );
+  const stop = async () => {
+    await server.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  return { server, loopPort, stop };
+}
+
+export async function benchReads(databaseFile = benchDatabase().file): Promise<ReadsBench> {
+  const { server, loopPort, stop } = await watchedServer(databaseFile);
   try {
     // Warm: compiled routes, prepared statements, the page cache.
     for (const pathname of READS) await read(server, pathname);
@@ -172,8 +182,7 @@ export async function benchReads(databaseFile = benchDatabase().file): Promise<R
       insights7dMs: round(insights7dMs),
     };
   } finally {
-    await server.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await stop();
   }
 }
 
@@ -202,23 +211,14 @@ async function stallsByReader(server: RunningServer, loopPort: number): Promise<
  * a quick comparison of two builds of the pages and reads.
  */
 export async function benchReaders(databaseFile: string): Promise<string> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-bench-reads-"));
-  const file = path.join(dir, "radar.db");
-  fs.copyFileSync(databaseFile, file);
-  const loopPort = await freePort();
-  const loopModule = pathToFileURL(path.join(import.meta.dirname, "lib", "loop-delay.mjs")).href;
-  const server = await startServer(
-    { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${loopModule}`.trim(), RADAR_BENCH_LOOP_PORT: String(loopPort) },
-    { databaseFile: file },
-  );
+  const { server, loopPort, stop } = await watchedServer(databaseFile);
   try {
     for (const [, pathname] of READERS_BY_NAME) await read(server, pathname);
     await settled(server);
     const stalls = await stallsByReader(server, loopPort);
     return `per reader alone (${RUNS} reads each), longest event-loop stall / ingest-thread CPU per read: ${stalls.map((s) => `${s.name} ${s.maxMs} / ${s.cpuMs} ms`).join(", ")}`;
   } finally {
-    await server.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await stop();
   }
 }
 
