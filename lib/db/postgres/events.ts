@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { RadarEvent } from "@/lib/retry";
 import { eventColumns, foldedProgress, toRadarEvent, type EventRow } from "../records/events";
-import { lockSource } from "./locks";
+import { type TxLocks, txLocks } from "./locks";
 import { timestampFromMs } from "./time";
 
 /**
@@ -38,7 +38,7 @@ const THREAD_EVENTS = `SELECT id, normalized FROM "Event" WHERE "threadId" = $1 
 const COLUMNS = ["id", "sourceId", "threadId", "idempotencyKey", "format", "nativeType", "type", "at", "receivedAt", "lastAt", "count", "turnId", "attempt", "maxAttempts", "delayMs", "kind", "httpStatus", "code", "message", "raw", "normalized"] as const;
 
 /** The event statements of one unit of work on `client`; `flush` writes the rows held back. */
-export function eventRowsOn(client: pg.ClientBase) {
+export function eventRowsOn(client: pg.ClientBase, locks: TxLocks = txLocks(client)) {
   let held: Record<(typeof COLUMNS)[number], unknown>[] = [];
   let ids: number[] = [];
   /** New keys the batch announced (storedKeys) not inserted yet: how many ids to draw at once. */
@@ -58,7 +58,7 @@ export function eventRowsOn(client: pg.ClientBase) {
       if (keys.length === 0) return new Set();
       // Keys are checked under the source's lock, held to the commit: another instance's batch of
       // this source waits here, then finds the keys this one stored (see locks.ts).
-      await lockSource(client, sourceId);
+      await locks.source(sourceId);
       const { rows: found } = await client.query<{ k: string }>(KEYS_STORED, [sourceId, keys]);
       const stored = new Set(found.map((row) => row.k));
       expected += new Set(keys).size - stored.size;
@@ -96,5 +96,8 @@ export function eventRowsOn(client: pg.ClientBase) {
     await client.query(INSERT_EVENTS, COLUMNS.map((column) => batch.map((row) => row[column])));
   }
 
-  return { rows, flush };
+  /** Whether every row held back is of `sourceId` (none held counts). */
+  const holdsOnly = (sourceId: string) => held.every((row) => row.sourceId === sourceId);
+
+  return { rows, flush, holdsOnly };
 }
