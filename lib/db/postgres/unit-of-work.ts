@@ -4,7 +4,7 @@ import { auditRowsOn } from "./audit";
 import { directiveRowsOn } from "./directives";
 import { episodeRowsOn } from "./episodes";
 import { eventRowsOn } from "./events";
-import { incidentRowsOn } from "./incidents";
+import { heldIncidentSavesOn, incidentRowsOn } from "./incidents";
 import { limitRowsOn } from "./limits";
 import { inTransaction } from "./pool";
 import { processQueue } from "../queue";
@@ -45,18 +45,18 @@ export function postgresTransaction<T>(work: (tx: PostgresTx) => Promise<T>): Pr
 
 /**
  * Writes a unit of work holds back, to write many rows in one statement: the batch's event rows
- * (events.ts) and its thread saves (thread-state.ts). Before any other method runs, what is held
+ * (events.ts), its thread saves (thread-state.ts) and its incident saves (incidents.ts). Before any other method runs, what is held
  * is written, events first (a thread's row names its open progress event), so whatever that
  * method reads or changes sees them; the commit writes the last ones. Only the methods below skip
  * that, because they read and write nothing held:
- * - events and thread saves go on being held through their own methods;
+ * - events, thread and incident saves go on being held through their own methods;
  * - finding, creating and locking threads and reading a source's reach read no event, and run
  *   before any thread is saved (the pipeline saves its threads when it finishes);
  * - joining a path reads only other sources' events, unless the thread is an OpenTelemetry one
  *   (thread-join.ts), so the held events need writing first only when they are not all of the
  *   thread's source or the line is OpenTelemetry's.
  */
-const HOLDS_ALL = new Set(["insertEvent", "saveThread", "noticesSeen"]);
+const HOLDS_ALL = new Set(["insertEvent", "saveThread", "noticesSeen", "saveIncident"]);
 const READS_NO_EVENT = new Set(["findThread", "threadById", "createThread", "sourceReach"]);
 
 function txOn(client: pg.ClientBase): { tx: PostgresTx; flush: () => Promise<void> } {
@@ -65,10 +65,17 @@ function txOn(client: pg.ClientBase): { tx: PostgresTx; flush: () => Promise<voi
   const rollups = rollupRowsOn(client);
   const threadRows = threadRowsOn(client, rollups, locks);
   const threadSaves = heldThreadSavesOn(client, threadRows, rollups);
-  const methods = { ...methodsOn(client, events.rows, rollups, threadRows), saveThread: threadSaves.saveThread, noticesSeen: threadSaves.noticesSeen };
+  const incidentSaves = heldIncidentSavesOn(client);
+  const methods = {
+    ...methodsOn(client, events.rows, rollups, threadRows),
+    saveThread: threadSaves.saveThread,
+    noticesSeen: threadSaves.noticesSeen,
+    saveIncident: incidentSaves.saveIncident,
+  };
   const flushHeld = async () => {
     await events.flush();
     await threadSaves.flush();
+    await incidentSaves.flush();
   };
   const tx: Record<string, (...args: never[]) => unknown> = {};
   for (const [name, method] of Object.entries(methods) as [string, (...args: unknown[]) => unknown][]) {
