@@ -18,13 +18,13 @@ import { timestampFromMs } from "./time";
 const KEYS_STORED = `SELECT k FROM unnest($2::text[]) k
   WHERE EXISTS (SELECT 1 FROM "Event" WHERE "sourceId" = $1 AND "idempotencyKey" = k)
      OR EXISTS (SELECT 1 FROM "IngestKey" WHERE "sourceId" = $1 AND key = k)`;
-const NEXT_IDS = `SELECT nextval(pg_get_serial_sequence('"Event"', 'id'))::int AS id FROM generate_series(1, $1)`;
+const NEXT_IDS = `SELECT nextval(pg_get_serial_sequence('"Event"', 'id')) AS id FROM generate_series(1, $1)`;
 // Times travel as float8 (a source may report fractions of a millisecond) and are rounded to whole ones.
 const INSERT_EVENTS = `INSERT INTO "Event" (id, "sourceId", "threadId", "idempotencyKey", format, "nativeType", type, at, "receivedAt", "lastAt",
     count, "turnId", attempt, "maxAttempts", "delayMs", kind, "httpStatus", code, message, late, raw, normalized)
   SELECT id, "sourceId", "threadId", "idempotencyKey", format, "nativeType", type, ${timestampFromMs("at")}, ${timestampFromMs(`"receivedAt"`)},
     ${timestampFromMs(`"lastAt"`)}, count, "turnId", attempt, "maxAttempts", "delayMs", kind, "httpStatus", code, message, false, raw, normalized
-  FROM unnest($1::int[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::float8[], $9::float8[], $10::float8[],
+  FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::float8[], $9::float8[], $10::float8[],
     $11::int[], $12::text[], $13::int[], $14::int[], $15::int[], $16::text[], $17::int[], $18::text[], $19::text[], $20::text[], $21::text[])
     AS r(id, "sourceId", "threadId", "idempotencyKey", format, "nativeType", type, at, "receivedAt", "lastAt",
       count, "turnId", attempt, "maxAttempts", "delayMs", kind, "httpStatus", code, message, raw, normalized)`;

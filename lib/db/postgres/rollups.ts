@@ -68,7 +68,7 @@ export function factsSql(episodeWhere: string | null, eventWhere: string | null)
 const EPISODES = factsSql(`(ep."threadId", ep.seq) IN (SELECT * FROM unnest($1::int[], $2::int[]))`, null);
 const THREAD_EPISODES = factsSql(`ep."threadId" = $1`, null);
 const THREAD_FACTS = factsSql(`ep."threadId" = $1`, `e."threadId" = $1`);
-const EVENT_NOTICES = factsSql(null, `e.id = ANY($1::int[])`);
+const EVENT_NOTICES = factsSql(null, `e.id = ANY($1::bigint[])`);
 
 const VALUES = ROLLUP_COUNTERS;
 const q = (column: string) => `"${column}"`;

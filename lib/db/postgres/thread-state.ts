@@ -23,8 +23,9 @@ const SAVED = [
 ] as const;
 const SAVE = `UPDATE "Thread" SET ${SAVED.map((column, i) => `"${column}" = ${TIMES.has(column) ? timestampFromMs(`$${i + 2}`) : `$${i + 2}`}`).join(", ")} WHERE id = $1`;
 /** The array type each saved column travels in when many threads are saved in one statement. */
-const INTEGERS = new Set(["retryAttempt", "retryMaxAttempts", "advisedDelayMs", "lastErrorHttpStatus", "openProgressEventId"]);
-const arrayType = (column: string) => (TIMES.has(column) ? "float8" : INTEGERS.has(column) ? "int" : column === "nextAttemptEstimated" ? "boolean" : "text");
+const INTEGERS = new Set(["retryAttempt", "retryMaxAttempts", "advisedDelayMs", "lastErrorHttpStatus"]);
+const arrayType = (column: string) =>
+  TIMES.has(column) ? "float8" : INTEGERS.has(column) ? "int" : column === "openProgressEventId" ? "bigint" : column === "nextAttemptEstimated" ? "boolean" : "text";
 const SAVE_MANY = `UPDATE "Thread" t SET ${SAVED.map((column) => `"${column}" = ${TIMES.has(column) ? timestampFromMs(`r."${column}"`) : `r."${column}"`}`).join(", ")}
   FROM unnest($1::int[], ${SAVED.map((column, i) => `$${i + 2}::${arrayType(column)}[]`).join(", ")}) AS r(id, ${SAVED.map((column) => `"${column}"`).join(", ")})
   WHERE t.id = r.id`;
