@@ -50,8 +50,8 @@ export function postgresTransaction<T>(work: (tx: PostgresTx) => Promise<T>): Pr
  * method reads or changes sees them; the commit writes the last ones. Only the methods below skip
  * that, because they read and write nothing held:
  * - events, thread and incident saves go on being held through their own methods;
- * - finding, creating and locking threads and reading a source's reach read no event, and run
- *   before any thread is saved (the pipeline saves its threads when it finishes);
+ * - finding, creating and locking threads and reading a source's reach read no event (the held
+ *   thread saves are written before them all the same);
  * - joining a path reads only other sources' events, unless the thread is an OpenTelemetry one
  *   (thread-join.ts), so the held events need writing first only when they are not all of the
  *   thread's source or the line is OpenTelemetry's.
