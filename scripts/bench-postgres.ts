@@ -1,3 +1,4 @@
+import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { startPostgres, freshDatabase, type TestPostgres } from "./lib/postgres";
@@ -11,6 +12,8 @@ import { event, postJson } from "./bench-ingest";
 import { benchDatabase, INSIGHTS_VIEWS } from "./bench-insights";
 import { startServer } from "./lib/server";
 import { median, percentile } from "./lib/stats";
+import { fail } from "./lib/cli";
+import { prepare } from "./lib/prepare.mjs";
 
 /**
  * `npm run bench -- --store postgres`: the same targets on PostgreSQL, in a throwaway cluster this
@@ -158,22 +161,42 @@ async function benchReads(cluster: TestPostgres): Promise<PostgresReadsBench> {
 }
 
 /** Each part's lines are printed as soon as it ends (`print`), so a later failure keeps them. */
-export async function benchPostgres(print: (line: string) => void = console.log): Promise<void> {
+export async function benchPostgres(print: (line: string) => void = console.log, parts: readonly ("ingest" | "reads")[] = ["ingest", "reads"]): Promise<void> {
   const cluster = await startPostgres();
   const n = (value: number) => value.toLocaleString("en");
   try {
+    if (parts.includes("ingest")) await printIngest();
+    if (parts.includes("reads")) await printReads();
+  } finally {
+    cluster.stop();
+  }
+
+  async function printIngest() {
     const ingest = await benchIngest(cluster);
     print(
       `PostgreSQL ingest, batches of ${BATCH} over HTTP: ${n(ingest.batch.events)} events at ${n(ingest.batch.eventsPerSecond)} events/s (p50 ${ingest.batch.p50Ms} ms, p99 ${ingest.batch.p99Ms} ms per batch)`,
     );
     print(`raw pg multi-row inserts of the same rows: ${n(ingest.raw.rowsPerSecond)} rows/s → HTTP ingestion reaches ${(ingest.ratio * 100).toFixed(1)} % of raw (target ≥ 25 %)`);
+  }
+
+  async function printReads() {
     const reads = await benchReads(cluster);
     print(`PostgreSQL reads at ${n(reads.events)} events (the insights bench's database, moved in ${reads.moveSeconds} s):`);
     for (const v of reads.views) print(`  insights ?${v.view}: ${v.ms} ms`);
     print(`  metrics snapshot (all time, every metric): ${reads.metricsMs} ms (target < 50 ms)`);
     print(`  export attempts ?range=24h: ${n(reads.export.rows)} rows in ${reads.export.ms} ms`);
     print(formatBoardApiBench(reads.boardApi).replace(/^board API/, "PostgreSQL board API"));
-  } finally {
-    cluster.stop();
   }
+}
+
+/**
+ * `npx tsx scripts/bench-postgres.ts ingest` (or `reads`): one part alone, after the same build
+ * check `npm run bench` makes; to compare a change of the write path or the reads in minutes.
+ */
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const part = process.argv[2];
+  if (part !== "ingest" && part !== "reads") fail("bench-postgres", `name a part: ingest or reads; got "${part ?? ""}" (npm run bench -- --store postgres runs both)`);
+  prepare();
+  await benchPostgres(console.log, [part]);
+  process.exit(0);
 }

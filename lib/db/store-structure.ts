@@ -5,7 +5,9 @@ import { MIGRATIONS_TABLE } from "./migrate";
 /**
  * What a migrated database holds, read from the store's own catalogue in one shape for SQLite
  * and PostgreSQL: tables, columns (in order, with nullability), primary keys, unique and plain
- * indexes (a missing index is a drift too: the other store would read a whole table) and foreign keys. The store contract test compares the two (so neither schema drifts unnoticed),
+ * indexes (a missing index is a drift too: the other store would read a whole table) and foreign keys. Indexes on
+ * expressions are a store's own way to search (PostgreSQL's trigram index for the board's text
+ * filter) and are left out. The store contract test compares the two (so neither schema drifts unnoticed),
  * and migrate-store copies tables in foreign-key order with it.
  */
 export interface TableStructure {
@@ -73,7 +75,7 @@ export async function postgresStructure(client: pg.ClientBase, schema = "public"
             array(SELECT a.attname FROM unnest(i.indkey) WITH ORDINALITY k(attnum, n)
                   JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum ORDER BY k.n)::text[] AS columns
      FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid JOIN pg_namespace s ON s.oid = t.relnamespace
-     WHERE s.nspname = $1`,
+     WHERE s.nspname = $1 AND i.indexprs IS NULL`,
     [schema],
   );
   const { rows: keys } = await client.query<{ table: string; columns: string[]; references_table: string; references: string[]; on_delete: string }>(

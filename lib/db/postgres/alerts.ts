@@ -8,11 +8,14 @@ import { timestampFromMs } from "./time";
 
 /** lib/db/alerts.ts's unit-of-work statements on PostgreSQL. */
 
+/** Every alert of a unit of work in one statement, in their order (one per matching rule, a known dedupe key skipped). */
 const ENQUEUE = `INSERT INTO "AlertOutbox" ("dedupeKey", "ruleId", "destinationId", event, alert, state, attempts, "createdAt", "nextAttemptAt")
-  SELECT $1, r.id, r."destinationId", $2, $3, 'pending', 0, ${timestampFromMs("$6")}, ${timestampFromMs("$6")}
-  FROM "AlertRule" r JOIN "AlertDestination" d ON d.id = r."destinationId"
-  WHERE r.event = $2 AND ($4::float8 IS NULL OR r.threshold = $4::float8)
-    AND NOT EXISTS (SELECT 1 FROM "Incident" i WHERE i.id = $5::text AND i."silencedUntil" > ${timestampFromMs("$6")})
+  SELECT a.key, r.id, r."destinationId", a.event, a.alert, 'pending', 0, ${timestampFromMs("$6")}, ${timestampFromMs("$6")}
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::text[]) WITH ORDINALITY AS a(key, event, alert, threshold, incident, i)
+  JOIN "AlertRule" r ON r.event = a.event AND (a.threshold IS NULL OR r.threshold = a.threshold)
+  JOIN "AlertDestination" d ON d.id = r."destinationId"
+  WHERE NOT EXISTS (SELECT 1 FROM "Incident" n WHERE n.id = a.incident AND n."silencedUntil" > ${timestampFromMs("$6")})
+  ORDER BY a.i, r.id
   ON CONFLICT DO NOTHING`;
 const SOURCE_NAMES = `SELECT id, name FROM "Source" WHERE id = ANY($1::text[])`;
 const RECORD = `UPDATE "AlertOutbox" SET state = $2, attempts = attempts + 1, "lastAttemptAt" = ${timestampFromMs("$3")}, "lastStatus" = $4, "lastError" = $5,
@@ -26,12 +29,17 @@ const LEARN = `INSERT INTO "AlertSourceRhythm" ("sourceId", "lastSeenAt", "usual
 export function alertRowsOn(client: pg.ClientBase, audit: ReturnType<typeof auditRowsOn>) {
   return {
     async enqueueAlerts(alerts: readonly Alert[], now: number): Promise<number> {
-      let written = 0;
-      for (const { key, threshold, ...alert } of alerts) {
-        const incident = alert.event.startsWith("incident.") ? alert.subject : null;
-        written += (await client.query(ENQUEUE, [key, alert.event, JSON.stringify(alert), threshold ?? null, incident, now])).rowCount ?? 0;
-      }
-      return written;
+      if (!alerts.length) return 0;
+      const rows = alerts.map(({ key, threshold, ...alert }) => ({ key, threshold: threshold ?? null, alert, incident: alert.event.startsWith("incident.") ? alert.subject : null }));
+      const { rowCount } = await client.query(ENQUEUE, [
+        rows.map((row) => row.key),
+        rows.map((row) => row.alert.event),
+        rows.map((row) => JSON.stringify(row.alert)),
+        rows.map((row) => row.threshold),
+        rows.map((row) => row.incident),
+        now,
+      ]);
+      return rowCount ?? 0;
     },
     async sourceNames(ids: readonly string[]): Promise<Map<string, string>> {
       if (!ids.length) return new Map();

@@ -5,22 +5,32 @@ import { codeText } from "../records/events";
 import type { RollupRowsOn } from "./rollups";
 import { timestampFromMs } from "./time";
 
-/** lib/db/episodes.ts's unit-of-work statements on PostgreSQL: an episode's attempts in one multi-row upsert. */
+/** lib/db/episodes.ts's unit-of-work statements on PostgreSQL: a unit of work's episodes in one multi-row upsert, their attempts in another. */
 
-const UPSERT_EPISODE = `INSERT INTO "Episode" ("threadId", seq, "turnId", kind, policy, "maxAttempts", "startedAt", "endedAt", outcome, "outcomeCode",
-    "outcomeReason", "resetAt")
-  VALUES ($1, $2, $3, $4, $5, $6, ${timestampFromMs("$7")}, ${timestampFromMs("$8")}, $9, $10, $11, ${timestampFromMs("$12")})
-  ON CONFLICT ("threadId", seq) DO UPDATE SET "turnId" = excluded."turnId", kind = excluded.kind, policy = excluded.policy,
+const EPISODE_SET = `"turnId" = excluded."turnId", kind = excluded.kind, policy = excluded.policy,
     "maxAttempts" = excluded."maxAttempts", "startedAt" = excluded."startedAt", "endedAt" = excluded."endedAt",
     outcome = excluded.outcome, "outcomeCode" = excluded."outcomeCode", "outcomeReason" = excluded."outcomeReason",
-    "resetAt" = excluded."resetAt"
-  RETURNING id`;
+    "resetAt" = excluded."resetAt"`;
+/** Every episode of a unit of work in one statement (no key twice: see saveEpisodes). */
+const UPSERT_EPISODES = `INSERT INTO "Episode" ("threadId", seq, "turnId", kind, policy, "maxAttempts", "startedAt", "endedAt", outcome, "outcomeCode",
+    "outcomeReason", "resetAt")
+  SELECT "threadId", seq, "turnId", kind, policy, "maxAttempts", ${timestampFromMs(`"startedAt"`)}, ${timestampFromMs(`"endedAt"`)}, outcome,
+    "outcomeCode", "outcomeReason", ${timestampFromMs(`"resetAt"`)}
+  FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[], $6::int[], $7::float8[], $8::float8[], $9::text[], $10::text[], $11::text[],
+    $12::float8[]) WITH ORDINALITY
+    AS r("threadId", seq, "turnId", kind, policy, "maxAttempts", "startedAt", "endedAt", outcome, "outcomeCode", "outcomeReason", "resetAt", i)
+  ORDER BY i
+  ON CONFLICT ("threadId", seq) DO UPDATE SET ${EPISODE_SET}
+  RETURNING id, "threadId", seq`;
+/** Their attempts in one more: each row names its episode. */
 const UPSERT_ATTEMPTS = `INSERT INTO "Attempt" ("episodeId", n, "noticeAt", "advisedDelayMs", "expectedAt", estimated, "deadlineAt", "startedAt",
     "earlyByMs", "httpStatus", code, message)
-  SELECT $1, n, ${timestampFromMs(`"noticeAt"`)}, "advisedDelayMs", ${timestampFromMs(`"expectedAt"`)}, estimated, ${timestampFromMs(`"deadlineAt"`)},
+  SELECT "episodeId", n, ${timestampFromMs(`"noticeAt"`)}, "advisedDelayMs", ${timestampFromMs(`"expectedAt"`)}, estimated, ${timestampFromMs(`"deadlineAt"`)},
     ${timestampFromMs(`"startedAt"`)}, "earlyByMs", "httpStatus", code, message
-  FROM unnest($2::int[], $3::float8[], $4::int[], $5::float8[], $6::boolean[], $7::float8[], $8::float8[], $9::int[], $10::int[], $11::text[], $12::text[])
-    AS r(n, "noticeAt", "advisedDelayMs", "expectedAt", estimated, "deadlineAt", "startedAt", "earlyByMs", "httpStatus", code, message)
+  FROM unnest($1::int[], $2::int[], $3::float8[], $4::int[], $5::float8[], $6::boolean[], $7::float8[], $8::float8[], $9::int[], $10::int[], $11::text[],
+    $12::text[]) WITH ORDINALITY
+    AS r("episodeId", n, "noticeAt", "advisedDelayMs", "expectedAt", estimated, "deadlineAt", "startedAt", "earlyByMs", "httpStatus", code, message, i)
+  ORDER BY i
   ON CONFLICT ("episodeId", n) DO UPDATE SET "noticeAt" = excluded."noticeAt", "advisedDelayMs" = excluded."advisedDelayMs",
     "expectedAt" = excluded."expectedAt", estimated = excluded.estimated, "deadlineAt" = excluded."deadlineAt",
     "startedAt" = excluded."startedAt", "earlyByMs" = excluded."earlyByMs", "httpStatus" = excluded."httpStatus",
@@ -34,27 +44,40 @@ const UPSERT_TURNS = `INSERT INTO "Turn" ("threadId", "externalId", status, "sta
 const roundOrNull = (ms: number | null | undefined) => (ms == null ? null : Math.round(ms));
 
 export function episodeRowsOn(client: pg.ClientBase, rollups: RollupRowsOn) {
-  async function upsertEpisode(threadId: number, episode: EpisodeRecord): Promise<void> {
-    const { rows } = await client.query<{ id: number }>(UPSERT_EPISODE, [
-      threadId, episode.seq, episode.turnId ?? null, episode.kind, episode.policy, episode.maxAttempts ?? null, episode.startedAt,
-      episode.endedAt ?? null, episode.outcome ?? null, episode.outcomeCode ?? null, episode.outcomeReason ?? null, episode.resetAt ?? null,
+  /** One upsert for the episodes, one for their attempts: two round trips however many there are. */
+  async function upsertEpisodes(episodes: readonly { threadId: number; episode: EpisodeRecord }[]): Promise<void> {
+    const column = <T>(value: (episode: EpisodeRecord) => T) => episodes.map(({ episode }) => value(episode));
+    const { rows } = await client.query<{ id: number; threadId: number; seq: number }>(UPSERT_EPISODES, [
+      episodes.map(({ threadId }) => threadId),
+      column((e) => e.seq),
+      column((e) => e.turnId ?? null),
+      column((e) => e.kind),
+      column((e) => e.policy),
+      column((e) => e.maxAttempts ?? null),
+      column((e) => e.startedAt),
+      column((e) => e.endedAt ?? null),
+      column((e) => e.outcome ?? null),
+      column((e) => e.outcomeCode ?? null),
+      column((e) => e.outcomeReason ?? null),
+      column((e) => e.resetAt ?? null),
     ]);
-    const attempts = episode.attempts;
+    const ids = new Map(rows.map((row) => [`${row.threadId}\0${row.seq}`, row.id]));
+    const attempts = episodes.flatMap(({ threadId, episode }) => episode.attempts.map((attempt) => ({ episodeId: ids.get(`${threadId}\0${episode.seq}`)!, attempt })));
     if (!attempts.length) return;
-    const column = <T>(value: (attempt: (typeof attempts)[number]) => T) => attempts.map(value);
+    const field = <T>(value: (attempt: EpisodeRecord["attempts"][number]) => T) => attempts.map(({ attempt }) => value(attempt));
     await client.query(UPSERT_ATTEMPTS, [
-      rows[0].id,
-      column((a) => a.n),
-      column((a) => a.noticeAt),
-      column((a) => roundOrNull(a.advisedDelayMs)),
-      column((a) => a.expectedAt ?? null),
-      column((a) => Boolean(a.estimated)),
-      column((a) => a.deadlineAt ?? null),
-      column((a) => a.startedAt ?? null),
-      column((a) => roundOrNull(a.earlyByMs)),
-      column((a) => a.httpStatus ?? null),
-      column((a) => codeText(a.code)),
-      column((a) => a.message ?? null),
+      attempts.map(({ episodeId }) => episodeId),
+      field((a) => a.n),
+      field((a) => a.noticeAt),
+      field((a) => roundOrNull(a.advisedDelayMs)),
+      field((a) => a.expectedAt ?? null),
+      field((a) => Boolean(a.estimated)),
+      field((a) => a.deadlineAt ?? null),
+      field((a) => a.startedAt ?? null),
+      field((a) => roundOrNull(a.earlyByMs)),
+      field((a) => a.httpStatus ?? null),
+      field((a) => codeText(a.code)),
+      field((a) => a.message ?? null),
     ]);
   }
 
@@ -63,7 +86,11 @@ export function episodeRowsOn(client: pg.ClientBase, rollups: RollupRowsOn) {
     async saveEpisodes(episodes: readonly { threadId: number; episode: EpisodeRecord }[], newFrom: number | null = null): Promise<void> {
       const keys = episodes.map(({ threadId, episode }) => [threadId, episode.seq] as const);
       await rollups.episodeFacts(newFrom === null ? keys : keys.filter(([, seq]) => seq < newFrom), -1);
-      for (const { threadId, episode } of episodes) await upsertEpisode(threadId, episode);
+      // One upsert may not meet a key twice: an episode saved twice is written in turn, as it was saved.
+      const distinct = new Set(keys.map(([threadId, seq]) => `${threadId}\0${seq}`)).size === keys.length;
+      if (distinct) {
+        if (episodes.length) await upsertEpisodes(episodes);
+      } else for (const saved of episodes) await upsertEpisodes([saved]);
       await rollups.episodeFacts(keys, 1);
     },
 

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { RadarEvent } from "@/lib/retry";
 import { eventColumns, foldedProgress, toRadarEvent, type EventRow } from "../records/events";
-import { lockSource } from "./locks";
+import { type TxLocks, txLocks } from "./locks";
 import { timestampFromMs } from "./time";
 
 /**
@@ -18,13 +18,13 @@ import { timestampFromMs } from "./time";
 const KEYS_STORED = `SELECT k FROM unnest($2::text[]) k
   WHERE EXISTS (SELECT 1 FROM "Event" WHERE "sourceId" = $1 AND "idempotencyKey" = k)
      OR EXISTS (SELECT 1 FROM "IngestKey" WHERE "sourceId" = $1 AND key = k)`;
-const NEXT_IDS = `SELECT nextval(pg_get_serial_sequence('"Event"', 'id'))::int AS id FROM generate_series(1, $1)`;
+const NEXT_IDS = `SELECT nextval(pg_get_serial_sequence('"Event"', 'id')) AS id FROM generate_series(1, $1)`;
 // Times travel as float8 (a source may report fractions of a millisecond) and are rounded to whole ones.
 const INSERT_EVENTS = `INSERT INTO "Event" (id, "sourceId", "threadId", "idempotencyKey", format, "nativeType", type, at, "receivedAt", "lastAt",
     count, "turnId", attempt, "maxAttempts", "delayMs", kind, "httpStatus", code, message, late, raw, normalized)
   SELECT id, "sourceId", "threadId", "idempotencyKey", format, "nativeType", type, ${timestampFromMs("at")}, ${timestampFromMs(`"receivedAt"`)},
     ${timestampFromMs(`"lastAt"`)}, count, "turnId", attempt, "maxAttempts", "delayMs", kind, "httpStatus", code, message, false, raw, normalized
-  FROM unnest($1::int[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::float8[], $9::float8[], $10::float8[],
+  FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::float8[], $9::float8[], $10::float8[],
     $11::int[], $12::text[], $13::int[], $14::int[], $15::int[], $16::text[], $17::int[], $18::text[], $19::text[], $20::text[], $21::text[])
     AS r(id, "sourceId", "threadId", "idempotencyKey", format, "nativeType", type, at, "receivedAt", "lastAt",
       count, "turnId", attempt, "maxAttempts", "delayMs", kind, "httpStatus", code, message, raw, normalized)`;
@@ -38,7 +38,7 @@ const THREAD_EVENTS = `SELECT id, normalized FROM "Event" WHERE "threadId" = $1 
 const COLUMNS = ["id", "sourceId", "threadId", "idempotencyKey", "format", "nativeType", "type", "at", "receivedAt", "lastAt", "count", "turnId", "attempt", "maxAttempts", "delayMs", "kind", "httpStatus", "code", "message", "raw", "normalized"] as const;
 
 /** The event statements of one unit of work on `client`; `flush` writes the rows held back. */
-export function eventRowsOn(client: pg.ClientBase) {
+export function eventRowsOn(client: pg.ClientBase, locks: TxLocks = txLocks(client)) {
   let held: Record<(typeof COLUMNS)[number], unknown>[] = [];
   let ids: number[] = [];
   /** New keys the batch announced (storedKeys) not inserted yet: how many ids to draw at once. */
@@ -58,7 +58,7 @@ export function eventRowsOn(client: pg.ClientBase) {
       if (keys.length === 0) return new Set();
       // Keys are checked under the source's lock, held to the commit: another instance's batch of
       // this source waits here, then finds the keys this one stored (see locks.ts).
-      await lockSource(client, sourceId);
+      await locks.source(sourceId);
       const { rows: found } = await client.query<{ k: string }>(KEYS_STORED, [sourceId, keys]);
       const stored = new Set(found.map((row) => row.k));
       expected += new Set(keys).size - stored.size;
@@ -96,5 +96,8 @@ export function eventRowsOn(client: pg.ClientBase) {
     await client.query(INSERT_EVENTS, COLUMNS.map((column) => batch.map((row) => row[column])));
   }
 
-  return { rows, flush };
+  /** Whether every row held back is of `sourceId` (none held counts). */
+  const holdsOnly = (sourceId: string) => held.every((row) => row.sourceId === sourceId);
+
+  return { rows, flush, holdsOnly };
 }

@@ -102,7 +102,7 @@ const TIMELINE = `SELECT * FROM (
       NULL, e.attempt, e."maxAttempts", e."delayMs", NULL, NULL, NULL, NULL, NULL, NULL, NULL, e."httpStatus", e.code, e.message, e.count,
       e.late, ${msFromTimestamp(`e."receivedAt"`)}, e.raw
     FROM "Event" e WHERE e."threadId" = ?
-  ) timeline WHERE (at, _rank, _key) > (?::bigint, ?::int, ?::int) ORDER BY at, _rank, _key LIMIT ?`;
+  ) timeline WHERE (at, _rank, _key) > (?::bigint, ?::int, ?::bigint) ORDER BY at, _rank, _key LIMIT ?`;
 
 export function timelinePages(key: number, pageSize = PAGE_SIZE): AsyncGenerator<ExportRow[]> {
   return keysetPages(

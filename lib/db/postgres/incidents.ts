@@ -11,12 +11,48 @@ const TIMES = ["startedAt", "lastNoticeAt", "endedAt", "resetAt", "acknowledgedA
 const ACTIVE = `SELECT id, state, kind, provider, model, "sourceId", notices, "threadCount", threads, "acknowledgedBy", "closedBy",
     ${TIMES.map((t) => `${msFromTimestamp(`"${t}"`)} AS "${t}"`).join(", ")}
   FROM "Incident" WHERE state IN ('forming', 'open') ORDER BY "startedAt", id`;
-const SAVE = `INSERT INTO "Incident" (id, state, kind, provider, model, "sourceId", "startedAt", "lastNoticeAt", "endedAt", "closedBy", notices, "resetAt", "threadCount", threads)
-  VALUES ($1, $2, $3, $4, $5, $6, ${timestampFromMs("$7")}, ${timestampFromMs("$8")}, ${timestampFromMs("$9")}, $10, $11, ${timestampFromMs("$12")}, $13, $14)
-  ON CONFLICT (id) DO UPDATE SET state = excluded.state, "startedAt" = excluded."startedAt", "lastNoticeAt" = excluded."lastNoticeAt",
+const UPDATED = `state = excluded.state, "startedAt" = excluded."startedAt", "lastNoticeAt" = excluded."lastNoticeAt",
     "endedAt" = excluded."endedAt", "closedBy" = excluded."closedBy", notices = excluded.notices, "resetAt" = excluded."resetAt",
     "threadCount" = excluded."threadCount", threads = excluded.threads`;
+const SAVE = `INSERT INTO "Incident" (id, state, kind, provider, model, "sourceId", "startedAt", "lastNoticeAt", "endedAt", "closedBy", notices, "resetAt", "threadCount", threads)
+  VALUES ($1, $2, $3, $4, $5, $6, ${timestampFromMs("$7")}, ${timestampFromMs("$8")}, ${timestampFromMs("$9")}, $10, $11, ${timestampFromMs("$12")}, $13, $14)
+  ON CONFLICT (id) DO UPDATE SET ${UPDATED}`;
+/** Many incidents in one statement (no id twice). */
+const SAVE_MANY = `INSERT INTO "Incident" (id, state, kind, provider, model, "sourceId", "startedAt", "lastNoticeAt", "endedAt", "closedBy", notices, "resetAt", "threadCount", threads)
+  SELECT id, state, kind, provider, model, "sourceId", ${timestampFromMs(`"startedAt"`)}, ${timestampFromMs(`"lastNoticeAt"`)}, ${timestampFromMs(`"endedAt"`)},
+    "closedBy", notices, ${timestampFromMs(`"resetAt"`)}, "threadCount", threads
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::float8[], $8::float8[], $9::float8[], $10::text[], $11::int[],
+    $12::float8[], $13::int[], $14::text[]) WITH ORDINALITY
+    AS r(id, state, kind, provider, model, "sourceId", "startedAt", "lastNoticeAt", "endedAt", "closedBy", notices, "resetAt", "threadCount", threads, i)
+  ORDER BY i
+  ON CONFLICT (id) DO UPDATE SET ${UPDATED}`;
 const DELETE = `DELETE FROM "Incident" WHERE id = $1`;
+
+const saveColumns = (i: IncidentRecord) => [
+  i.id, i.state, i.kind, i.provider, i.model, i.sourceId, i.startedAt, i.lastNoticeAt, i.endedAt, i.closedBy, i.notices, i.resetAt,
+  i.threads.length, JSON.stringify(i.threads),
+];
+
+/**
+ * Incident saves of a unit of work held back and written in one statement when it next does
+ * anything else (unit-of-work.ts): a batch that advances many incidents costs one round trip.
+ */
+export function heldIncidentSavesOn(client: pg.ClientBase) {
+  const held = new Map<string, IncidentRecord>();
+  return {
+    async saveIncident(incident: IncidentRecord): Promise<void> {
+      // Saved again: the later save stands, as one upsert after the other would leave it.
+      held.delete(incident.id);
+      held.set(incident.id, incident);
+    },
+    async flush(): Promise<void> {
+      if (!held.size) return;
+      const rows = [...held.values()].map(saveColumns);
+      held.clear();
+      await client.query(SAVE_MANY, rows[0].map((_, column) => rows.map((row) => row[column])));
+    },
+  };
+}
 
 export function incidentRowsOn(client: pg.ClientBase) {
   return {
@@ -26,11 +62,7 @@ export function incidentRowsOn(client: pg.ClientBase) {
       return (await client.query<IncidentRow>(ACTIVE)).rows.map(toRecord);
     },
     async saveIncident(incident: IncidentRecord): Promise<void> {
-      const i = incident;
-      await client.query(SAVE, [
-        i.id, i.state, i.kind, i.provider, i.model, i.sourceId, i.startedAt, i.lastNoticeAt, i.endedAt, i.closedBy, i.notices, i.resetAt,
-        i.threads.length, JSON.stringify(i.threads),
-      ]);
+      await client.query(SAVE, saveColumns(incident));
     },
     async deleteIncident(id: string): Promise<void> {
       await client.query(DELETE, [id]);

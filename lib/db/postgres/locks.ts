@@ -7,12 +7,13 @@ import type pg from "pg";
  *
  * - the lock of each thread it reads to change: the thread's row, `SELECT … FOR UPDATE`, so two
  *   instances stepping the same thread (a batch on one, the watchdog or a stop on the other) take
- *   turns and the second reads the state the first committed. A row lock cannot cover a thread
- *   that does not exist yet, so finding a thread by its key first takes a transaction advisory
- *   lock on that key: two instances receiving a new thread's first lines at once create it once.
- * - the lock of a source while it checks the batch's idempotency keys (an advisory lock on the
- *   source id): resends of one batch to two instances store it once, the later one finding the
- *   keys the other committed, instead of one failing on the unique key.
+ *   turns and the second reads the state the first committed.
+ * - the lock of a source (an advisory lock on the source id) while it checks the batch's
+ *   idempotency keys: resends of one batch to two instances store it once, the later one finding
+ *   the keys the other committed, instead of one failing on the unique key. The same lock covers
+ *   finding a thread by its key, which a row lock cannot cover when the thread does not exist yet:
+ *   two instances receiving a new thread's first lines at once create it once. A batch takes it
+ *   once (txLocks), so its threads cost no lock statement each.
  *
  * - the incidents' lock (one advisory lock) while a unit of work reads the open incidents to fold its
  *   notices in or close quiet ones: incidents are advanced as a whole (lib/retry/incidents.ts), so two
@@ -34,13 +35,8 @@ import type pg from "pg";
  */
 
 // Namespaces (the first key of the two-key form), apart from migrate.ts's and the leader's locks.
-const THREAD_KEY_LOCK = 7_318_100;
 const SOURCE_LOCK = 7_318_101;
 const INCIDENTS_LOCK = 7_318_102;
-
-export async function lockThreadKey(client: pg.ClientBase, sourceId: string, externalId: string): Promise<void> {
-  await client.query(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [THREAD_KEY_LOCK, JSON.stringify([sourceId, externalId])]);
-}
 
 export async function lockSource(client: pg.ClientBase, sourceId: string): Promise<void> {
   await client.query(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [SOURCE_LOCK, sourceId]);
@@ -48,4 +44,18 @@ export async function lockSource(client: pg.ClientBase, sourceId: string): Promi
 
 export async function lockIncidents(client: pg.ClientBase): Promise<void> {
   await client.query(`SELECT pg_advisory_xact_lock($1, 0)`, [INCIDENTS_LOCK]);
+}
+
+export type TxLocks = ReturnType<typeof txLocks>;
+
+/** The source locks one unit of work on `client` holds: each taken once, held to its commit. */
+export function txLocks(client: pg.ClientBase) {
+  const sources = new Set<string>();
+  return {
+    async source(sourceId: string): Promise<void> {
+      if (sources.has(sourceId)) return;
+      await lockSource(client, sourceId);
+      sources.add(sourceId);
+    },
+  };
 }

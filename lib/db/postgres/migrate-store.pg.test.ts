@@ -8,6 +8,7 @@ import { freshDatabase } from "@/e2e/support/postgres";
 import { openSeeded } from "../fixture";
 import { migratePostgres } from "./migrate";
 import { migrateStore, MigrateStoreError } from "./migrate-store";
+import { types } from "./pool";
 import { msFromTimestamp } from "./time";
 
 /**
@@ -21,7 +22,8 @@ process.env.DATABASE_URL = `file:${radarFile}`;
 
 const clients: pg.Client[] = [];
 async function connect(url: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url });
+  // BIGINT ids (Event.id) as numbers, as lib/db reads them.
+  const client = new pg.Client({ connectionString: url, types });
   await client.connect();
   clients.push(client);
   return client;

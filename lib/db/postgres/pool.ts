@@ -33,7 +33,7 @@ export function int8(text: string): number {
 }
 
 // Per pool rather than on pg's global `types`, so other pg clients (migrate-store's) keep pg's defaults.
-const types = {
+export const types = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
     oid === INT8 && format !== "binary" ? int8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
@@ -63,11 +63,14 @@ export async function closePool(): Promise<void> {
   await open?.pool.end();
 }
 
-/** Runs `work` on one pooled connection inside BEGIN … COMMIT (ROLLBACK when it throws). */
-export async function inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+/**
+ * Runs `work` on one pooled connection inside BEGIN … COMMIT (ROLLBACK when it throws); `begin`
+ * may name the transaction's modes in the same statement (sql.ts snapshotRead).
+ */
+export async function inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>, begin = "BEGIN"): Promise<T> {
   const client = await pool().connect();
   try {
-    return await withinTransaction(client, () => work(client));
+    return await withinTransaction(client, () => work(client), begin);
   } finally {
     client.release();
   }
@@ -77,8 +80,8 @@ export async function inTransaction<T>(work: (client: pg.PoolClient) => Promise<
  * The one BEGIN … COMMIT of lib/db on PostgreSQL, on a connection the caller holds: ROLLBACK when
  * `work` throws (a failed rollback, on a connection already broken, is not the error to report).
  */
-export async function withinTransaction<T>(client: pg.ClientBase, work: () => Promise<T>): Promise<T> {
-  await client.query("BEGIN");
+export async function withinTransaction<T>(client: pg.ClientBase, work: () => Promise<T>, begin = "BEGIN"): Promise<T> {
+  await client.query(begin);
   try {
     const result = await work();
     await client.query("COMMIT");

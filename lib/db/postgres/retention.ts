@@ -10,17 +10,17 @@ import { msFromTimestamp, timestampFromMs } from "./time";
  */
 
 const CANDIDATES = `SELECT id, ${msFromTimestamp("at")} AS at, ${msFromTimestamp(`"receivedAt"`)} AS "receivedAt", "threadId"
-  FROM "Event" WHERE at < ${timestampFromMs("$1")} AND (at, id) > (${timestampFromMs("$2")}, $3::int) ORDER BY at, id LIMIT $4`;
+  FROM "Event" WHERE at < ${timestampFromMs("$1")} AND (at, id) > (${timestampFromMs("$2")}, $3::bigint) ORDER BY at, id LIMIT $4`;
 /** The year 1: the cursor's start (before every event) as a time PostgreSQL can hold. */
 const EARLIEST = -62_135_596_800_000;
 const LOCK_THREADS = `SELECT id, ${msFromTimestamp(`"updatedAt"`)} AS "updatedAt" FROM "Thread" WHERE id = ANY($1::int[]) ORDER BY id FOR UPDATE`;
 const COUNTED_THROUGH = `SELECT coalesce((SELECT "countedThrough" FROM "UsageTally" WHERE id = 1), 0) AS "countedThrough"`;
 const SUBTRACT_USAGE = `UPDATE "SourceUsage" u SET events = GREATEST(0, u.events - c.events), bytes = GREATEST(0, u.bytes - c.bytes)
-  FROM (SELECT "sourceId", count(*) AS events, sum(octet_length(raw) + octet_length(normalized)) AS bytes FROM "Event" WHERE id = ANY($1::int[]) GROUP BY "sourceId") c
+  FROM (SELECT "sourceId", count(*) AS events, sum(octet_length(raw) + octet_length(normalized)) AS bytes FROM "Event" WHERE id = ANY($1::bigint[]) GROUP BY "sourceId") c
   WHERE u."sourceId" = c."sourceId"`;
-const DELETE_KEYS = `DELETE FROM "IngestKey" WHERE "eventId" = ANY($1::int[])`;
-const FORGET_OPEN_PROGRESS = `UPDATE "Thread" SET "openProgressEventId" = NULL WHERE "openProgressEventId" = ANY($1::int[])`;
-const DELETE_EVENTS = `DELETE FROM "Event" WHERE id = ANY($1::int[])`;
+const DELETE_KEYS = `DELETE FROM "IngestKey" WHERE "eventId" = ANY($1::bigint[])`;
+const FORGET_OPEN_PROGRESS = `UPDATE "Thread" SET "openProgressEventId" = NULL WHERE "openProgressEventId" = ANY($1::bigint[])`;
+const DELETE_EVENTS = `DELETE FROM "Event" WHERE id = ANY($1::bigint[])`;
 
 interface Candidate {
   id: number;

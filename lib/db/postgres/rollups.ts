@@ -68,7 +68,7 @@ export function factsSql(episodeWhere: string | null, eventWhere: string | null)
 const EPISODES = factsSql(`(ep."threadId", ep.seq) IN (SELECT * FROM unnest($1::int[], $2::int[]))`, null);
 const THREAD_EPISODES = factsSql(`ep."threadId" = $1`, null);
 const THREAD_FACTS = factsSql(`ep."threadId" = $1`, `e."threadId" = $1`);
-const EVENT_NOTICES = factsSql(null, `e.id = ANY($1::int[])`);
+const EVENT_NOTICES = factsSql(null, `e.id = ANY($1::bigint[])`);
 
 const VALUES = ROLLUP_COUNTERS;
 const q = (column: string) => `"${column}"`;
@@ -90,8 +90,8 @@ const UPSERT_HOUR = upsertSql("RollupHour", [text("fact"), { column: "hour", typ
 const UPSERT_TOTAL = upsertSql("MetricTotal", [text("fact"), ...LABELS, text("label")]);
 const UPSERT_THREAD_WAIT = `INSERT INTO "ThreadWaitTotal" AS old ("threadId", ms) SELECT * FROM unnest($1::int[], $2::bigint[])
   ON CONFLICT ("threadId") DO UPDATE SET ms = old.ms + excluded.ms`;
-const THREAD_LABELS = `SELECT coalesce(provider, 'unknown') AS provider, coalesce(model, 'unknown') AS model, coalesce(agent, 'unknown') AS agent
-  FROM "Thread" WHERE id = $1 AND "joinedTo" IS NULL`;
+const THREAD_LABELS = `SELECT id, coalesce(provider, 'unknown') AS provider, coalesce(model, 'unknown') AS model, coalesce(agent, 'unknown') AS agent
+  FROM "Thread" WHERE id = ANY($1::int[]) AND "joinedTo" IS NULL`;
 const NONE: Counters = { n: 0, ms: 0, waited: 0, judged: 0, early: 0, earlyMs: 0 };
 
 type Counters = Pick<FactRow, (typeof VALUES)[number]>;
@@ -146,7 +146,24 @@ export function rollupRowsOn(client: pg.ClientBase) {
     }
   }
 
+  /** Notices seen, counted under each thread's labels as they are now (one read for all the threads). */
+  async function noticesSeenOf(seen: readonly (readonly [threadId: number, kinds: readonly string[]])[]): Promise<void> {
+    const ids = [...new Set(seen.filter(([, kinds]) => kinds.length).map(([threadId]) => threadId))];
+    if (!ids.length) return;
+    // The threads' labels now: a later relabel in this unit of work moves only what was counted before it.
+    const { rows } = await client.query<{ id: number; provider: string; model: string; agent: string }>(THREAD_LABELS, [ids]);
+    const labels = new Map(rows.map((row) => [row.id, row]));
+    for (const [threadId, kinds] of seen) {
+      const found = labels.get(threadId);
+      if (!found) continue;
+      for (const kind of kinds) total.add(["noticeSeen", kind, found.provider, found.model, found.agent, ""], { ...NONE, n: 1 });
+    }
+  }
+
   return {
+    noticesSeen: (threadId: number, kinds: readonly string[]) => noticesSeenOf([[threadId, kinds]]),
+    noticesSeenOf,
+
     async episodeFacts(episodes: readonly (readonly [threadId: number, seq: number])[], sign: 1 | -1): Promise<void> {
       if (episodes.length) await applyFacts(EPISODES, [episodes.map(([threadId]) => threadId), episodes.map(([, seq]) => seq)], sign);
     },
@@ -166,15 +183,6 @@ export function rollupRowsOn(client: pg.ClientBase) {
 
     async threadFacts(threadId: number, sign: 1 | -1): Promise<void> {
       await applyFacts(THREAD_FACTS, [threadId], sign);
-    },
-
-    async noticesSeen(threadId: number, kinds: readonly string[]): Promise<void> {
-      if (kinds.length === 0) return;
-      // The thread's labels now: a later relabel in this unit of work moves only what was counted before it.
-      const { rows } = await client.query<{ provider: string; model: string; agent: string }>(THREAD_LABELS, [threadId]);
-      if (!rows.length) return;
-      const { provider, model, agent } = rows[0];
-      for (const kind of kinds) total.add(["noticeSeen", kind, provider, model, agent, ""], { ...NONE, n: 1 });
     },
 
     /** Writes the counters summed so far (see above); the unit of work calls it last, before its commit. */

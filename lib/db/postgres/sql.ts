@@ -33,8 +33,6 @@ export const at = () => timestampFromMs("?");
  * in a REPEATABLE READ, READ ONLY transaction — PostgreSQL's answer to SQLite's read transaction.
  */
 export function snapshotRead<T>(read: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  return inTransaction(async (client) => {
-    await client.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
-    return read(client);
-  });
+  // Its modes in the BEGIN itself: a board answer is a handful of statements, each one a round trip.
+  return inTransaction(read, "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
 }

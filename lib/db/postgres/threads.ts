@@ -31,6 +31,7 @@ const VIEW_COLUMNS = `t.id, t."externalId", t.title, t.agent, t.provider, t.mode
     ${ms(`t."wakeAt"`)}, ${ms(`t."updatedAt"`)}, ${ms(`t."lastEventAt"`)}, ${ms(`t."archivedAt"`)}, ${ms(`t."snoozedUntil"`)},
     s.name AS "sourceName", s.capabilities AS "sourceCapabilities", ${ms(`s."lastPolledAt"`, "sourceLastPolledAt")}, ${ms(`s."lastOtlpAt"`, "sourceLastOtlpAt")}`;
 const BY_KEYS = `FROM "Thread" t JOIN "Source" s ON s.id = t."sourceId" WHERE t.id = ANY(?::int[])`;
+const BY_PAGE = `JOIN "Thread" t ON t.id = k.id JOIN "Source" s ON s.id = t."sourceId"`;
 const NEWEST_FIRST = `ORDER BY t."updatedAt" DESC, t.id DESC`;
 const ATTENTION_SQL = `t.status IN (${ATTENTION_STATUSES.map((status) => `'${status}'`).join(", ")})`;
 const OTHER_PATHS = `SELECT t.id AS key, t."joinedTo", t."sourceId", s.name AS source
@@ -52,13 +53,6 @@ function boardClause(filter: ThreadFilter, now: number): Clause {
     params.push(filter.to);
   }
   return { sql: where.join(" AND "), params };
-}
-
-async function rowsInOrder(db: Db, keys: number[], now: number): Promise<ThreadView[]> {
-  if (keys.length === 0) return [];
-  const rows = await rowsOf<SqlViewRow>(`SELECT ${VIEW_COLUMNS} ${BY_KEYS}`, [keys], db);
-  const byKey = new Map(rows.map((row) => [row.id, row]));
-  return viewsOf(keys.flatMap((key) => byKey.get(key) ?? []), now);
 }
 
 async function otherPaths(db: Db | pg.Pool, views: ThreadView[]): Promise<ThreadView[]> {
@@ -90,13 +84,15 @@ export async function threadBoard(filter: ThreadFilter, options: PageOptions = {
     const totals = { total: countOf(counts, status), attention: countOf(counts, status, ATTENTION_STATUSES) };
     const { page, pageSize, slices } = pageSlices(options, totals);
     const where = boardClause(filter, now);
-    const keys: number[] = [];
+    const rows: SqlViewRow[] = [];
+    // One statement per slice: its keys found on the board's index alone (the rows skipped to
+    // reach a page are never read), then only the page's rows read, in the keys' order.
     for (const { part, take, offset } of slices) {
       const only = part === null ? "" : ` AND ${part === "attention" ? "" : "NOT "}${ATTENTION_SQL}`;
-      const rows = await rowsOf<{ id: number }>(`SELECT t.id FROM "Thread" t WHERE ${where.sql}${only} ${NEWEST_FIRST} LIMIT ? OFFSET ?`, [...where.params, take, offset], db);
-      keys.push(...rows.map((row) => row.id));
+      const page = `SELECT t.id, t."updatedAt" FROM "Thread" t WHERE ${where.sql}${only} ${NEWEST_FIRST} LIMIT ? OFFSET ?`;
+      rows.push(...(await rowsOf<SqlViewRow>(`SELECT ${VIEW_COLUMNS} FROM (${page}) k ${BY_PAGE} ORDER BY k."updatedAt" DESC, k.id DESC`, [...where.params, take, offset], db)));
     }
-    const threads = await withSurroundings(db, await rowsInOrder(db, keys, now), now);
+    const threads = await withSurroundings(db, viewsOf(rows, now), now);
     return { threads, total: totals.total, page, pageSize, counts, stoppable: countOf(counts, status, STOPPABLE_STATUSES), serverTime: new Date(now).toISOString() };
   });
 }

@@ -4,7 +4,7 @@ import { auditRowsOn } from "./audit";
 import { directiveRowsOn } from "./directives";
 import { episodeRowsOn } from "./episodes";
 import { eventRowsOn } from "./events";
-import { incidentRowsOn } from "./incidents";
+import { heldIncidentSavesOn, incidentRowsOn } from "./incidents";
 import { limitRowsOn } from "./limits";
 import { inTransaction } from "./pool";
 import { processQueue } from "../queue";
@@ -12,7 +12,9 @@ import { quarantineRowsOn } from "./quarantine";
 import { rollupRowsOn, type RollupRowsOn } from "./rollups";
 import { sourceRowsOn } from "./sources";
 import { threadJoinRowsOn } from "./thread-join";
-import { threadRowsOn } from "./thread-state";
+import { heldThreadSavesOn, threadRowsOn } from "./thread-state";
+import { txLocks } from "./locks";
+import { OTLP_FORMAT } from "@/lib/ingest/types";
 
 /**
  * A unit of work on PostgreSQL (the contract is lib/db/unit-of-work.ts's): one pooled connection
@@ -42,27 +44,63 @@ export function postgresTransaction<T>(work: (tx: PostgresTx) => Promise<T>): Pr
 }
 
 /**
- * The handle of a unit of work on `client`. The event rows a batch inserts are held back and
- * written together (events.ts): every other method writes them first, so whatever it reads or
- * changes sees them, and the commit writes the last ones.
+ * Writes a unit of work holds back, to write many rows in one statement: the batch's event rows
+ * (events.ts), its thread saves (thread-state.ts) and its incident saves (incidents.ts). Before any other method runs, what is held
+ * is written, events first (a thread's row names its open progress event), so whatever that
+ * method reads or changes sees them; the commit writes the last ones. Only the methods below skip
+ * that, because they read and write nothing held:
+ * - events, thread and incident saves go on being held through their own methods;
+ * - finding, creating and locking threads and reading a source's reach read no event (the held
+ *   thread saves are written before them all the same);
+ * - joining a path reads only other sources' events, unless the thread is an OpenTelemetry one
+ *   (thread-join.ts), so the held events need writing first only when they are not all of the
+ *   thread's source or the line is OpenTelemetry's.
  */
+const HOLDS_ALL = new Set(["insertEvent", "saveThread", "noticesSeen", "saveIncident"]);
+const READS_NO_EVENT = new Set(["findThread", "threadById", "createThread", "sourceReach"]);
+
 function txOn(client: pg.ClientBase): { tx: PostgresTx; flush: () => Promise<void> } {
-  const events = eventRowsOn(client);
+  const locks = txLocks(client);
+  const events = eventRowsOn(client, locks);
   const rollups = rollupRowsOn(client);
-  const methods = methodsOn(client, events.rows, rollups);
+  const threadRows = threadRowsOn(client, rollups, locks);
+  const threadSaves = heldThreadSavesOn(client, threadRows, rollups);
+  const incidentSaves = heldIncidentSavesOn(client);
+  const methods = {
+    ...methodsOn(client, events.rows, rollups, threadRows),
+    saveThread: threadSaves.saveThread,
+    noticesSeen: threadSaves.noticesSeen,
+    saveIncident: incidentSaves.saveIncident,
+  };
+  const flushHeld = async () => {
+    await events.flush();
+    await threadSaves.flush();
+    await incidentSaves.flush();
+  };
   const tx: Record<string, (...args: never[]) => unknown> = {};
   for (const [name, method] of Object.entries(methods) as [string, (...args: unknown[]) => unknown][]) {
-    tx[name] =
-      name === "insertEvent"
-        ? method
-        : async (...args: unknown[]) => {
-            await events.flush();
-            return method(...args);
-          };
+    if (HOLDS_ALL.has(name)) tx[name] = method;
+    else if (READS_NO_EVENT.has(name))
+      tx[name] = async (...args: unknown[]) => {
+        await threadSaves.flush();
+        return method(...args);
+      };
+    else if (name === "joinPaths")
+      tx[name] = async (...args: unknown[]) => {
+        const [thread, format] = args as [{ sourceId: string }, string];
+        if (format === OTLP_FORMAT || !events.holdsOnly(thread.sourceId)) await events.flush();
+        await threadSaves.flush();
+        return method(...args);
+      };
+    else
+      tx[name] = async (...args: unknown[]) => {
+        await flushHeld();
+        return method(...args);
+      };
   }
-  // The events first: the rollups' shared rows are the last locks a unit of work takes (rollups.ts).
+  // The held rows first: the rollups' shared rows are the last locks a unit of work takes (rollups.ts).
   const flush = async () => {
-    await events.flush();
+    await flushHeld();
     await rollups.flush();
   };
   return { tx: tx as PostgresTx, flush };
@@ -70,11 +108,11 @@ function txOn(client: pg.ClientBase): { tx: PostgresTx; flush: () => Promise<voi
 
 export type PostgresTx = ReturnType<typeof methodsOn>;
 
-function methodsOn(client: pg.ClientBase, eventRows: ReturnType<typeof eventRowsOn>["rows"], rollups: RollupRowsOn) {
+function methodsOn(client: pg.ClientBase, eventRows: ReturnType<typeof eventRowsOn>["rows"], rollups: RollupRowsOn, threadRows: ReturnType<typeof threadRowsOn>) {
   const audit = auditRowsOn(client);
   return {
     ...eventRows,
-    ...threadRowsOn(client, rollups),
+    ...threadRows,
     ...episodeRowsOn(client, rollups),
     ...directiveRowsOn(client),
     ...sourceRowsOn(client),
