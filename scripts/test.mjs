@@ -12,10 +12,13 @@ import path from "node:path";
 import { aptInstall } from "./lib/apt.mjs";
 import { freePort } from "./lib/port.mjs";
 import { log, prepare, root } from "./lib/prepare.mjs";
+import { tallyPlaywright, tallyVitest } from "./lib/tally.mjs";
 
 const reports = fs.mkdtempSync(path.join(os.tmpdir(), "radar-test-"));
 let passed = 0;
 let failed = 0;
+/** Failures no test owns (a file's beforeAll, a runner's own error), named above the closing line. */
+const unowned = [];
 /** Each Playwright run's JSON report, for the closing counts and the time budget. */
 const playwrightJsons = [];
 /** [part, milliseconds] in the order they ran. */
@@ -37,6 +40,7 @@ function finish(code) {
   } catch (error) {
     log(`could not print the time budget: ${error.message}`);
   }
+  for (const failure of unowned) log(`counted as failed: ${failure}`);
   console.log(`tests: ${passed} passed, ${failed} failed`);
   process.exit(code);
 }
@@ -108,28 +112,24 @@ async function runPlaywright(part, reportName, env = {}, args = []) {
 }
 
 function countVitest(file, status) {
-  try {
-    const report = JSON.parse(fs.readFileSync(file, "utf8"));
-    passed += report.numPassedTests;
-    failed += report.numFailedTests;
-    // A suite that fails to load has no failed tests but must still count as a failure.
-    const broken = (report.testResults ?? []).filter((r) => r.status === "failed" && r.assertionResults.length === 0).length;
-    failed += broken;
-  } catch {
-    log(`vitest wrote no report (exit ${status})`);
-    failed += 1;
-  }
+  count(tallyVitest(readReport(file), status));
 }
 
 function countPlaywright(file, status) {
+  count(tallyPlaywright(readReport(file), status));
+}
+
+function count(tally) {
+  passed += tally.passed;
+  failed += tally.failed;
+  unowned.push(...tally.failures);
+}
+
+function readReport(file) {
   try {
-    const { stats } = JSON.parse(fs.readFileSync(file, "utf8"));
-    passed += stats.expected + stats.flaky;
-    failed += stats.unexpected;
-    if (status !== 0 && stats.unexpected === 0) failed += 1;
+    return JSON.parse(fs.readFileSync(file, "utf8"));
   } catch {
-    log(`Playwright wrote no report (exit ${status})`);
-    failed += 1;
+    return null;
   }
 }
 
