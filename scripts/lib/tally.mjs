@@ -4,8 +4,11 @@
 // non-zero with nothing failed in its report — still counts as one failure and is named, so the
 // line never reads "0 failed" under a non-zero exit.
 
-/** A vitest JSON report (or null when there is none) and the runner's exit status. */
-export function tallyVitest(report, status) {
+/**
+ * A vitest JSON report (or null when there is none), the runner's exit status and the errors no
+ * test owns (scripts/lib/vitest-budget-reporter.ts; the JSON report leaves them out).
+ */
+export function tallyVitest(report, status, unhandledErrors = []) {
   if (!report) return { passed: 0, failed: 1, failures: [`vitest wrote no report (exit ${status})`] };
   let failed = report.numFailedTests ?? 0;
   const failures = [];
@@ -14,6 +17,10 @@ export function tallyVitest(report, status) {
     if ((file.assertionResults ?? []).some((test) => test.status === "failed")) continue;
     failed += 1;
     failures.push(`vitest file ${file.name} failed outside its tests: ${firstLine(file.message) || "no message"}`);
+  }
+  for (const error of unhandledErrors ?? []) {
+    failed += 1;
+    failures.push(`vitest error outside a test: ${firstLine(error) || "no message"}`);
   }
   if (status !== 0 && failed === 0) {
     failed = 1;

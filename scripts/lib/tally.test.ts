@@ -32,6 +32,11 @@ describe("tallyVitest", () => {
     expect(tally.failures[0]).toContain("/c.test.ts");
   });
 
+  it("counts each error outside a test (an unhandled rejection), named", () => {
+    const tally = tallyVitest({ numPassedTests: 5, numFailedTests: 0, testResults: [] }, 1, ["Error: listen EADDRINUSE"]);
+    expect(tally).toEqual({ passed: 5, failed: 1, failures: ["vitest error outside a test: Error: listen EADDRINUSE"] });
+  });
+
   it("counts a non-zero exit with nothing failed in the report, and a missing report", () => {
     expect(tallyVitest({ numPassedTests: 5, numFailedTests: 0, testResults: [] }, 1)).toMatchObject({ passed: 5, failed: 1 });
     expect(tallyVitest({ numPassedTests: 5, numFailedTests: 0, testResults: [] }, 0)).toEqual({ passed: 5, failed: 0, failures: [] });
