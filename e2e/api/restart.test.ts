@@ -55,6 +55,8 @@ describe("a restart: graces run from when the server can be heard again", () => 
   let stopRequestedAt: number;
   let downAt: number;
   let restartedAt: number;
+  /** r-silent as read at once after the restart (as the first test reads the others): its grace runs from there. */
+  let silentAfterRestart: Awaited<ReturnType<typeof detail>>;
 
   beforeAll(async () => {
     now = Date.now();
@@ -81,6 +83,7 @@ describe("a restart: graces run from when the server can be heard again", () => 
     await new Promise((resolve) => setTimeout(resolve, DOWNTIME_MS));
     await server.restart();
     restartedAt = Date.now();
+    silentAfterRestart = await detail("r-silent");
   }, TEST_TIMEOUT_MS);
 
   it("a relay that reconnects after the restart and acknowledges leaves the threads stopped or exhausted, never broken", async () => {
@@ -121,7 +124,7 @@ describe("a restart: graces run from when the server can be heard again", () => 
   }, TEST_TIMEOUT_MS);
 
   it("a stop nobody acknowledges after the restart still ends broken, a full grace after the restart", async () => {
-    const resumed = await detail("r-silent");
+    const resumed = silentAfterRestart;
     expect(resumed.thread.status).toBe("stopping");
     const graceEndsAt = resumed.state.interrupt.graceEndsAt as number;
     expect(graceEndsAt).toBeGreaterThan(now + DOWNTIME_MS);
