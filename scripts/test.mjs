@@ -12,10 +12,13 @@ import path from "node:path";
 import { aptInstall } from "./lib/apt.mjs";
 import { freePort } from "./lib/port.mjs";
 import { log, prepare, root } from "./lib/prepare.mjs";
+import { tallyPlaywright, tallyVitest } from "./lib/tally.mjs";
 
 const reports = fs.mkdtempSync(path.join(os.tmpdir(), "radar-test-"));
 let passed = 0;
 let failed = 0;
+/** Failures no test owns (a file's beforeAll, a runner's own error), named above the closing line. */
+const unowned = [];
 /** Each Playwright run's JSON report, for the closing counts and the time budget. */
 const playwrightJsons = [];
 /** [part, milliseconds] in the order they ran. */
@@ -37,6 +40,7 @@ function finish(code) {
   } catch (error) {
     log(`could not print the time budget: ${error.message}`);
   }
+  for (const failure of unowned) log(`counted as failed: ${failure}`);
   console.log(`tests: ${passed} passed, ${failed} failed`);
   process.exit(code);
 }
@@ -61,12 +65,14 @@ else {
 
 // 1. vitest: unit suites and the API integration suites (e2e/api) that start the built server.
 const vitestJson = path.join(reports, "vitest.json");
+// Each file's whole time (imports and hooks too) and the errors no test owns: scripts/lib/vitest-budget-reporter.ts.
+const vitestBudgetJson = path.join(reports, "vitest-budget.json");
 const vitest = timed("vitest (unit + API integration)", () => spawnSync(
   path.join(root, "node_modules", ".bin", "vitest"),
-  ["run", "--config", "scripts/vitest.config.ts", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestJson}`],
+  ["run", "--config", "scripts/vitest.config.ts", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestJson}`, "--reporter=./scripts/lib/vitest-budget-reporter.ts", `--outputFile.budget=${vitestBudgetJson}`],
   { cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } },
 ));
-countVitest(vitestJson, vitest.status);
+countVitest(vitestJson, vitest.status, readReport(vitestBudgetJson)?.unhandledErrors);
 
 // 2. Playwright: the dashboard in a real Chromium against the built app on its own database and port.
 const playwright = await runPlaywright("Playwright (browser)", "playwright.json");
@@ -107,29 +113,25 @@ async function runPlaywright(part, reportName, env = {}, args = []) {
   return result;
 }
 
-function countVitest(file, status) {
-  try {
-    const report = JSON.parse(fs.readFileSync(file, "utf8"));
-    passed += report.numPassedTests;
-    failed += report.numFailedTests;
-    // A suite that fails to load has no failed tests but must still count as a failure.
-    const broken = (report.testResults ?? []).filter((r) => r.status === "failed" && r.assertionResults.length === 0).length;
-    failed += broken;
-  } catch {
-    log(`vitest wrote no report (exit ${status})`);
-    failed += 1;
-  }
+function countVitest(file, status, unhandledErrors) {
+  count(tallyVitest(readReport(file), status, unhandledErrors));
 }
 
 function countPlaywright(file, status) {
+  count(tallyPlaywright(readReport(file), status));
+}
+
+function count(tally) {
+  passed += tally.passed;
+  failed += tally.failed;
+  unowned.push(...tally.failures);
+}
+
+function readReport(file) {
   try {
-    const { stats } = JSON.parse(fs.readFileSync(file, "utf8"));
-    passed += stats.expected + stats.flaky;
-    failed += stats.unexpected;
-    if (status !== 0 && stats.unexpected === 0) failed += 1;
+    return JSON.parse(fs.readFileSync(file, "utf8"));
   } catch {
-    log(`Playwright wrote no report (exit ${status})`);
-    failed += 1;
+    return null;
   }
 }
 
@@ -140,13 +142,24 @@ function printBudget() {
   const rel = (file) => path.relative(root, path.resolve(root, file));
   const files = [];
   const tests = [];
+  let vitestSum = null;
   try {
     const report = JSON.parse(fs.readFileSync(vitestJson, "utf8"));
+    // A file's whole time when the budget reporter wrote it (the JSON report's runs from its first
+    // test to its last, without imports and hooks: a server started in beforeAll is not in it).
+    const whole = readReport(vitestBudgetJson)?.files ?? [];
+    for (const f of whole) files.push([`vitest     ${f.file}${f.project === "sqlite" ? "" : ` (${f.project})`}`, f.ms]);
     for (const result of report.testResults ?? []) {
-      const file = `vitest     ${rel(result.name)}`;
-      const ms = result.endTime && result.startTime ? result.endTime - result.startTime : (result.assertionResults ?? []).reduce((sum, a) => sum + (a.duration ?? 0), 0);
-      files.push([file, ms]);
+      if (!whole.length) {
+        const ms = result.endTime && result.startTime ? result.endTime - result.startTime : (result.assertionResults ?? []).reduce((sum, a) => sum + (a.duration ?? 0), 0);
+        files.push([`vitest     ${rel(result.name)}`, ms]);
+      }
       for (const a of result.assertionResults ?? []) tests.push([`vitest     ${rel(result.name)} › ${a.fullName ?? a.title}`, a.duration ?? 0]);
+    }
+    if (whole.length) {
+      const sum = whole.reduce((total, f) => total + f.ms, 0);
+      const imports = whole.reduce((total, f) => total + f.importMs, 0);
+      vitestSum = `vitest: ${whole.length} files, their whole times summed ${seconds(sum)} (of which imports ${seconds(imports)})`;
     }
   } catch {
     // no vitest report (it did not run or crashed): nothing to rank
@@ -175,6 +188,8 @@ function printBudget() {
   const lines = ["", "time budget:"];
   for (const [part, ms] of parts) lines.push(`  ${pad(part, 40)}${seconds(ms).padStart(9)}`);
   lines.push(`  ${pad("total", 40)}${seconds(Date.now() - startedAt).padStart(9)}`);
+  // Against the vitest part's wall time: how much its workers overlapped (or sat idle).
+  if (vitestSum) lines.push(vitestSum);
   const top = (list, n) => [...list].sort((a, b) => b[1] - a[1]).slice(0, n);
   if (files.length) {
     lines.push("slowest files:");

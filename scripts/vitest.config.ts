@@ -1,3 +1,4 @@
+import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 
@@ -21,6 +22,11 @@ export default defineConfig({
   resolve: { alias: { "@": root } },
   test: {
     environment: "node",
+    // At least two files at once. vitest's own default in a run is one worker fewer than the cores:
+    // one worker on a 2-core machine, where the integration suites then run one after another while
+    // most of their time is waiting (a server starting, a real agent, a downtime that must last).
+    // On a machine already saturated by other work one is faster: VITEST_MAX_WORKERS=1 npm test.
+    maxWorkers: Math.max(2, os.availableParallelism() - 1),
     // Bounds that only stop a hung test: integration suites start built servers and real agents,
     // and a busy machine must never hit them (tests wait on milestones, not on the clock).
     testTimeout: 300_000,
