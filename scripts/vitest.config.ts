@@ -1,4 +1,3 @@
-import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 
@@ -22,11 +21,9 @@ export default defineConfig({
   resolve: { alias: { "@": root } },
   test: {
     environment: "node",
-    // At least two files at once. vitest's own default in a run is one worker fewer than the cores:
-    // one worker on a 2-core machine, where the integration suites then run one after another while
-    // most of their time is waiting (a server starting, a real agent, a downtime that must last).
-    // On a machine already saturated by other work one is faster: VITEST_MAX_WORKERS=1 npm test.
-    maxWorkers: Math.max(2, os.availableParallelism() - 1),
+    // vitest's default worker count (one fewer than the cores: one file at a time here). Two at once
+    // were not faster at load 20+, and integration suites that start servers and real agents are
+    // the ones a saturated machine makes slow; measure on a quiet machine before raising it.
     // Bounds that only stop a hung test: integration suites start built servers and real agents,
     // and a busy machine must never hit them (tests wait on milestones, not on the clock).
     testTimeout: 300_000,

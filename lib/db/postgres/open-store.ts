@@ -6,8 +6,12 @@ import { closeQuietly } from "./dedicated";
 import { migratePostgres } from "./migrate";
 import { closePool } from "./pool";
 
-/** How long reaching the server may take at start before the start gives up with a clear line. */
-const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * How long reaching the server may take at start before the start gives up with a clear line. A
+ * host that is unknown or refuses fails at once; this bounds a server that answers slowly (10 s
+ * was exceeded by a local cluster at load average 25).
+ */
+const CONNECT_TIMEOUT_MS = 30_000;
 
 /**
  * lib/db/open-store.ts on PostgreSQL: one connection of its own proves the server answers and
