@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { PATIENCE_MS } from "../support/patience";
 import { FAST_STALL_POLICY } from "../support/policies";
-import { freshDatabase } from "../support/postgres";
+import { freshDatabase } from "../../scripts/lib/postgres";
 import { startRoundRobinProxy, type RoundRobinProxy } from "../support/round-robin-proxy";
 import { queryDatabase, startServer, type RunningServer } from "../support/server";
 import { waitFor } from "../support/relay-helpers";

@@ -1,5 +1,5 @@
 import type { TestProject } from "vitest/node";
-import { startPostgres } from "./postgres";
+import { startPostgres } from "../../scripts/lib/postgres";
 
 /** vitest global setup of the PostgreSQL suites: one throwaway cluster for the run, stopped after it. */
 export default async function setup(project: TestProject) {
