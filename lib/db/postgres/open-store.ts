@@ -18,8 +18,12 @@ export async function openStore(): Promise<void> {
   await onOwnConnection((client) => migratePostgres(client));
 }
 
-/** Any fixed number shared by every instance and used by no other advisory lock of the radar. */
-const START_LOCK = 7_318_004_212;
+/**
+ * Any fixed number shared by every instance and used by no other advisory lock of the radar: not
+ * the watchdog's (leader.ts WATCHDOG_LOCK), whose leader holds it for good, or an instance started
+ * while another leads would wait here forever.
+ */
+const START_LOCK = 7_318_004_213;
 
 /**
  * lib/db/open-store.ts's startTurn on PostgreSQL: a session advisory lock on a connection of its
