@@ -6,8 +6,12 @@ import { closeQuietly } from "./dedicated";
 import { migratePostgres } from "./migrate";
 import { closePool } from "./pool";
 
-/** How long reaching the server may take at start before the start gives up with a clear line. */
-const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * How long reaching the server may take at start before the start gives up with a clear line. It
+ * only stops a start that hangs (a refused connection or login fails at once): several instances
+ * starting together on a busy machine took more than 10 s to be let in.
+ */
+const CONNECT_TIMEOUT_MS = 30_000;
 
 /**
  * lib/db/open-store.ts on PostgreSQL: one connection of its own proves the server answers and
