@@ -19,6 +19,7 @@ describe("the configuration", () => {
       DATABASE_URL: "file:./data/radar.db",
       RADAR_STOP_GRACE_MS: 60_000,
       RADAR_REDELIVER_MS: 15_000,
+      RADAR_WATCHDOG_LEASE_MS: 1_000,
       RADAR_STREAM_MAX_PER_CLIENT: 16,
       RADAR_STREAM_MAX_TOTAL: 256,
       RADAR_OIDC_ROLE_CLAIM: "groups",

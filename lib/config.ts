@@ -104,6 +104,8 @@ export const CONFIG_SCHEMA = z.object({
   RADAR_POLICY_GRACE_MS: millis.optional(),
   /** A directive delivered but never answered is delivered again after this long. */
   RADAR_REDELIVER_MS: millis.default(15_000),
+  /** PostgreSQL, several instances: how often the watchdog's leader checks its hold and standbys try to take over. */
+  RADAR_WATCHDOG_LEASE_MS: millis.default(1_000),
   /** Live streams (GET /api/v1/stream) one client address may hold open: enough for many tabs. */
   RADAR_STREAM_MAX_PER_CLIENT: count.default(16),
   /** Live streams the server holds open in all: bounded against a flood. */

@@ -159,6 +159,7 @@ describe("GET /api/metrics", () => {
       radar_incidents_total: "counter",
       radar_alert_outbox: "gauge",
       radar_alert_oldest_pending_seconds: "gauge",
+      radar_watchdog_leader: "gauge",
       radar_retry_advised_delay_seconds: "histogram",
       radar_retry_actual_gap_seconds: "histogram",
     });

@@ -10,7 +10,7 @@ import { captureNames, fixturesDir, readCapture } from "@/lib/ingest/test-fixtur
 import { INCIDENT_SPAN_MS, incidentEvents } from "@/lib/insights/incident-fixture";
 import { PATIENCE_MS } from "../support/patience";
 import { postgresClients } from "../support/postgres-clients";
-import { freshDatabase } from "../support/postgres";
+import { freshDatabase } from "../../scripts/lib/postgres";
 import { waitFor } from "../support/relay-helpers";
 import { get, post, startServer, threadDetail, type RunningServer } from "../support/server";
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, inject } from "vitest";
 import { resetConfig } from "@/lib/config";
-import { freshDatabase } from "./postgres";
+import { freshDatabase } from "../../scripts/lib/postgres";
 
 /**
  * A lib/db contract test runs its cases once per store: `describe.each(STORES)`, then

@@ -1,4 +1,4 @@
-import { freshDatabase, startPostgres, type TestPostgres } from "./postgres";
+import { freshDatabase, startPostgres, type TestPostgres } from "../../scripts/lib/postgres";
 
 /**
  * The store the end-to-end suites run their servers on: SQLite unless RADAR_E2E_STORE=postgres,

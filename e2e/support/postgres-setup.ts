@@ -1,5 +1,5 @@
 import type { TestProject } from "vitest/node";
-import { startPostgres, type TestPostgres } from "./postgres";
+import { startPostgres, type TestPostgres } from "../../scripts/lib/postgres";
 
 /**
  * The run's one cluster, shared by every project that names this global setup (postgres and

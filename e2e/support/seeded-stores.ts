@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, inject } from "vitest";
 import { resetConfig } from "@/lib/config";
 import type { TestStore } from "./both-stores";
 import { PATIENCE_MS } from "./patience";
-import { freshDatabase } from "./postgres";
+import { freshDatabase } from "../../scripts/lib/postgres";
 
 /**
  * A read module's contract test on the same data in both stores: one SQLite radar is built once

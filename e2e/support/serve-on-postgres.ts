@@ -2,7 +2,7 @@
 // a throwaway cluster (postgres.ts), then the built app given as the argument on a database in
 // it. The cluster goes when the app ends or this process is stopped, even by kill -9.
 import { spawn } from "node:child_process";
-import { startPostgres } from "./postgres";
+import { startPostgres } from "../../scripts/lib/postgres";
 
 const [entry] = process.argv.slice(2);
 if (!entry) throw new Error("usage: tsx e2e/support/serve-on-postgres.ts <the built server's entry>");

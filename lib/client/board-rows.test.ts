@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ThreadBoard, ThreadView } from "@/lib/wire/types";
-import { boardOrder, mergeBoardRows, newerPart, type RowTimes } from "./board-rows";
+import { boardOrder, mergeBoardRows, newerPart, type RowOrders } from "./board-rows";
 
 const row = (key: number, status: string, updatedAt: number): ThreadView =>
   ({ key, id: `th-${key}`, status, updatedAt: new Date(updatedAt).toISOString() }) as ThreadView;
@@ -62,24 +62,39 @@ describe("mergeBoardRows", () => {
 
 describe("newerPart", () => {
   const at = (ms: number) => new Date(ms).toISOString();
-  const rowsRead = (asked: number[], serverTime: number) => ({ asked, fresh: asked.map((key) => row(key, "running", serverTime)), reorder: false, serverTime: at(serverTime) });
+  /** A read at `order` in this browser's order of reads, answered by a server whose clock said `serverTime`. */
+  const rowsRead = (asked: number[], order: number, serverTime = order) => ({ asked, fresh: asked.map((key) => row(key, "running", serverTime)), reorder: false, serverTime: at(serverTime), order });
 
-  it("leaves out the keys a newer read brought, and records the read's time for the others", () => {
-    const times: RowTimes = { page: at(2), rows: new Map([[1, at(9)]]) };
-    const news = newerPart(rowsRead([1, 2], 5), times);
+  it("leaves out the keys a newer read brought, and records the read's order for the others", () => {
+    const orders: RowOrders = { page: 2, rows: new Map([[1, 9]]) };
+    const news = newerPart(rowsRead([1, 2], 5), orders);
     expect(news.asked).toEqual([2]);
     expect(news.fresh.map((thread) => thread.key)).toEqual([2]);
-    expect(times.rows.get(2)).toBe(at(5));
-    expect(times.rows.get(1)).toBe(at(9));
+    expect(orders.rows.get(2)).toBe(5);
+    expect(orders.rows.get(1)).toBe(9);
   });
 
   it("leaves out every key when the page read is newer than the row read", () => {
-    expect(newerPart(rowsRead([1, 2], 5), { page: at(6), rows: new Map() }).asked).toEqual([]);
+    expect(newerPart(rowsRead([1, 2], 5), { page: 6, rows: new Map() }).asked).toEqual([]);
   });
 
   it("keeps a read as it is when it is the newest", () => {
     const read = rowsRead([1], 5);
-    expect(newerPart(read, { page: at(2), rows: new Map([[1, at(4)]]) })).toBe(read);
+    expect(newerPart(read, { page: 2, rows: new Map([[1, 4]]) })).toBe(read);
+  });
+
+  it("two instances whose clocks disagree: the newer read wins whatever their clocks say", () => {
+    // Instance A's clock runs a minute ahead of B's; the browser reads row 1 on A, then on B.
+    const orders: RowOrders = { page: 0, rows: new Map() };
+    const onA = rowsRead([1], 1, 60_000 + 10);
+    const onB = rowsRead([1], 2, 20);
+    expect(newerPart(onA, orders)).toBe(onA);
+    // B's answer is newer although its clock says earlier: it is applied, not dropped.
+    expect(newerPart(onB, orders)).toBe(onB);
+    expect(orders.rows.get(1)).toBe(2);
+    // And A's answer, had it come last, is the older one whatever its clock says.
+    const late = { page: 0, rows: new Map([[1, 2]]) };
+    expect(newerPart(onA, late).asked).toEqual([]);
   });
 });
 

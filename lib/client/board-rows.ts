@@ -53,25 +53,33 @@ export function mergeBoardRows(board: ThreadBoard, read: RowsRead): ThreadBoard 
   return { ...board, threads, total: Math.max(threads.length, board.total + added - removed), serverTime };
 }
 
-/** When a board's rows were read: its page read for every row, later row reads for the rows they brought. */
-export interface RowTimes {
-  page: string;
-  rows: Map<number, string>;
+/**
+ * A row read with its place in this browser's order of reads: taken when a request is sent (a page
+ * or a row read) or when a notice's rows arrive. Never a server's clock: behind a balancer reads
+ * are answered by instances whose clocks disagree, and a newer row read on a slower clock must
+ * still win. The order is exact for what the guard needs: every change is committed before its
+ * notice is sent, so whatever this browser reads after a notice arrives (and the rows the notice
+ * carries) shows that change; a read sent earlier may be older, never newer than the change.
+ */
+export interface OrderedRowsRead extends RowsRead {
+  order: number;
+}
+
+/** Where each of a board's rows stands in the order of reads: its page read for every row, later row reads for the rows they brought. */
+export interface RowOrders {
+  page: number;
+  rows: Map<number, number>;
 }
 
 /**
- * The part of a row read that is news to a board: the keys a newer read (a row read or the page
- * read) already brought are left out, so a slower read that started earlier never puts an older
- * row back (a row that flickers back for one round trip). The read's time is recorded for the
- * keys it keeps.
+ * The part of a row read that is news to a board: the keys a later read (a row read or the page
+ * read) already brought are left out, so a slower read sent earlier never puts an older row back
+ * (a row that flickers back for one round trip). The read's order is recorded for the keys it keeps.
  */
-export function newerPart(read: RowsRead, times: RowTimes): RowsRead {
-  const readAt = (key: number) => {
-    const row = times.rows.get(key);
-    return row !== undefined && row > times.page ? row : times.page;
-  };
-  const older = new Set(read.asked.filter((key) => readAt(key) > read.serverTime));
-  for (const key of read.asked) if (!older.has(key)) times.rows.set(key, read.serverTime);
+export function newerPart(read: OrderedRowsRead, orders: RowOrders): OrderedRowsRead {
+  const readAt = (key: number) => Math.max(orders.page, orders.rows.get(key) ?? orders.page);
+  const older = new Set(read.asked.filter((key) => readAt(key) > read.order));
+  for (const key of read.asked) if (!older.has(key)) orders.rows.set(key, read.order);
   if (older.size === 0) return read;
   return { ...read, asked: read.asked.filter((key) => !older.has(key)), fresh: read.fresh.filter((thread) => !older.has(thread.key)) };
 }

@@ -1,7 +1,7 @@
 import { QueryClient, QueryObserver } from "@tanstack/react-query";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { StreamThreads, ThreadBoard, ThreadView } from "@/lib/wire/types";
-import { applyThreadChanges, queryKeys } from "./queries";
+import { applyThreadChanges, boardQuery, queryKeys } from "./queries";
 
 /**
  * The browser's half of the live-update protocol: an unfiltered board puts the rows a notice
@@ -102,5 +102,47 @@ describe("applyThreadChanges", () => {
     expect(seen).toEqual([3]);
     expect(shown()[0].retry?.attempt).toBe(3);
     unsubscribe();
+  });
+
+  describe("behind a balancer, instances whose clocks disagree", () => {
+    // Instance A's clock runs a minute ahead of B's; the browser's requests reach A, then B.
+    const AHEAD = 60_000;
+    const keysOnly: StreamThreads = { threads: [{ key: 1, reorder: false }], serverTime: new Date(AHEAD).toISOString() };
+    function instances(answers: { serverTime: number; rows: ThreadView[] }[]) {
+      let asked = 0;
+      vi.stubGlobal("fetch", async (url: string) => {
+        requests.push(url);
+        const { serverTime, rows } = answers[asked++];
+        const at = new Date(serverTime).toISOString();
+        return Response.json(url.includes("keys=") ? { threads: rows, serverTime: at } : { ...board(rows), serverTime: at });
+      });
+    }
+
+    it("a newer row read on the slower clock is applied, not dropped", async () => {
+      instances([
+        { serverTime: AHEAD + 10, rows: [row(1, "retrying", 2)] },
+        { serverTime: 20, rows: [row(1, "retrying", 3)] },
+      ]);
+      const { queryClient, shown, unsubscribe } = showing("provider=openai", [row(1, "retrying", 1)]);
+      await applyThreadChanges(queryClient, keysOnly);
+      expect(shown()[0].retry?.attempt).toBe(2);
+      await applyThreadChanges(queryClient, keysOnly);
+      expect(shown()[0].retry?.attempt).toBe(3);
+      unsubscribe();
+    });
+
+    it("a page read sent after a row read keeps its newer row, whatever the clocks say", async () => {
+      instances([
+        { serverTime: AHEAD + 10, rows: [row(1, "retrying", 2)] },
+        { serverTime: 20, rows: [row(1, "retrying", 3)] },
+      ]);
+      const { queryClient, shown, unsubscribe } = showing("provider=openai", [row(1, "retrying", 1)]);
+      await applyThreadChanges(queryClient, keysOnly);
+      expect(shown()[0].retry?.attempt).toBe(2);
+      // The board's own refetch (a page read), answered by B: the row read on A is older.
+      await queryClient.fetchQuery({ ...boardQuery("provider=openai"), staleTime: 0 });
+      expect(shown()[0].retry?.attempt).toBe(3);
+      unsubscribe();
+    });
   });
 });

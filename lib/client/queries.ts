@@ -17,7 +17,7 @@ import {
   type AlertsOverview,
 } from "@/lib/wire/types";
 import { isFiltered, parseThreadQuery } from "@/lib/threads/filter";
-import { mergeBoardRows, newerPart, type RowsRead, type RowTimes } from "./board-rows";
+import { mergeBoardRows, newerPart, type OrderedRowsRead, type RowOrders } from "./board-rows";
 
 /**
  * Everything the browser reads from the API: one fetcher, the query keys and the query options.
@@ -116,6 +116,7 @@ function applyNoticeRows(queryClient: QueryClient, queryString: string, wanted: 
     fresh: rows.filter((thread) => asked.has(thread.key)),
     reorder: wanted.some((change) => change.reorder),
     serverTime,
+    order: nextReadOrder(queryClient),
   });
   // A row read under way (a burst's, sent as keys only) may answer with older rows: it is
   // followed by one more that reads these keys again.
@@ -155,8 +156,9 @@ async function readBoardRows(queryClient: QueryClient, queryString: string, chan
       const params = new URLSearchParams(queryString);
       params.set("keys", asked.join(","));
       params.set("matching", "1");
+      const order = nextReadOrder(queryClient);
       const fetched = await fetchJson<ThreadRows>(`/api/v1/threads?${params}`);
-      applyRowsRead(queryClient, queryString, { asked, fresh: fetched.threads, reorder: pending.some(([, reorder]) => reorder), serverTime: fetched.serverTime });
+      applyRowsRead(queryClient, queryString, { asked, fresh: fetched.threads, reorder: pending.some(([, reorder]) => reorder), serverTime: fetched.serverTime, order });
     }
   } finally {
     rows.running = false;
@@ -170,14 +172,12 @@ async function readBoardRows(queryClient: QueryClient, queryString: string, chan
  * row reads newer than a page read that is still under way are applied again to that page when it
  * arrives (boardQuery), so a page read that started before a change never hides it.
  */
-function applyRowsRead(queryClient: QueryClient, queryString: string, read: RowsRead): void {
+function applyRowsRead(queryClient: QueryClient, queryString: string, read: OrderedRowsRead): void {
   const state = liveState(queryClient);
-  let times = state.rowTimes.get(queryString);
-  if (!times) {
-    const shown = queryClient.getQueryData<ThreadBoard>(queryKeys.board(queryString));
-    state.rowTimes.set(queryString, (times = { page: shown?.serverTime ?? "", rows: new Map() }));
-  }
-  const news = newerPart(read, times);
+  let orders = state.rowOrders.get(queryString);
+  // No page read yet in this browser: the board shown came with the page, before any read.
+  if (!orders) state.rowOrders.set(queryString, (orders = { page: 0, rows: new Map() }));
+  const news = newerPart(read, orders);
   if (news.asked.length === 0) return;
   const reads = state.rowReads.get(queryString) ?? [];
   reads.push(news);
@@ -186,14 +186,15 @@ function applyRowsRead(queryClient: QueryClient, queryString: string, read: Rows
 }
 const MAX_REMEMBERED_ROW_READS = 20;
 
-function withNewerRows(queryClient: QueryClient, queryString: string, board: ThreadBoard): ThreadBoard {
+/** A page read (sent at `order`) with the row reads sent after it applied again. */
+function withNewerRows(queryClient: QueryClient, queryString: string, board: ThreadBoard, order: number): ThreadBoard {
   const state = liveState(queryClient);
-  const newer = (state.rowReads.get(queryString) ?? []).filter((read) => read.serverTime > board.serverTime);
+  const newer = (state.rowReads.get(queryString) ?? []).filter((read) => read.order > order);
   state.rowReads.set(queryString, newer);
   // Every row is now as new as this page read, except those the newer row reads bring.
-  const times: RowTimes = { page: board.serverTime, rows: new Map() };
-  for (const read of newer) for (const key of read.asked) if (read.serverTime > (times.rows.get(key) ?? "")) times.rows.set(key, read.serverTime);
-  state.rowTimes.set(queryString, times);
+  const orders: RowOrders = { page: order, rows: new Map() };
+  for (const read of newer) for (const key of read.asked) orders.rows.set(key, Math.max(read.order, orders.rows.get(key) ?? 0));
+  state.rowOrders.set(queryString, orders);
   return newer.reduce(mergeBoardRows, board);
 }
 
@@ -205,19 +206,26 @@ interface LiveRefetches {
   /** When the refetches of each key of a limited rate started, within the last second. */
   started: Map<string, number[]>;
   rows: Map<string, { running: boolean; pending: Map<number, boolean> }>;
-  rowReads: Map<string, RowsRead[]>;
-  /** Per board: when each of its rows was read (applyRowsRead keeps only newer ones). */
-  rowTimes: Map<string, RowTimes>;
+  rowReads: Map<string, OrderedRowsRead[]>;
+  /** Per board: where each of its rows stands in the order of reads (applyRowsRead keeps only newer ones). */
+  rowOrders: Map<string, RowOrders>;
+  /** The last place given in this browser's order of reads (OrderedRowsRead). */
+  readOrder: number;
 }
 const liveRefetches = new WeakMap<QueryClient, LiveRefetches>();
 
 function liveState(queryClient: QueryClient): LiveRefetches {
   let state = liveRefetches.get(queryClient);
   if (!state) {
-    state = { running: new Set(), queued: new Set(), held: new Set(), started: new Map(), rows: new Map(), rowReads: new Map(), rowTimes: new Map() };
+    state = { running: new Set(), queued: new Set(), held: new Set(), started: new Map(), rows: new Map(), rowReads: new Map(), rowOrders: new Map(), readOrder: 0 };
     liveRefetches.set(queryClient, state);
   }
   return state;
+}
+
+/** The next place in this browser's order of reads: taken when a read is sent or a notice's rows arrive. */
+function nextReadOrder(queryClient: QueryClient): number {
+  return ++liveState(queryClient).readOrder;
 }
 
 /**
@@ -282,7 +290,10 @@ export function boardQuery(queryString: string) {
   params.set("order", "attention");
   return queryOptions({
     queryKey: queryKeys.board(queryString),
-    queryFn: async ({ client }) => withNewerRows(client, queryString, await fetchJson<ThreadBoard>(`/api/v1/threads?${params}`)),
+    queryFn: async ({ client }) => {
+      const order = nextReadOrder(client);
+      return withNewerRows(client, queryString, await fetchJson<ThreadBoard>(`/api/v1/threads?${params}`), order);
+    },
   });
 }
 

@@ -57,6 +57,15 @@ describe("metrics registry", () => {
     }
   });
 
+  it("exposes whether this instance leads the watchdog, read at each scrape, only when told", async () => {
+    let leads = false;
+    const metrics = createMetricsRegistry(() => snapshot, { watchdogLeader: () => leads });
+    expect((await metrics.scrape()).split("\n")).toEqual(expect.arrayContaining(["# TYPE radar_watchdog_leader gauge", "radar_watchdog_leader 0"]));
+    leads = true;
+    expect((await metrics.scrape()).split("\n")).toContain("radar_watchdog_leader 1");
+    expect(await createMetricsRegistry(() => snapshot).scrape()).not.toContain("radar_watchdog_leader");
+  });
+
   it("reloads from the database on every scrape instead of accumulating", async () => {
     let current = snapshot;
     const metrics = createMetricsRegistry(() => current);

@@ -67,7 +67,13 @@ function loadHistogram(histogram: Histogram<"kind" | "provider">, rows: readonly
   });
 }
 
-export function createMetricsRegistry(read: () => MetricsSnapshot | Promise<MetricsSnapshot>) {
+/** What only this process knows, not the database: exposed as is, per instance. */
+export interface InstanceFacts {
+  /** Whether this instance runs the watchdog now (the leader among several on PostgreSQL). */
+  watchdogLeader: () => boolean;
+}
+
+export function createMetricsRegistry(read: () => MetricsSnapshot | Promise<MetricsSnapshot>, instance?: InstanceFacts) {
   const registry = new Registry();
   let snapshot: MetricsSnapshot | null = null;
   const current = () => {
@@ -147,6 +153,17 @@ export function createMetricsRegistry(read: () => MetricsSnapshot | Promise<Metr
       this.set(current().alertOldestPendingS);
     },
   });
+
+  if (instance) {
+    new Gauge({
+      name: "radar_watchdog_leader",
+      help: "1 when this instance runs the watchdog (the one leader among instances sharing a PostgreSQL database; always 1 on SQLite), else 0.",
+      registers,
+      collect() {
+        this.set(instance.watchdogLeader() ? 1 : 0);
+      },
+    });
+  }
 
   const histogram = (name: string, help: string, rows: (s: MetricsSnapshot) => HistogramRow[]) =>
     new Histogram<"kind" | "provider">({

@@ -4,6 +4,7 @@ import { contendForLeadership, WATCHDOG_LOCK, type Leadership } from "@/lib/db/p
 import { currentStore } from "@/lib/db/store";
 import { config, incidentSettings } from "@/lib/config";
 import { closeQuietIncidents, tickThreads } from "./pipeline";
+import { beforeShutdown } from "./shutdown";
 
 /**
  * Deadlines pass in silence (a 3600 s Retry-After sends nothing for an hour), so the server
@@ -15,7 +16,9 @@ import { closeQuietIncidents, tickThreads } from "./pipeline";
  * quarantines a thread that keeps failing.
  *
  * Several instances on one PostgreSQL database: only the leader runs it (lib/db/postgres/leader.ts,
- * an advisory lock with a lease of about a second). A new leader's first pass starts at once and
+ * an advisory lock with a lease of RADAR_WATCHDOG_LEASE_MS, a second by default). A leader that
+ * stops gracefully lets go before its process exits (lib/server/shutdown.ts), so a standby takes
+ * over at once; a killed one is replaced within about a lease. A new leader's first pass starts at once and
  * fires what fell due while nobody led. A leader that lost its connection mid-pass may finish that
  * pass while the next leader runs its first: the database makes the second harmless (each due
  * thread is locked and its wake time read again under the lock; directives and episodes are
@@ -39,8 +42,10 @@ export function startWatchdog(): void {
   const watchdog: Watchdog = { timer: null, run: 0, running: false, leadership: null };
   globalForWatchdog.__radarWatchdog = watchdog;
   if (currentStore() !== "postgres") return runLoop(watchdog);
-  watchdog.leadership = contendForLeadership(config().DATABASE_URL, {
+  const settings = config();
+  const leadership = contendForLeadership(settings.DATABASE_URL, {
     key: WATCHDOG_LOCK,
+    intervalMs: settings.RADAR_WATCHDOG_LEASE_MS,
     onLeader: () => {
       process.stdout.write(`[radar] watchdog: this instance (pid ${process.pid}) leads; it runs the watchdog\n`);
       runLoop(watchdog);
@@ -51,6 +56,17 @@ export function startWatchdog(): void {
     },
     onError: (error) => process.stderr.write(`[radar] watchdog leadership: ${error.message} (retried)\n`),
   });
+  watchdog.leadership = leadership;
+  // Stepping down (logged above) comes before letting go, so two instances never act at once.
+  beforeShutdown(() => leadership.stop());
+}
+
+/**
+ * Whether this instance runs the watchdog now (the radar_watchdog_leader gauge): on SQLite the
+ * one process always does; on PostgreSQL only the leader among the instances.
+ */
+export function leadsWatchdog(): boolean {
+  return globalForWatchdog.__radarWatchdog?.running ?? false;
 }
 
 function runLoop(watchdog: Watchdog): void {

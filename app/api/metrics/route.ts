@@ -1,6 +1,7 @@
 import { createMetricsRegistry } from "@/lib/insights/metrics";
 import { read } from "@/lib/server/off-thread";
 import { route } from "@/lib/server/route";
+import { leadsWatchdog } from "@/lib/server/watchdog";
 
 export const dynamic = "force-dynamic";
 
@@ -10,9 +11,9 @@ export const dynamic = "force-dynamic";
 // the read worker (lib/server/off-thread.ts), off the thread that ingests.
 const globalForMetrics = globalThis as unknown as { __radarMetrics?: ReturnType<typeof createMetricsRegistry> };
 
-/** Prometheus text exposition: retry notices, episodes, directives, threads, advised delays and gaps. */
+/** Prometheus text exposition: retry notices, episodes, directives, threads, advised delays and gaps, and whether this instance leads the watchdog. */
 export const GET = route({ access: "viewer" }, async () => {
-  globalForMetrics.__radarMetrics ??= createMetricsRegistry(() => read("metrics", Date.now()));
+  globalForMetrics.__radarMetrics ??= createMetricsRegistry(() => read("metrics", Date.now()), { watchdogLeader: leadsWatchdog });
   const metrics = globalForMetrics.__radarMetrics;
   return new Response(await metrics.scrape(), { headers: { "content-type": metrics.contentType, "cache-control": "no-store" } });
 });

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { freshDatabase } from "@/e2e/support/postgres";
+import { freshDatabase } from "@/scripts/lib/postgres";
 import { postgresClients } from "@/e2e/support/postgres-clients";
 import { acknowledgeDirective, claimDirectives } from "./directive-claim";
 import { migratePostgres } from "./migrate";

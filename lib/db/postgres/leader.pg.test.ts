@@ -3,7 +3,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
 import { PATIENCE_MS } from "@/e2e/support/patience";
-import { freshDatabase } from "@/e2e/support/postgres";
+import { freshDatabase } from "@/scripts/lib/postgres";
 import { postgresClients } from "@/e2e/support/postgres-clients";
 import { waitFor } from "@/e2e/support/relay-helpers";
 import { contendForLeadership, type Leadership } from "./leader";

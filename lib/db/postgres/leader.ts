@@ -1,5 +1,6 @@
 import pg from "pg";
 import { CLIENT_KEEPALIVE, closeQuietly, DEAD_PEER_SETTINGS } from "./dedicated";
+import { DATABASE_LOCKS } from "./locks";
 
 /**
  * One leader among several instances on one PostgreSQL (the watchdog's): leadership is a
@@ -43,8 +44,8 @@ export interface LeaderOptions {
   onLeader: () => void;
   /** Called when it stops being leader: its connection broke, or stop() was called. */
   onStepDown: () => void;
-  /** How often the leader checks its connection and standbys retry (about a second). */
-  intervalMs?: number;
+  /** How often the leader checks its connection and standbys retry (the watchdog's: RADAR_WATCHDOG_LEASE_MS). */
+  intervalMs: number;
   /** The clock, for tests. */
   timers?: Timers;
   /** Called with what went wrong when a check or an attempt fails (it is retried). */
@@ -65,17 +66,15 @@ const realTimers: Timers = {
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
-/** The watchdog's lock key: any fixed number no other advisory lock of the radar uses. */
-export const WATCHDOG_LOCK = 7_318_004_212;
-
-export const LEADER_INTERVAL_MS = 1_000;
+/** The watchdog's lock key (locks.ts keeps every whole-database lock's number). */
+export const WATCHDOG_LOCK = DATABASE_LOCKS.watchdog;
 
 /** How many intervals a leader's check may take before it steps down (3 s < the keepalive's 8 s). */
 const CHECK_INTERVALS = 3;
 
 /** Contends for leadership on `url` until stop(); the first attempt starts at once. */
 export function contendForLeadership(url: string, options: LeaderOptions): Leadership {
-  const interval = options.intervalMs ?? LEADER_INTERVAL_MS;
+  const interval = options.intervalMs;
   const timers = options.timers ?? realTimers;
   const channel = `radar_leader_${options.key}`;
   let client: pg.Client | null = null;

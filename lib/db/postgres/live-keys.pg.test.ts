@@ -2,7 +2,7 @@ import net from "node:net";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { PATIENCE_MS } from "@/e2e/support/patience";
-import { freshDatabase } from "@/e2e/support/postgres";
+import { freshDatabase } from "@/scripts/lib/postgres";
 import { postgresClients } from "@/e2e/support/postgres-clients";
 import { waitFor } from "@/e2e/support/relay-helpers";
 import { decodeKeys, decodeNotice, encodeKeys, encodeNotice, publishKeys, publishNotice, subscribeKeys, type KeySubscription, type LiveKey, type LiveNotice } from "./live-keys";

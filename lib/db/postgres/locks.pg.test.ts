@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { PATIENCE_MS } from "@/e2e/support/patience";
-import { freshDatabase } from "@/e2e/support/postgres";
+import { freshDatabase } from "@/scripts/lib/postgres";
 import type { IncidentRecord } from "@/lib/retry";
 import type { StoredThread } from "../records/thread-state";
 import { eventRowsOn } from "./events";

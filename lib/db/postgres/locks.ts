@@ -34,7 +34,17 @@ import type pg from "pg";
  * error counts as the store's, lib/db/store-failure.ts, so no thread is quarantined for it).
  */
 
-// Namespaces (the first key of the two-key form), apart from migrate.ts's and the leader's locks.
+/**
+ * The whole-database locks (the one-key form, a key space apart from the two-key form below), one
+ * number each and all here: two roles sharing a number wait on each other (a start's turn on the
+ * watchdog's key would wait forever while another instance leads).
+ * - migration: migrators take turns (migrate.ts), per migration, transaction-scoped;
+ * - watchdog: the watchdog's leader holds it while it leads (leader.ts), session-scoped;
+ * - start: a start's seeding of the first source and admin (open-store.ts), session-scoped.
+ */
+export const DATABASE_LOCKS = { migration: 7_318_004_211, watchdog: 7_318_004_212, start: 7_318_004_213 } as const;
+
+// Namespaces (the first key of the two-key form).
 const SOURCE_LOCK = 7_318_101;
 const INCIDENTS_LOCK = 7_318_102;
 

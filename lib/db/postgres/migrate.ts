@@ -2,6 +2,7 @@ import path from "node:path";
 import type pg from "pg";
 import { isPending, MIGRATIONS_TABLE, readMigrations, type MigrationResult } from "../migrate";
 import { withinTransaction } from "./pool";
+import { DATABASE_LOCKS } from "./locks";
 
 /**
  * Applies the committed SQL in prisma/postgres/migrations the way lib/db/migrate.ts applies
@@ -13,8 +14,7 @@ export function postgresMigrationsDir(cwd = process.cwd()): string {
   return path.join(cwd, "prisma", "postgres", "migrations");
 }
 
-/** Any fixed number shared by every instance: the lock that serialises migrators. */
-const MIGRATION_LOCK = 7_318_004_211;
+const MIGRATION_LOCK = DATABASE_LOCKS.migration;
 
 export async function migratePostgres(client: pg.ClientBase, dir = postgresMigrationsDir()): Promise<MigrationResult> {
   const migrations = readMigrations(dir);

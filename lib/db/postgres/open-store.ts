@@ -3,13 +3,14 @@ import { config } from "../../config";
 import { postgresAddress, postgresProblem } from "../config";
 import { closePostgresPrisma } from "./client";
 import { closeQuietly } from "./dedicated";
+import { DATABASE_LOCKS } from "./locks";
 import { migratePostgres } from "./migrate";
 import { closePool } from "./pool";
 
 /**
- * How long reaching the server may take at start before the start gives up with a clear line. A
- * host that is unknown or refuses fails at once; this bounds a server that answers slowly (10 s
- * was exceeded by a local cluster at load average 25).
+ * How long reaching the server may take at start before the start gives up with a clear line. It
+ * only stops a start that hangs (a refused connection or login fails at once): several instances
+ * starting together on a busy machine took more than 10 s to be let in.
  */
 const CONNECT_TIMEOUT_MS = 30_000;
 
@@ -22,8 +23,7 @@ export async function openStore(): Promise<void> {
   await onOwnConnection((client) => migratePostgres(client));
 }
 
-/** Any fixed number shared by every instance and used by no other advisory lock of the radar. */
-const START_LOCK = 7_318_004_212;
+const START_LOCK = DATABASE_LOCKS.start;
 
 /**
  * lib/db/open-store.ts's startTurn on PostgreSQL: a session advisory lock on a connection of its
@@ -32,7 +32,13 @@ const START_LOCK = 7_318_004_212;
  */
 export async function startTurn<T>(work: () => Promise<T>): Promise<T> {
   return onOwnConnection(async (client) => {
-    await client.query("SELECT pg_advisory_lock($1)", [START_LOCK]);
+    // Seeding takes milliseconds: a turn not had in a minute means an instance hangs while seeding,
+    // and this start stops with that line rather than waiting for ever.
+    await client.query("SET lock_timeout = '60s'");
+    await client.query("SELECT pg_advisory_lock($1)", [START_LOCK]).catch((error: Error & { code?: string }) => {
+      // 55P03: lock_not_available, what lock_timeout raises.
+      throw error.code === "55P03" ? new Error("another instance has been seeding this database for a minute; is it hung?") : error;
+    });
     try {
       return await work();
     } finally {

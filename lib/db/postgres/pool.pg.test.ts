@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { freshDatabase } from "@/e2e/support/postgres";
+import { freshDatabase } from "@/scripts/lib/postgres";
 import { closePool, inTransaction, pool } from "./pool";
 import { msFromTimestamp, timestampFromMs } from "./time";
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { freshDatabase } from "@/e2e/support/postgres";
+import { freshDatabase } from "@/scripts/lib/postgres";
 import { migrate, MIGRATIONS_TABLE, migrationsDir } from "../migrate";
 import { postgresStructure, sqliteStructure, type StoreStructure } from "../store-structure";
 import { openPostgresPrisma } from "./client";

@@ -5,6 +5,7 @@ import { config, ConfigError } from "@/lib/config";
 import { edgeSettings, PEER_HEADER, refuseAtEdge, refuseMalformedPath } from "../edge";
 import { problem } from "../http";
 import { SECURITY_HEADERS } from "../security-headers";
+import { runShutdownSteps } from "../shutdown";
 import { readDeclaredBody, sendWebResponse, smallBodyLength, toWebRequest } from "./node-http";
 import { LEAN_ROUTES, markLean, matchLeanRoute, passesProxy, type LeanRoute } from "./routes";
 
@@ -92,9 +93,12 @@ export async function serve(root: string): Promise<void> {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {
       // Requests under way (an ingest batch takes milliseconds) get their answers; idle
-      // connections and parked long-polls are not waited for (a relay polls again).
-      server.close(() => process.exit(0));
+      // connections and parked long-polls are not waited for (a relay polls again). Meanwhile
+      // this instance lets go of what it holds for the others (the watchdog's leadership), so a
+      // standby takes over now rather than after its lease; the exit waits for both.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      void Promise.all([closed, runShutdownSteps()]).then(() => process.exit(0));
       setTimeout(() => process.exit(0), DRAIN_MS).unref();
     });
   }
