@@ -45,6 +45,7 @@ describe("the configuration", () => {
   it.each([
     ["RADAR_STOP_GRACE_MS", "soon", 'configuration: RADAR_STOP_GRACE_MS: expected a positive number of milliseconds, got "soon"'],
     ["RADAR_REDELIVER_MS", "-5", 'configuration: RADAR_REDELIVER_MS: expected a positive number of milliseconds, got "-5"'],
+    ["RADAR_WATCHDOG_LEASE_MS", "5", 'configuration: RADAR_WATCHDOG_LEASE_MS: expected at least 250 milliseconds, got "5"'],
     ["PORT", "http", 'configuration: PORT: expected a port number from 1 to 65535, got "http"'],
     ["RADAR_PUBLIC_URL", "radar.example.com", "configuration: RADAR_PUBLIC_URL: expected the URL people open the dashboard at"],
     ["RADAR_PUBLIC_URL", "https://radar.example.com/dashboard", "configuration: RADAR_PUBLIC_URL: expected the URL people open the dashboard at"],

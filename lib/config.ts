@@ -105,7 +105,9 @@ export const CONFIG_SCHEMA = z.object({
   /** A directive delivered but never answered is delivered again after this long. */
   RADAR_REDELIVER_MS: millis.default(15_000),
   /** PostgreSQL, several instances: how often the watchdog's leader checks its hold and standbys try to take over. */
-  RADAR_WATCHDOG_LEASE_MS: millis.default(1_000),
+  // At least 250 ms: the leader's checks time out at a few times the lease, and below that a
+  // healthy leader's own query would time out and leadership would flap.
+  RADAR_WATCHDOG_LEASE_MS: numberWhere("at least 250 milliseconds", (value) => Number.isFinite(value) && value >= 250).default(1_000),
   /** Live streams (GET /api/v1/stream) one client address may hold open: enough for many tabs. */
   RADAR_STREAM_MAX_PER_CLIENT: count.default(16),
   /** Live streams the server holds open in all: bounded against a flood. */

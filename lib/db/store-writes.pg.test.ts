@@ -236,4 +236,15 @@ describe.each(STORES)("writes outside a unit of work on %s", (store) => {
     expect(await pruneLimitSnapshots(T0 + 5, 2)).toBe(1);
     expect(await pruneLimitSnapshots(T0 + 5, 2)).toBe(0);
   });
+
+  it.runIf(store === "postgres")("(last: it leaves the ids far on) counts events whose ids are beyond 32 bits into usage (event ids are 64-bit on both stores)", async () => {
+    const { id: sourceId } = await createSource("far", { ...TOKEN, tokenHash: "hash-far" }, T0);
+    while (await countNewEvents(1_000));
+    await exec(store, "", () => `SELECT setval('"Event_id_seq"', 3000000000)`, []);
+    for (const key of ["far-a", "far-b"]) await insertEvent(store, sourceId, key, "raw-" + key);
+    // Counting steps through ids: one step wide enough to cross the jump counts both.
+    expect(await countNewEvents(4_000_000_000)).toBe(false);
+    const usage = (await tableRows(store, "SourceUsage")).find((row) => row.sourceId === sourceId);
+    expect(Number(usage?.events)).toBe(2);
+  });
 });

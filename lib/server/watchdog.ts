@@ -32,6 +32,8 @@ interface Watchdog {
   /** Bumped whenever the loop stops, so a pass still under way then schedules no next one. */
   run: number;
   running: boolean;
+  /** The pass under way (or the last one): a leader letting go waits for it. */
+  pass: Promise<unknown>;
   leadership: Leadership | null;
 }
 
@@ -39,7 +41,7 @@ const globalForWatchdog = globalThis as unknown as { __radarWatchdog?: Watchdog 
 
 export function startWatchdog(): void {
   if (globalForWatchdog.__radarWatchdog) return;
-  const watchdog: Watchdog = { timer: null, run: 0, running: false, leadership: null };
+  const watchdog: Watchdog = { timer: null, run: 0, running: false, pass: Promise.resolve(), leadership: null };
   globalForWatchdog.__radarWatchdog = watchdog;
   if (currentStore() !== "postgres") return runLoop(watchdog);
   const settings = config();
@@ -57,8 +59,13 @@ export function startWatchdog(): void {
     onError: (error) => process.stderr.write(`[radar] watchdog leadership: ${error.message} (retried)\n`),
   });
   watchdog.leadership = leadership;
-  // Stepping down (logged above) comes before letting go, so two instances never act at once.
-  beforeShutdown(() => leadership.stop());
+  // On a graceful stop the pass under way ends before the lock is let go, and stepping down
+  // (logged above) comes before it too, so the standby that takes over never acts alongside.
+  beforeShutdown(async () => {
+    stopLoop(watchdog);
+    await watchdog.pass;
+    await leadership.stop();
+  });
 }
 
 /**
@@ -74,25 +81,33 @@ function runLoop(watchdog: Watchdog): void {
   watchdog.running = true;
   const run = ++watchdog.run;
   const loop = async () => {
-    let delay = MAX_SLEEP_MS;
-    try {
-      const now = Date.now();
-      // Bounded per pass so one pass never holds the database for long.
-      const due = await dueThreadIds(now, BATCH);
-      if (due.length) await tickThreads(due, now);
-      // Incidents close in silence too: after their quiet period.
-      const quietEnd = await nextIncidentQuietEnd(incidentSettings().quietMs);
-      if (quietEnd != null && quietEnd <= now) await closeQuietIncidents(now);
-      const next = due.length === BATCH ? now : await nextWakeAt();
-      if (next != null) delay = Math.min(MAX_SLEEP_MS, Math.max(10, next - Date.now()));
-    } catch (error) {
-      process.stderr.write(`[radar] watchdog pass failed: ${(error as Error).message}\n`);
-    }
+    const pass = onePass();
+    watchdog.pass = pass;
+    const delay = await pass;
     if (run !== watchdog.run) return;
     watchdog.timer = setTimeout(loop, delay);
     watchdog.timer.unref();
   };
   void loop();
+}
+
+/** One pass over the due threads and quiet incidents; resolves to how long to sleep before the next. */
+async function onePass(): Promise<number> {
+  let delay = MAX_SLEEP_MS;
+  try {
+    const now = Date.now();
+    // Bounded per pass so one pass never holds the database for long.
+    const due = await dueThreadIds(now, BATCH);
+    if (due.length) await tickThreads(due, now);
+    // Incidents close in silence too: after their quiet period.
+    const quietEnd = await nextIncidentQuietEnd(incidentSettings().quietMs);
+    if (quietEnd != null && quietEnd <= now) await closeQuietIncidents(now);
+    const next = due.length === BATCH ? now : await nextWakeAt();
+    if (next != null) delay = Math.min(MAX_SLEEP_MS, Math.max(10, next - Date.now()));
+  } catch (error) {
+    process.stderr.write(`[radar] watchdog pass failed: ${(error as Error).message}\n`);
+  }
+  return delay;
 }
 
 function stopLoop(watchdog: Watchdog): void {

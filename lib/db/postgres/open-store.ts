@@ -2,7 +2,7 @@ import pg from "pg";
 import { config } from "../../config";
 import { postgresAddress, postgresProblem } from "../config";
 import { closePostgresPrisma } from "./client";
-import { closeQuietly } from "./dedicated";
+import { CLIENT_KEEPALIVE, closeQuietly, DEAD_PEER_SETTINGS } from "./dedicated";
 import { DATABASE_LOCKS } from "./locks";
 import { migratePostgres } from "./migrate";
 import { closePool } from "./pool";
@@ -20,7 +20,8 @@ const CONNECT_TIMEOUT_MS = 30_000;
  * starting at the same moment). Every later query uses the pool.
  */
 export async function openStore(): Promise<void> {
-  await onOwnConnection((client) => migratePostgres(client));
+  // A migration's failure on a sound connection (a privilege it lacks) is the setting's to explain too.
+  await onOwnConnection((client) => migratePostgres(client), { workFailuresAreTheSetting: true });
 }
 
 const START_LOCK = DATABASE_LOCKS.start;
@@ -32,6 +33,9 @@ const START_LOCK = DATABASE_LOCKS.start;
  */
 export async function startTurn<T>(work: () => Promise<T>): Promise<T> {
   return onOwnConnection(async (client) => {
+    // The lock lives as long as this session: a host that vanishes while seeding must not keep it
+    // for hours of TCP timeouts (the leader's connection has the same settings).
+    await client.query(DEAD_PEER_SETTINGS);
     // Seeding takes milliseconds: a turn not had in a minute means an instance hangs while seeding,
     // and this start stops with that line rather than waiting for ever.
     await client.query("SET lock_timeout = '60s'");
@@ -42,25 +46,38 @@ export async function startTurn<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } finally {
-      await client.query("SELECT pg_advisory_unlock($1)", [START_LOCK]);
+      // Closing the connection (onOwnConnection) lets go all the same; a failed unlock must not
+      // hide what the work threw.
+      await client.query("SELECT pg_advisory_unlock($1)", [START_LOCK]).catch(() => undefined);
     }
-  });
+  }, { workFailuresAreTheSetting: false });
 }
 
-async function onOwnConnection<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+/**
+ * Runs `work` on a connection of its own. A refused login or an unreachable host is the setting's
+ * to explain (postgresProblem: one line naming host, port and database, never the password); so
+ * is a database error of the work when `workFailuresAreTheSetting`. An edited migration, say, is
+ * the repository's to explain (its message names it), and a seeding's failure its own.
+ */
+async function onOwnConnection<T>(work: (client: pg.Client) => Promise<T>, options: { workFailuresAreTheSetting: boolean }): Promise<T> {
   const url = config().DATABASE_URL;
   // A URL that does not parse is refused before pg repeats it (password included) in its error.
   postgresAddress(url);
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...CLIENT_KEEPALIVE });
   // A connection dropped mid-way surfaces as the query's error, not as an unhandled event.
   client.on("error", () => undefined);
+  const settingsProblem = (error: unknown) => (error as { code?: unknown }).code !== undefined || /timeout/i.test((error as Error).message);
   try {
-    await client.connect();
-    return await work(client);
-  } catch (error) {
-    // An edited migration, say, is the repository's to explain (its message names it); a refused
-    // login or an unreachable host is the setting's.
-    throw (error as { code?: unknown }).code !== undefined || /timeout/i.test((error as Error).message) ? postgresProblem(url, error) : error;
+    try {
+      await client.connect();
+    } catch (error) {
+      throw settingsProblem(error) ? postgresProblem(url, error) : error;
+    }
+    try {
+      return await work(client);
+    } catch (error) {
+      throw options.workFailuresAreTheSetting && settingsProblem(error) ? postgresProblem(url, error) : error;
+    }
   } finally {
     await closeQuietly(client);
   }

@@ -89,6 +89,35 @@ describe("the SQLite and PostgreSQL stores", () => {
     expect(rows[0].n).toBe(applied.length);
   });
 
+  const searchIndexes = async (client: pg.Client) =>
+    (await client.query<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE indexname = 'Thread_search_idx'`)).rows.map((row) => row.indexdef);
+
+  it("builds the board's search index with pg_trgm, wherever the extension already lives", async () => {
+    const plain = await connect(await freshDatabase(inject("postgresUrl")));
+    await migratePostgres(plain);
+    expect(await searchIndexes(plain)).toEqual([expect.stringContaining(") gin_trgm_ops)")]);
+
+    const elsewhere = await connect(await freshDatabase(inject("postgresUrl")));
+    await elsewhere.query("CREATE SCHEMA extensions; CREATE EXTENSION pg_trgm SCHEMA extensions");
+    await migratePostgres(elsewhere);
+    expect(await searchIndexes(elsewhere)).toEqual([expect.stringContaining("extensions.gin_trgm_ops")]);
+  });
+
+  it("migrates a role that may not create extensions, without the search index (a speed-up only)", async () => {
+    const url = await freshDatabase(inject("postgresUrl"));
+    const owner = await connect(url);
+    // A role granted the schema but not CREATE on the database, as a DBA often sets one up.
+    const role = `radar_schema_only_${Date.now()}`;
+    await owner.query(`CREATE ROLE ${role} LOGIN; GRANT ALL ON SCHEMA public TO ${role}`);
+    const limitedUrl = new URL(url);
+    limitedUrl.username = role;
+    const limited = await connect(limitedUrl.toString());
+    const result = await migratePostgres(limited);
+    expect(result.applied).toHaveLength(result.total);
+    expect(await searchIndexes(limited)).toEqual([]);
+    expect((await limited.query(`SELECT count(*)::int AS n FROM pg_extension WHERE extname = 'pg_trgm'`)).rows[0].n).toBe(0);
+  });
+
   it("has a PostgreSQL migration named no earlier than the newest SQLite one (its twin)", () => {
     // Catches a SQLite migration that changes data only, which the structure cannot show.
     const latest = (dir: string) => fs.readdirSync(dir).sort().at(-1) ?? "";
