@@ -104,6 +104,35 @@ describe("applyThreadChanges", () => {
     unsubscribe();
   });
 
+  it("reads the page again when more rows changed during a page read than are remembered to apply again", async () => {
+    // The first page read is answered late, with what it read before the changes; later ones now.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let pageReads = 0;
+    vi.stubGlobal("fetch", async (url: string) => {
+      requests.push(url);
+      if (++pageReads === 1) {
+        await released;
+        return Response.json(board(fleet(1)));
+      }
+      return Response.json(board([row(1, "retrying", 2), ...fleet(1).slice(1)]));
+    });
+    // A board of 25 threads, each at its first attempt.
+    const fleet = (attempt: number) => Array.from({ length: 25 }, (_, index) => row(index + 1, "retrying", attempt));
+    const { queryClient, shown, unsubscribe } = showing("", fleet(1));
+    const page = queryClient.fetchQuery({ ...boardQuery(""), staleTime: 0 });
+    // Thread 1 changes first, then 24 others, each in a notice of its own, while the page is read.
+    await applyThreadChanges(queryClient, { threads: [{ key: 1, reorder: false }], rows: [row(1, "retrying", 2)], serverTime: new Date(1).toISOString() });
+    for (let key = 2; key <= 25; key++) {
+      await applyThreadChanges(queryClient, { threads: [{ key, reorder: false }], rows: [row(key, "retrying", 1)], serverTime: new Date(1).toISOString() });
+    }
+    release();
+    await page;
+    await vi.waitFor(() => expect(shown()[0].retry?.attempt).toBe(2));
+    expect(requests).toHaveLength(2);
+    unsubscribe();
+  });
+
   describe("behind a balancer, instances whose clocks disagree", () => {
     // Instance A's clock runs a minute ahead of B's; the browser's requests reach A, then B.
     const AHEAD = 60_000;

@@ -181,6 +181,10 @@ function applyRowsRead(queryClient: QueryClient, queryString: string, read: Orde
   if (news.asked.length === 0) return;
   const reads = state.rowReads.get(queryString) ?? [];
   reads.push(news);
+  // Reads forgotten here cannot be applied again to a page read under way: that page is read anew.
+  for (const forgotten of reads.slice(0, -MAX_REMEMBERED_ROW_READS)) {
+    state.forgottenRowReads.set(queryString, Math.max(forgotten.order, state.forgottenRowReads.get(queryString) ?? 0));
+  }
   state.rowReads.set(queryString, reads.slice(-MAX_REMEMBERED_ROW_READS));
   queryClient.setQueryData<ThreadBoard>(queryKeys.board(queryString), (board) => board && mergeBoardRows(board, news));
 }
@@ -191,6 +195,11 @@ function withNewerRows(queryClient: QueryClient, queryString: string, board: Thr
   const state = liveState(queryClient);
   const newer = (state.rowReads.get(queryString) ?? []).filter((read) => read.order > order);
   state.rowReads.set(queryString, newer);
+  // A row read sent after this page read was forgotten (more came in than are remembered): its
+  // row may be newer than the page's, so the page is read again, after all of them.
+  const forgotten = state.forgottenRowReads.get(queryString) ?? 0;
+  state.forgottenRowReads.delete(queryString);
+  if (forgotten > order) setTimeout(() => refresh(queryClient, queryKeys.board(queryString), SUMMARY_READS_PER_SECOND), 0);
   // Every row is now as new as this page read, except those the newer row reads bring.
   const orders: RowOrders = { page: order, rows: new Map() };
   for (const read of newer) for (const key of read.asked) orders.rows.set(key, Math.max(read.order, orders.rows.get(key) ?? 0));
@@ -207,6 +216,8 @@ interface LiveRefetches {
   started: Map<string, number[]>;
   rows: Map<string, { running: boolean; pending: Map<number, boolean> }>;
   rowReads: Map<string, OrderedRowsRead[]>;
+  /** Per board: the latest order among row reads no longer remembered (applyRowsRead). */
+  forgottenRowReads: Map<string, number>;
   /** Per board: where each of its rows stands in the order of reads (applyRowsRead keeps only newer ones). */
   rowOrders: Map<string, RowOrders>;
   /** The last place given in this browser's order of reads (OrderedRowsRead). */
@@ -217,7 +228,7 @@ const liveRefetches = new WeakMap<QueryClient, LiveRefetches>();
 function liveState(queryClient: QueryClient): LiveRefetches {
   let state = liveRefetches.get(queryClient);
   if (!state) {
-    state = { running: new Set(), queued: new Set(), held: new Set(), started: new Map(), rows: new Map(), rowReads: new Map(), rowOrders: new Map(), readOrder: 0 };
+    state = { running: new Set(), queued: new Set(), held: new Set(), started: new Map(), rows: new Map(), rowReads: new Map(), forgottenRowReads: new Map(), rowOrders: new Map(), readOrder: 0 };
     liveRefetches.set(queryClient, state);
   }
   return state;
