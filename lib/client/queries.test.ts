@@ -147,27 +147,27 @@ describe("applyThreadChanges", () => {
       });
     }
 
-    it("a newer row read on the slower clock is applied, not dropped", async () => {
+    /** A filtered board whose first row read (attempt 2) is answered by A; the next read, by B, brings attempt 3. */
+    async function afterARowReadOnA() {
       instances([
         { serverTime: AHEAD + 10, rows: [row(1, "retrying", 2)] },
         { serverTime: 20, rows: [row(1, "retrying", 3)] },
       ]);
-      const { queryClient, shown, unsubscribe } = showing("provider=openai", [row(1, "retrying", 1)]);
-      await applyThreadChanges(queryClient, keysOnly);
-      expect(shown()[0].retry?.attempt).toBe(2);
+      const shown = showing("provider=openai", [row(1, "retrying", 1)]);
+      await applyThreadChanges(shown.queryClient, keysOnly);
+      expect(shown.shown()[0].retry?.attempt).toBe(2);
+      return shown;
+    }
+
+    it("a newer row read on the slower clock is applied, not dropped", async () => {
+      const { queryClient, shown, unsubscribe } = await afterARowReadOnA();
       await applyThreadChanges(queryClient, keysOnly);
       expect(shown()[0].retry?.attempt).toBe(3);
       unsubscribe();
     });
 
     it("a page read sent after a row read keeps its newer row, whatever the clocks say", async () => {
-      instances([
-        { serverTime: AHEAD + 10, rows: [row(1, "retrying", 2)] },
-        { serverTime: 20, rows: [row(1, "retrying", 3)] },
-      ]);
-      const { queryClient, shown, unsubscribe } = showing("provider=openai", [row(1, "retrying", 1)]);
-      await applyThreadChanges(queryClient, keysOnly);
-      expect(shown()[0].retry?.attempt).toBe(2);
+      const { queryClient, shown, unsubscribe } = await afterARowReadOnA();
       // The board's own refetch (a page read), answered by B: the row read on A is older.
       await queryClient.fetchQuery({ ...boardQuery("provider=openai"), staleTime: 0 });
       expect(shown()[0].retry?.attempt).toBe(3);

@@ -87,9 +87,8 @@ export async function read<N extends ReadName>(name: N, ...args: Parameters<Read
  * An export of lib/db/reads.ts as a response, encoded by the read worker a chunk per pull and,
  * when the client takes gzip, compressed there too, so this thread only passes bytes along. Only
  * an answer the ingestion listener writes (listener/routes.ts) can say so: Next drops a route's
- * Content-Encoding and compresses the body itself, on this thread. Without the worker the body
- * goes out as encoded, and Next compresses what it serves; on PostgreSQL (no worker) this thread
- * compresses a listener's answer.
+ * Content-Encoding and compresses the body itself, on this thread. Without the worker (on
+ * PostgreSQL, or before it runs) this thread compresses a listener's answer.
  */
 export function exportResponse<N extends ExportName>(request: Request, name: N, args: Parameters<(typeof EXPORTS)[N]>[0], headers: HeadersInit): Response {
   const lean = answeredByListener(request);
@@ -106,15 +105,12 @@ export function exportBody<N extends ExportName>(name: N, args: Parameters<(type
 }
 
 function encodedExport<N extends ExportName>(name: N, args: Parameters<(typeof EXPORTS)[N]>[0], gzip: boolean): { body: ReadableStream<Uint8Array>; gzip: boolean } {
-  if (currentStore() === "postgres") {
-    // No read worker on PostgreSQL (the database does the reading): compressed here, as Next does
-    // for the answers it serves, so a client that takes gzip gets it from either store.
-    const body = onPostgres.EXPORTS[name](args as never);
-    return gzip ? { body: body.pipeThrough(new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>), gzip } : { body, gzip: false };
-  }
-  const reads = channel();
-  if (!reads) return { body: EXPORTS[name](args as never), gzip: false };
-  return { body: workerExport(reads, name, args, gzip), gzip };
+  const reads = currentStore() === "postgres" ? null : channel();
+  if (reads) return { body: workerExport(reads, name, args, gzip), gzip };
+  // Without the worker (always on PostgreSQL, where the database does the reading): compressed
+  // here, as Next does for the answers it serves, so a client that takes gzip gets it either way.
+  const body = currentStore() === "postgres" ? onPostgres.EXPORTS[name](args as never) : EXPORTS[name](args as never);
+  return gzip ? { body: body.pipeThrough(new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>), gzip } : { body, gzip: false };
 }
 
 function workerExport<N extends ExportName>(reads: Channel, name: N, args: Parameters<(typeof EXPORTS)[N]>[0], gzip: boolean): ReadableStream<Uint8Array> {
