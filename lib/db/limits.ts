@@ -55,6 +55,8 @@ const BLOCKING = `SELECT w.sourceId, w.account, w.provider, w.window, w.usedPerc
   FROM "Thread" t JOIN "LimitWindow" w ON ${BLOCKS} WHERE t.id = @threadKey ORDER BY w.provider, w.window`;
 const BLOCKING_MANY = `SELECT t.id AS threadKey, w.sourceId, w.account, w.provider, w.window
   FROM "Thread" t JOIN "LimitWindow" w ON ${BLOCKS} WHERE t.id IN (SELECT value FROM json_each(@keys)) ORDER BY w.resetAt DESC`;
+// The latest reset a window of the source reported within [from, to] (minuteOnlyResetRange in lib/retry/advice.ts says why).
+const RESET_BETWEEN = `SELECT max(resetAt) AS resetAt FROM "LimitWindow" WHERE sourceId = ? AND resetAt BETWEEN ? AND ?`;
 const PRUNE = `DELETE FROM "LimitSnapshot" WHERE id IN (SELECT id FROM "LimitSnapshot" WHERE observedAt < ? ORDER BY observedAt LIMIT ?)`;
 
 /** The store statements of a unit of work (see unit-of-work.ts): snapshots commit with their lines. */
@@ -65,6 +67,11 @@ export const limitRows = {
       statement(INSERT).run(row);
       statement(UPSERT_CURRENT).run(row);
     }
+  },
+
+  /** The latest window reset the source reported within [from, to], or null. */
+  windowResetBetween(sourceId: string, from: number, to: number): number | null {
+    return (statement(RESET_BETWEEN).get(sourceId, from, to) as { resetAt: number | null }).resetAt;
   },
 };
 

@@ -162,6 +162,19 @@ describe.each(STORES)("a unit of work on %s", (store) => {
     expect((await tableRows(store, "LimitWindow")).find((row) => row.window === "extreme")).toMatchObject({ windowMinutes: MAX_STORED_INT, resetAt: MAX_STORED_TIME });
   });
 
+  it("gives a usage limit named to the minute the exact reset the source reported for that minute (lib/retry/advice.ts minuteOnlyResetRange)", async () => {
+    const { ingestLines } = await import("@/lib/server/pipeline");
+    const minute = T0 + 3_600_000;
+    const at = minute - 2_000;
+    const limit = { provider: "openai", window: "primary", account: null, usedPercent: 100, windowMinutes: 300, resetAt: minute + 4_000, status: "rejected", observedAt: at - 500, threadId: null };
+    const limits = { index: 0, event: null, nativeType: null, format: "canonical", idempotencyKey: "minute-limits", raw: {}, receivedAt: at - 500, limits: [limit] } as NormalizedLine;
+    const message = `You've hit your usage limit. Try again at ${new Date(minute).toISOString().slice(11, 16)}.`;
+    const failed = { index: 1, event: { type: "turn.failed", at, threadId: "minute", turnId: "u1", error: { code: "usageLimitExceeded", message } } as NormalizedEvent, nativeType: null, format: "canonical", idempotencyKey: "minute-failed", raw: {}, receivedAt: at } as NormalizedLine;
+    await ingestLines(SOURCE, [limits], at);
+    await ingestLines(SOURCE, [failed], at);
+    expect((await tableRows(store, "Thread")).find((row) => row.externalId === "minute")).toMatchObject({ status: "waiting_reset", resetAt: minute + 4_000 });
+  });
+
   it("stores nothing twice when a batch is sent again, in one batch or two", async () => {
     const { ingestLines } = await import("@/lib/server/pipeline");
     const lines: NormalizedLine[] = [0, 1, 2].map((i) => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { latestReset, MAX_ADVICE_MS, parseAdvice } from "./advice";
+import { latestReset, MAX_ADVICE_MS, minuteOnlyResetRange, parseAdvice } from "./advice";
 import { MIN, SEC, T0 } from "./testing";
 import type { AdviceSource, ErrorReport } from "./types";
 
@@ -111,6 +111,23 @@ describe("latestReset: the window reset the hints name", () => {
     ["a remembered reset never replaces an exact hint of the error itself", [exact(T0 + 9 * MIN)], T0 + 9 * MIN + 20 * SEC, T0 + 9 * MIN],
   ])("%s", (_name, hints, remembered, expected) => {
     expect(latestReset(hints, remembered)).toBe(expected);
+  });
+});
+
+describe("minuteOnlyResetRange: where an exact reset may stand behind a minute-only text", () => {
+  const at = (h: number, m: number, s = 0) => Date.UTC(2026, 10, 29, h, m, s);
+  const range = (from: number, to: number) => ({ from, to });
+  it.each<[string, ErrorReport | null, number, number | null, ReturnType<typeof minuteOnlyResetRange>]>([
+    ["a minute ahead: within a minute of it", { message: "Try again at 5:59 PM." }, at(17, 0), null, range(at(17, 58) + 1, at(18, 0) - 1)],
+    ["its minute has begun: from the notice on", { message: "try again at 5:00 PM" }, at(17, 0, 25), null, range(at(17, 0, 25), at(17, 2) - 1)],
+    ["Claude's 'resets 12:28pm (UTC)'", { message: "You've hit your session limit · resets 12:28pm (UTC)" }, at(8, 28), null, range(at(12, 27) + 1, at(12, 29) - 1)],
+    ["a remembered reset of another window does not count", { message: "Try again at 5:59 PM." }, at(17, 0), at(19, 0), range(at(17, 58) + 1, at(18, 0) - 1)],
+    ["a remembered reset within it: nothing to look for", { message: "Try again at 5:59 PM." }, at(17, 0), at(17, 59, 4), null],
+    ["the error names the exact reset itself", { message: "Try again at 5:59 PM.", details: { resetsAt: at(17, 59, 4) / 1000, usedPercent: 100 } }, at(17, 0), null, null],
+    ["no reset text: a delay only", { message: "Rate limited", retryAfter: "30" }, at(17, 0), null, null],
+    ["no error", null, at(17, 0), null, null],
+  ])("%s", (_name, error, noticeAt, remembered, expected) => {
+    expect(minuteOnlyResetRange(error, noticeAt, remembered)).toEqual(expected);
   });
 });
 

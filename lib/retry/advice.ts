@@ -153,6 +153,25 @@ export function latestReset(hints: AdviceHint[], rememberedReset: number | null 
   return latest;
 }
 
+/**
+ * Where an exact reset may stand behind a minute-only reset text of `error`: the instants within
+ * a minute of the latest such text that are not yet past at `noticeAt`. Null when the error names
+ * an exact reset itself, names none, or `remembered` (the thread's remembered reset) already lies
+ * in that range. A source may report the exact reset apart from the error (a relay sends Codex's
+ * account/rateLimits/updated as a line of its own), so the pipeline looks there, and what it
+ * finds is remembered as if the thread had seen it (latestReset then prefers it to the text).
+ */
+export function minuteOnlyResetRange(error: ErrorReport | null | undefined, noticeAt: number, remembered: number | null = null): { from: number; to: number } | null {
+  if (!error) return null;
+  const hints = parseAdvice(error, noticeAt).hints;
+  if (latestExactReset(hints) !== null) return null;
+  let text: number | null = null;
+  for (const hint of hints) if (hint.source === "usage-limit-text" && hint.resetAt !== undefined && (text === null || hint.resetAt > text)) text = hint.resetAt;
+  if (text === null) return null;
+  const range = { from: Math.max(noticeAt, text - MINUTE_MS + 1), to: text + MINUTE_MS - 1 };
+  return remembered !== null && remembered >= range.from && remembered <= range.to ? null : range;
+}
+
 /** The latest exact window reset the hints name (an instant, never a minute-only text), or null. */
 export function latestExactReset(hints: AdviceHint[]): number | null {
   let latest: number | null = null;

@@ -1,6 +1,6 @@
 /** Retry Radar's engine: pure, clock passed in. Every screen is a projection of ThreadState. */
 export { classify, isRetryableKind, errorText, type Classification } from "./classify";
-export { parseAdvice, MAX_ADVICE_MS, type Advice, type IgnoredAdvice } from "./advice";
+export { parseAdvice, minuteOnlyResetRange, MAX_ADVICE_MS, type Advice, type IgnoredAdvice } from "./advice";
 export { parseDuration, noteDuration, clockDuration, humanDuration, compactDuration } from "./duration";
 export {
   PRESETS,

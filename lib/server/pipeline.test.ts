@@ -133,6 +133,53 @@ describe("the ingestion pipeline", () => {
   });
 });
 
+describe("a usage limit named to the minute takes the exact reset the source reported apart from it", () => {
+  // An error 2 s before a minute begins names that minute; the window resets 4 s into it.
+  const minute = Math.ceil(Date.now() / 60_000) * 60_000 + 60_000;
+  const at = minute - 2_000;
+  const exactReset = minute + 4_000;
+  const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+  const refused = (reset: number) => ({ code: "usageLimitExceeded", message: `You've hit your usage limit. Try again at ${hhmm(reset)}.` });
+  const limitsLine = (resetAt: number): NormalizedLine => ({
+    index: 0,
+    event: null,
+    nativeType: "account/rateLimits/updated",
+    format: "codex",
+    idempotencyKey: `limits-${resetAt}-${Math.random()}`,
+    raw: {},
+    receivedAt: at - 500,
+    limits: [{ account: null, provider: "openai", window: "primary", usedPercent: 100, windowMinutes: 300, resetAt, status: "rejected", observedAt: at - 500, threadId: null }],
+  });
+  const failed = (threadId: string, reset: number) =>
+    normalizedLines([{ threadId, type: "turn.failed", turnId: "u1", at, error: refused(reset) }], { receivedAt: at, base: { at, threadId } });
+  const resetOf = (sourceId: string, id: string) =>
+    (sql().prepare(`SELECT resetAt FROM "Thread" WHERE sourceId = ? AND externalId = ?`).get(sourceId, id) as { resetAt: number }).resetAt;
+
+  it.each([
+    ["reported in an earlier request", true],
+    ["reported earlier in the same request", false],
+  ])("%s", async (_name, apart) => {
+    const s = await m.tokens.createSource(`minute-${apart}`, `rr_m_${apart}_${Date.now()}`);
+    if (apart) {
+      await m.pipeline.ingestLines(s, [limitsLine(exactReset)], at);
+      await m.pipeline.ingestLines(s, failed("t", minute), at);
+    } else {
+      await m.pipeline.ingestLines(s, [limitsLine(exactReset), ...failed("t", minute)], at);
+    }
+    expect(threadRow(s.id, "t").status).toBe("waiting_reset");
+    expect(resetOf(s.id, "t")).toBe(exactReset);
+  });
+
+  it("a window of another minute, or of another source, leaves the text's minute alone", async () => {
+    const other = await m.tokens.createSource("minute-other", `rr_mo_${Date.now()}`);
+    await m.pipeline.ingestLines(other, [limitsLine(exactReset)], at);
+    const s = await m.tokens.createSource("minute-far", `rr_mf_${Date.now()}`);
+    await m.pipeline.ingestLines(s, [limitsLine(minute + 5 * 60_000)], at);
+    await m.pipeline.ingestLines(s, failed("t", minute), at);
+    expect(resetOf(s.id, "t")).toBe(minute);
+  });
+});
+
 describe("the first source's token", () => {
   it("stays revoked when RADAR_INGEST_TOKEN names a revoked token at the next start", async () => {
     const token = `rr_env_${Date.now()}`;

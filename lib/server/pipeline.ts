@@ -1,4 +1,4 @@
-import { advanceIncidents, classify, initialThreadState, reduce, tick, tickOnTime } from "@/lib/retry";
+import { advanceIncidents, classify, initialThreadState, minuteOnlyResetRange, reduce, tick, tickOnTime } from "@/lib/retry";
 import type { IncidentInput, IncidentNotice, AppliedStep, DirectiveIntent, EpisodeRecord, RadarEvent, StepResult, ThreadSettings, ThreadState } from "@/lib/retry";
 import type { EngineReach } from "@/lib/threads/control";
 import { SERVER_FORMAT, type NormalizedEvent, type NormalizedLine } from "@/lib/ingest/types";
@@ -220,6 +220,7 @@ class Batch {
    */
   private async step(thread: WorkingThread, event: RadarEvent, eventId: number | null): Promise<AppliedStep | null> {
     await this.advance(thread, event.at);
+    await this.rememberSourceReset(thread, event);
     const before = thread.state;
     const after = reduce(before, event, event.at);
     await this.record(thread, before, after);
@@ -228,6 +229,19 @@ class Batch {
       this.turn(thread.id, event.turnId, TURN_STATUS[event.type] ?? "running", event.at, event.type === "turn.started" ? null : event.at);
     }
     return after.effects.applied;
+  }
+
+  /**
+   * An error that names its reset only to the minute ("try again at 9:29 AM") takes the exact
+   * reset the source reported for that minute in a usage window of its own, as if the thread had
+   * remembered it (see minuteOnlyResetRange): without it the radar would resume at the minute's
+   * start, seconds before the window resets.
+   */
+  private async rememberSourceReset(thread: WorkingThread, event: RadarEvent) {
+    const range = minuteOnlyResetRange(event.error, event.at, thread.state.windowReset);
+    if (range === null) return;
+    const windowReset = await this.tx.windowResetBetween(thread.sourceId, range.from, range.to);
+    if (windowReset !== null) thread.state = { ...thread.state, windowReset };
   }
 
   /**

@@ -2,7 +2,7 @@ import type pg from "pg";
 import type { LimitSnapshot } from "@/lib/ingest/limit-snapshots";
 import { limitRow } from "../records/limits";
 import { pool } from "./pool";
-import { timestampFromMs } from "./time";
+import { msFromTimestamp, timestampFromMs } from "./time";
 
 /** lib/db/limits.ts's unit-of-work statements on PostgreSQL: a batch's snapshots in one multi-row insert. */
 
@@ -21,6 +21,9 @@ const UPSERT_CURRENT = `INSERT INTO "LimitWindow" AS w (${LIST})
     "resetAt" = excluded."resetAt", status = excluded.status, "observedAt" = excluded."observedAt", "threadId" = excluded."threadId", "reachedType" = excluded."reachedType"
   WHERE excluded."observedAt" >= w."observedAt"`;
 
+const RESET_BETWEEN = `SELECT ${msFromTimestamp('max("resetAt")')} AS "resetAt" FROM "LimitWindow"
+  WHERE "sourceId" = $1 AND "resetAt" BETWEEN ${timestampFromMs("$2")} AND ${timestampFromMs("$3")}`;
+
 export function limitRowsOn(client: pg.ClientBase) {
   return {
     async saveLimitSnapshots(sourceId: string, snapshots: LimitSnapshot[]): Promise<void> {
@@ -29,6 +32,11 @@ export function limitRowsOn(client: pg.ClientBase) {
       const arrays = COLUMNS.map((column) => rows.map((row) => row[column]));
       await client.query(INSERT, arrays);
       await client.query(UPSERT_CURRENT, arrays);
+    },
+
+    async windowResetBetween(sourceId: string, from: number, to: number): Promise<number | null> {
+      const { rows } = await client.query<{ resetAt: string | null }>(RESET_BETWEEN, [sourceId, from, to]);
+      return rows[0].resetAt === null ? null : Number(rows[0].resetAt);
     },
   };
 }
