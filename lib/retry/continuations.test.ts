@@ -48,6 +48,8 @@ describe("resume at reset (opt-in per source)", () => {
       ["the snapshot's reset, not the end of the minute the text names", (e) => [snapshot(e, SEC, T0 + 5 * MIN + 7 * SEC), refused(e, 2 * SEC, "5:05 PM")], T0 + 5 * MIN + 7 * SEC],
       ["a snapshot of another window leaves the text's time", (e) => [snapshot(e, SEC, T0 + 20 * MIN), refused(e, 2 * SEC, "5:05 PM")], T0 + 5 * MIN],
       ["a remembered reset that has passed is not used", (e) => [snapshot(e, SEC, T0 + 10 * MIN), refused(e, HOUR_MS, "6:10 PM")], T0 + HOUR_MS + 10 * MIN],
+      ["the reset the server found for the text's minute in the source's usage windows (windowResetAt)", (e) => [{ ...refused(e, 2 * SEC, "5:05 PM"), windowResetAt: T0 + 5 * MIN + 4 * SEC }], T0 + 5 * MIN + 4 * SEC],
+      ["the event's found reset before the thread's remembered one", (e) => [snapshot(e, SEC, T0 + 5 * MIN + 7 * SEC), { ...refused(e, 2 * SEC, "5:05 PM"), windowResetAt: T0 + 5 * MIN + 4 * SEC }], T0 + 5 * MIN + 4 * SEC],
     ])("%s", (_name, more, resetAt) => {
       const s = feed(running(more, RESUME));
       expect(s).toMatchObject({ status: "recovery_scheduled", retry: { resetAt }, recovery: { policy: "resume-at-reset", state: "scheduled" } });

@@ -297,9 +297,13 @@ function rememberWindowReset(step: Step, e: RadarEvent): boolean {
   return true;
 }
 
-/** The remembered exact reset, while it is still ahead of `at`: a minute-only text within a minute of it gives way to it. */
-function rememberedReset(s: ThreadState, at: number): number | null {
-  return s.windowReset !== null && s.windowReset >= at ? s.windowReset : null;
+/**
+ * The exact reset the source reported apart from the error (the event's own, else the one the
+ * thread remembered while it is still ahead): a minute-only text within a minute of it gives way to it.
+ */
+function rememberedReset(s: ThreadState, e: RadarEvent): number | null {
+  if (e.windowResetAt != null) return e.windowResetAt;
+  return s.windowReset !== null && s.windowReset >= e.at ? s.windowReset : null;
 }
 
 function absorbMetadata(s: ThreadState, e: RadarEvent) {
@@ -387,7 +391,7 @@ function onRetry(step: Step, e: RadarEvent, random: (() => number) | undefined) 
   const exact = advice.hints[0]?.source === "delayMs" ? advice.hints[0] : null;
   const authoritative = advice.authoritative;
   const window = expectedWindow(policy, n, exact ? { delayMs: exact.delayMs, exact: true } : authoritative);
-  const resetAt = latestReset(advice.hints, rememberedReset(s, e.at));
+  const resetAt = latestReset(advice.hints, rememberedReset(s, e));
   const attempt: AttemptRecord = {
     n,
     noticeAt: e.at,
@@ -663,7 +667,7 @@ function terminalFailure(step: Step, e: RadarEvent, cls: Classification, endsTur
     return;
   }
   const advice = parseAdvice(e.error, e.at);
-  const resetAt = latestReset(advice.hints, rememberedReset(s, e.at));
+  const resetAt = latestReset(advice.hints, rememberedReset(s, e));
   const reason = e.error?.message ?? `${cls.kind} failure`;
   const episode = episodeOpen(s) ? s.episode! : e.type === "retry" ? newEpisode(s, e.at, cls.kind) : null;
   if (episode) {

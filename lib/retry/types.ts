@@ -164,6 +164,12 @@ export interface RadarEvent {
   settings?: ThreadSettings | null;
   /** Open approval / user question on the thread (Codex activeFlags): cancels capacity recovery. */
   awaitingUser?: boolean | null;
+  /**
+   * Added by the server, never by a source: the exact window reset the source reported apart from
+   * this event for the minute its error names only (minuteOnlyResetRange). Stored with the event,
+   * so a replay reads the same reset.
+   */
+  windowResetAt?: number | null;
 }
 
 export interface ThreadSettings {

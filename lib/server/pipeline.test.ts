@@ -170,6 +170,14 @@ describe("a usage limit named to the minute takes the exact reset the source rep
     expect(resetOf(s.id, "t")).toBe(exactReset);
   });
 
+  it("keeps the exact reset when a late event makes the thread replay", async () => {
+    const s = await m.tokens.createSource("minute-replay", `rr_mr_${Date.now()}`);
+    await m.pipeline.ingestLines(s, [limitsLine(exactReset)], at);
+    await m.pipeline.ingestLines(s, failed("t", minute), at);
+    await m.pipeline.ingestLines(s, normalizedLines([{ threadId: "t", type: "progress", turnId: "u1", at: at - 1_000 }], { receivedAt: at, base: { threadId: "t" } }), at);
+    expect(resetOf(s.id, "t")).toBe(exactReset);
+  });
+
   it("a window of another minute, or of another source, leaves the text's minute alone", async () => {
     const other = await m.tokens.createSource("minute-other", `rr_mo_${Date.now()}`);
     await m.pipeline.ingestLines(other, [limitsLine(exactReset)], at);

@@ -158,6 +158,7 @@ class Batch {
     meta: { key: string; format: string; nativeType: string | null; raw: unknown; rawJson?: string; receivedAt: number; clampedFrom?: number },
   ): Promise<AppliedStep | null> {
     thread.changed = true;
+    event = await this.withWindowReset(thread, event);
     let notice: IncidentNotice | null = null;
     const inOrder = !thread.needsReplay && (thread.state.lastEventAt == null || event.at >= thread.state.lastEventAt);
     // Fold only into the progress row that is still the thread's last applied event, and only in
@@ -214,13 +215,25 @@ class Batch {
   }
 
   /**
+   * An error that names its reset only to the minute ("try again at 9:29 AM") carries the exact
+   * reset the source reported for that minute in a usage window of its own (a relay sends Codex's
+   * account/rateLimits/updated apart from the error): without it the radar would resume at the
+   * minute's start, seconds before the window resets. See minuteOnlyResetRange.
+   */
+  private async withWindowReset(thread: WorkingThread, event: NormalizedEvent): Promise<NormalizedEvent> {
+    const range = minuteOnlyResetRange(event.error, event.at, thread.state.windowReset);
+    if (range === null) return event;
+    const windowResetAt = await this.tx.windowResetBetween(thread.sourceId, range.from, range.to);
+    return windowResetAt === null ? event : { ...event, windowResetAt };
+  }
+
+  /**
    * Deadlines that passed before `event.at` are applied first, then the event itself. reduce()
    * would fire them too, but ticking separately lets every episode a timer ends be saved before
    * the event may start the next one.
    */
   private async step(thread: WorkingThread, event: RadarEvent, eventId: number | null): Promise<AppliedStep | null> {
     await this.advance(thread, event.at);
-    await this.rememberSourceReset(thread, event);
     const before = thread.state;
     const after = reduce(before, event, event.at);
     await this.record(thread, before, after);
@@ -229,19 +242,6 @@ class Batch {
       this.turn(thread.id, event.turnId, TURN_STATUS[event.type] ?? "running", event.at, event.type === "turn.started" ? null : event.at);
     }
     return after.effects.applied;
-  }
-
-  /**
-   * An error that names its reset only to the minute ("try again at 9:29 AM") takes the exact
-   * reset the source reported for that minute in a usage window of its own, as if the thread had
-   * remembered it (see minuteOnlyResetRange): without it the radar would resume at the minute's
-   * start, seconds before the window resets.
-   */
-  private async rememberSourceReset(thread: WorkingThread, event: RadarEvent) {
-    const range = minuteOnlyResetRange(event.error, event.at, thread.state.windowReset);
-    if (range === null) return;
-    const windowReset = await this.tx.windowResetBetween(thread.sourceId, range.from, range.to);
-    if (windowReset !== null) thread.state = { ...thread.state, windowReset };
   }
 
   /**
