@@ -56,6 +56,13 @@ export const threadRows = {
     statement(SET_SNOOZED).run(until, id);
   },
 
+  /**
+   * Names the threads a unit of work is about to find or create (an ingest batch's), so a store
+   * that pays a round trip per statement can read and create them together
+   * (lib/db/postgres/thread-state.ts). SQLite finds each in microseconds: nothing to do here.
+   */
+  expectThreads(_sourceId: string, _externalIds: string[]): void {},
+
   createThread(sourceId: string, externalId: string, state: ThreadState, now: number): StoredThread {
     const info = statement(INSERT).run(sourceId, externalId, JSON.stringify(state), JSON.stringify(state.settings), now, now);
     return newStored(Number(info.lastInsertRowid), externalId, state);

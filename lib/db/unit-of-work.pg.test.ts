@@ -45,14 +45,14 @@ async function snapshot(store: TestStore): Promise<Record<string, Row[]>> {
   return Object.fromEntries(Object.entries(out).map(([table, rows]) => [table, ordered(rows)]));
 }
 
-async function insertSource(store: TestStore): Promise<void> {
+async function insertSource(store: TestStore, source = SOURCE): Promise<void> {
   if (store === "sqlite") {
     const { db } = await import("./client");
-    db().sql.prepare(`INSERT INTO "Source" (id, name, createdAt, capacityRecovery) VALUES (?, ?, ?, 0)`).run(SOURCE.id, SOURCE.name, T0);
+    db().sql.prepare(`INSERT INTO "Source" (id, name, createdAt, capacityRecovery) VALUES (?, ?, ?, 0)`).run(source.id, source.name, T0);
   } else {
     const { pool } = await import("./postgres/pool");
     const { timestampFromMs } = await import("./postgres/time");
-    await pool().query(`INSERT INTO "Source" (id, name, "createdAt") VALUES ($1, $2, ${timestampFromMs("$3")})`, [SOURCE.id, SOURCE.name, T0]);
+    await pool().query(`INSERT INTO "Source" (id, name, "createdAt") VALUES ($1, $2, ${timestampFromMs("$3")})`, [source.id, source.name, T0]);
   }
 }
 
@@ -173,6 +173,38 @@ describe.each(STORES)("a unit of work on %s", (store) => {
     await ingestLines(SOURCE, [limits], at);
     await ingestLines(SOURCE, [failed], at);
     expect((await tableRows(store, "Thread")).find((row) => row.externalId === "minute")).toMatchObject({ status: "waiting_reset", resetAt: minute + 4_000 });
+  });
+
+  it("joins one agent thread's two paths in batches that name many threads, whichever path came first (lib/db/thread-join.ts)", async () => {
+    const { ingestLines } = await import("@/lib/server/pipeline");
+    const { OTLP_FORMAT } = await import("@/lib/ingest/types");
+    const otel: SourceRecord = { ...SOURCE, id: "src-otel", name: "otel" };
+    await insertSource(store, otel);
+    let key = 0;
+    const batch = (format: NormalizedLine["format"], threadIds: string[], at: number): NormalizedLine[] =>
+      threadIds.flatMap((threadId) =>
+        (["turn.started", "retry"] as const).map((type, i) => ({
+          index: 0,
+          event: { type, at: at + i, threadId, turnId: "u1", agent: "claude-code", ...(type === "retry" ? { attempt: 1, error: { httpStatus: 429 } } : {}) } as NormalizedEvent,
+          nativeType: null,
+          format,
+          idempotencyKey: `join-${++key}`,
+          raw: {},
+          receivedAt: at,
+        })),
+      );
+    // Relay first for "a", OpenTelemetry first for "b"; "solo-*" only on their own path.
+    await ingestLines(SOURCE, batch("claude", ["join-a", "solo-relay-1", "solo-relay-2"], T0 + 7_200_000), T0 + 7_200_000);
+    await ingestLines(otel, batch(OTLP_FORMAT, ["solo-otel", "join-a", "join-b"], T0 + 7_201_000), T0 + 7_201_000);
+    await ingestLines(SOURCE, batch("claude", ["solo-relay-3", "join-b"], T0 + 7_202_000), T0 + 7_202_000);
+    const threads = (await tableRows(store, "Thread")).filter((row) => /^(join|solo)-/.test(String(row.externalId)));
+    const idOf = (sourceId: string, externalId: string) => threads.find((row) => row.sourceId === sourceId && row.externalId === externalId)!;
+    for (const id of ["join-a", "join-b"]) {
+      expect(idOf(otel.id, id).joinedTo, id).toBe(idOf(SOURCE.id, id).id);
+      expect(idOf(SOURCE.id, id).joinedTo, id).toBeNull();
+    }
+    for (const row of threads.filter((row) => String(row.externalId).startsWith("solo-"))) expect(row.joinedTo, String(row.externalId)).toBeNull();
+    expect(threads).toHaveLength(8);
   });
 
   it("stores nothing twice when a batch is sent again, in one batch or two", async () => {

@@ -104,6 +104,16 @@ class Batch {
     return this.withReach(this.remember(source.id, await this.tx.createThread(source.id, externalId, newThreadState(externalId, source), this.now), null));
   }
 
+  /** Names ahead the threads of the lines that will be applied (see expectThreads in lib/db/thread-state.ts). */
+  async expectThreads(source: SourceRecord, lines: NormalizedLine[], storedKeys: Set<string>): Promise<void> {
+    const ids = new Set<string>();
+    for (const line of lines) {
+      const threadId = line.event?.threadId;
+      if (threadId && !storedKeys.has(line.idempotencyKey) && !this.bySourceKey.has(`${source.id}\0${threadId}`)) ids.add(threadId);
+    }
+    if (ids.size) await this.tx.expectThreads(source.id, [...ids]);
+  }
+
   async threadById(id: number): Promise<WorkingThread | null> {
     const cached = this.threads.get(id);
     if (cached) return cached;
@@ -489,6 +499,7 @@ export async function ingestLines(source: SourceRecord, given: NormalizedLine[],
     batch.expireStale = lines.length > 0 && lines.every((line) => (line.event?.at ?? now) < now - DIRECTIVE_MAX_AGE_MS);
     // Keys stored before this batch, asked once; a key repeated within the batch counts once too.
     const storedKeys = await tx.storedKeys(source.id, lines.map((line) => line.idempotencyKey));
+    await batch.expectThreads(source, lines, storedKeys);
     const seenKeys = new Set<string>();
     for (const line of lines) {
       if (seenKeys.has(line.idempotencyKey) || storedKeys.has(line.idempotencyKey)) {

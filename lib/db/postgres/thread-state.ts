@@ -29,16 +29,77 @@ const arrayType = (column: string) =>
 const SAVE_MANY = `UPDATE "Thread" t SET ${SAVED.map((column) => `"${column}" = ${TIMES.has(column) ? timestampFromMs(`r."${column}"`) : `r."${column}"`}`).join(", ")}
   FROM unnest($1::int[], ${SAVED.map((column, i) => `$${i + 2}::${arrayType(column)}[]`).join(", ")}) AS r(id, ${SAVED.map((column) => `"${column}"`).join(", ")})
   WHERE t.id = r.id`;
+// A batch's threads named ahead (expectThreads): found and locked together, in id order.
+const EXPECTED = `SELECT ${COLUMNS} FROM "Thread" WHERE "sourceId" = $1 AND "externalId" = ANY($2::text[]) ORDER BY id FOR UPDATE`;
+// Which of them another source's path may join (thread-join.ts): every join needs such a thread.
+const ON_OTHER_PATHS = `SELECT DISTINCT "externalId" FROM "Thread" WHERE "externalId" = ANY($1::text[]) AND "sourceId" <> $2 AND "joinedTo" IS NULL`;
+const THREAD_IDS = `SELECT nextval(pg_get_serial_sequence('"Thread"', 'id'))::int AS id FROM generate_series(1, $1)`;
+const INSERT_MANY = `INSERT INTO "Thread" (id, "sourceId", "externalId", status, state, "initialSettings", "createdAt", "updatedAt")
+  SELECT r.id, r."sourceId", r."externalId", 'idle', r.state, r."initialSettings", ${timestampFromMs("r.at")}, ${timestampFromMs("r.at")}
+  FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::float8[]) AS r(id, "sourceId", "externalId", state, "initialSettings", at)`;
 const CHILDREN = `SELECT id FROM "Thread" WHERE "sourceId" = $1 AND "parentExternalId" = $2 ORDER BY id`;
 const OF_SOURCE = `SELECT id FROM "Thread" WHERE "sourceId" = $1 ORDER BY id`;
 const SET_ARCHIVED = `UPDATE "Thread" SET "archivedAt" = ${timestampFromMs("$1")} WHERE id = $2`;
 const SET_SNOOZED = `UPDATE "Thread" SET "snoozedUntil" = ${timestampFromMs("$1")} WHERE id = $2`;
 
-export function threadRowsOn(client: pg.ClientBase, rollups: RollupRowsOn, locks: TxLocks = txLocks(client)) {
+/**
+ * What a unit of work learnt of the threads it named ahead (expectThreads), and the creations it
+ * holds: a batch of 500 events on 25 new threads then costs four statements instead of 75.
+ * - `expected`: each named thread as it was read (locked), or null when none exists; answered by
+ *   findThread once, after which the pipeline keeps the thread itself. Nothing else changes a
+ *   named row meanwhile: the row is locked by this unit of work, a missing key is covered by its
+ *   source's lock (locks.ts), and this unit of work changes a thread only after finding it.
+ * - `alone`: named threads no other source's thread shares an id with, which no path can join.
+ * - creations draw their ids ahead and are written in one statement before anything that may
+ *   name them (events, saves: unit-of-work.ts flushes them first).
+ */
+export function threadLookahead() {
+  return { expected: new Map<string, StoredThread | null>(), alone: new Set<string>(), ids: [] as number[] };
+}
+export type ThreadLookahead = ReturnType<typeof threadLookahead>;
+export const lookaheadKey = (sourceId: string, externalId: string) => `${sourceId}\0${externalId}`;
+
+export function threadRowsOn(client: pg.ClientBase, rollups: RollupRowsOn, locks: TxLocks = txLocks(client), ahead: ThreadLookahead = threadLookahead()) {
+  type Creation = { id: number; sourceId: string; externalId: string; state: string; initialSettings: string; at: number };
+  let creations: Creation[] = [];
+
+  async function flushCreations(): Promise<void> {
+    if (!creations.length) return;
+    const rows = creations;
+    creations = [];
+    await client.query(INSERT_MANY, [rows.map((r) => r.id), rows.map((r) => r.sourceId), rows.map((r) => r.externalId), rows.map((r) => r.state), rows.map((r) => r.initialSettings), rows.map((r) => r.at)]);
+  }
+
   return {
+    flushCreations,
+
+    /** lib/db/thread-state.ts's contract: the threads a unit of work is about to find or create. */
+    async expectThreads(sourceId: string, externalIds: string[]): Promise<void> {
+      const named = externalIds.filter((id) => !ahead.expected.has(lookaheadKey(sourceId, id)));
+      if (!named.length) return;
+      await locks.source(sourceId);
+      const { rows } = await client.query<ThreadRow>(EXPECTED, [sourceId, named]);
+      const found = new Map(rows.map((row) => [row.externalId, row]));
+      for (const id of named) {
+        const row = found.get(id);
+        ahead.expected.set(lookaheadKey(sourceId, id), row ? toStored(row) : null);
+      }
+      const shared = new Set((await client.query<{ externalId: string }>(ON_OTHER_PATHS, [named, sourceId])).rows.map((row) => row.externalId));
+      for (const id of named) if (!shared.has(id)) ahead.alone.add(lookaheadKey(sourceId, id));
+      const missing = named.length - found.size;
+      if (missing > 0) ahead.ids.push(...(await client.query<{ id: number }>(THREAD_IDS, [missing])).rows.map((row) => row.id));
+    },
+
     async findThread(sourceId: string, externalId: string): Promise<StoredThread | null> {
+      const key = lookaheadKey(sourceId, externalId);
+      if (ahead.expected.has(key)) {
+        const known = ahead.expected.get(key)!;
+        ahead.expected.delete(key);
+        return known;
+      }
       // A thread that does not exist yet has no row to lock: its source's lock covers its key (locks.ts).
       await locks.source(sourceId);
+      await flushCreations();
       const { rows } = await client.query<ThreadRow>(FIND, [sourceId, externalId]);
       return rows[0] ? toStored(rows[0]) : null;
     },
@@ -56,8 +117,13 @@ export function threadRowsOn(client: pg.ClientBase, rollups: RollupRowsOn, locks
       await client.query(SET_SNOOZED, [until, id]);
     },
 
-    /** Called after findThread found none, under its lock on the key. */
+    /** Called after findThread found none, under its lock on the key; held when its id was drawn ahead. */
     async createThread(sourceId: string, externalId: string, state: ThreadState, now: number): Promise<StoredThread> {
+      const id = ahead.ids.shift();
+      if (id !== undefined) {
+        creations.push({ id, sourceId, externalId, state: JSON.stringify(state), initialSettings: JSON.stringify(state.settings), at: now });
+        return newStored(id, externalId, state);
+      }
       const { rows } = await client.query<{ id: number }>(INSERT, [sourceId, externalId, JSON.stringify(state), JSON.stringify(state.settings), now]);
       return newStored(rows[0].id, externalId, state);
     },

@@ -12,7 +12,7 @@ import { quarantineRowsOn } from "./quarantine";
 import { rollupRowsOn, type RollupRowsOn } from "./rollups";
 import { sourceRowsOn } from "./sources";
 import { threadJoinRowsOn } from "./thread-join";
-import { heldThreadSavesOn, threadRowsOn } from "./thread-state";
+import { heldThreadSavesOn, lookaheadKey, threadLookahead, threadRowsOn } from "./thread-state";
 import { txLocks } from "./locks";
 import { OTLP_FORMAT } from "@/lib/ingest/types";
 
@@ -44,26 +44,30 @@ export function postgresTransaction<T>(work: (tx: PostgresTx) => Promise<T>): Pr
 }
 
 /**
- * Writes a unit of work holds back, to write many rows in one statement: the batch's event rows
- * (events.ts), its thread saves (thread-state.ts) and its incident saves (incidents.ts). Before any other method runs, what is held
- * is written, events first (a thread's row names its open progress event), so whatever that
- * method reads or changes sees them; the commit writes the last ones. Only the methods below skip
- * that, because they read and write nothing held:
- * - events, thread and incident saves go on being held through their own methods;
+ * Writes a unit of work holds back, to write many rows in one statement: the threads it creates
+ * and its thread saves (thread-state.ts), the batch's event rows (events.ts) and its incident
+ * saves (incidents.ts). Before any other method runs, what is held is written, created threads
+ * first (events and saves name them), then events (a thread's row names its open progress event),
+ * so whatever that method reads or changes sees them; the commit writes the last ones. Only the
+ * methods below skip some of that, because they read and write nothing held:
+ * - creations, events, thread and incident saves go on being held through their own methods;
+ * - finding a thread named ahead (expectThreads) reads nothing: it was read then;
  * - finding, creating and locking threads and reading a source's reach read no event (the held
- *   thread saves are written before them all the same);
- * - joining a path reads only other sources' events, unless the thread is an OpenTelemetry one
- *   (thread-join.ts), so the held events need writing first only when they are not all of the
- *   thread's source or the line is OpenTelemetry's.
+ *   threads are written before them all the same);
+ * - joining a path reads nothing for a thread no other source shares an id with (known from
+ *   expectThreads), and otherwise only other sources' events, unless the thread is an
+ *   OpenTelemetry one (thread-join.ts), so the held events need writing first only when they are
+ *   not all of the thread's source or the line is OpenTelemetry's.
  */
-const HOLDS_ALL = new Set(["insertEvent", "saveThread", "noticesSeen", "saveIncident"]);
-const READS_NO_EVENT = new Set(["findThread", "threadById", "createThread", "sourceReach"]);
+const HOLDS_ALL = new Set(["insertEvent", "saveThread", "noticesSeen", "saveIncident", "createThread"]);
+const READS_NO_EVENT = new Set(["findThread", "threadById", "expectThreads", "sourceReach"]);
 
 function txOn(client: pg.ClientBase): { tx: PostgresTx; flush: () => Promise<void> } {
   const locks = txLocks(client);
+  const ahead = threadLookahead();
   const events = eventRowsOn(client, locks);
   const rollups = rollupRowsOn(client);
-  const threadRows = threadRowsOn(client, rollups, locks);
+  const threadRows = threadRowsOn(client, rollups, locks, ahead);
   const threadSaves = heldThreadSavesOn(client, threadRows, rollups);
   const incidentSaves = heldIncidentSavesOn(client);
   const methods = {
@@ -72,7 +76,12 @@ function txOn(client: pg.ClientBase): { tx: PostgresTx; flush: () => Promise<voi
     noticesSeen: threadSaves.noticesSeen,
     saveIncident: incidentSaves.saveIncident,
   };
+  const flushThreads = async () => {
+    await threadRows.flushCreations();
+    await threadSaves.flush();
+  };
   const flushHeld = async () => {
+    await threadRows.flushCreations();
     await events.flush();
     await threadSaves.flush();
     await incidentSaves.flush();
@@ -80,16 +89,26 @@ function txOn(client: pg.ClientBase): { tx: PostgresTx; flush: () => Promise<voi
   const tx: Record<string, (...args: never[]) => unknown> = {};
   for (const [name, method] of Object.entries(methods) as [string, (...args: unknown[]) => unknown][]) {
     if (HOLDS_ALL.has(name)) tx[name] = method;
+    else if (name === "findThread")
+      tx[name] = async (...args: unknown[]) => {
+        const [sourceId, externalId] = args as [string, string];
+        if (!ahead.expected.has(lookaheadKey(sourceId, externalId))) await flushThreads();
+        return method(...args);
+      };
     else if (READS_NO_EVENT.has(name))
       tx[name] = async (...args: unknown[]) => {
-        await threadSaves.flush();
+        await flushThreads();
         return method(...args);
       };
     else if (name === "joinPaths")
       tx[name] = async (...args: unknown[]) => {
-        const [thread, format] = args as [{ sourceId: string }, string];
-        if (format === OTLP_FORMAT || !events.holdsOnly(thread.sourceId)) await events.flush();
-        await threadSaves.flush();
+        const [thread, format] = args as [{ sourceId: string; externalId: string; joinedTo: number | null }, string];
+        if (ahead.alone.has(lookaheadKey(thread.sourceId, thread.externalId))) return { joinedTo: thread.joinedTo, changed: [] };
+        if (format === OTLP_FORMAT || !events.holdsOnly(thread.sourceId)) {
+          await threadRows.flushCreations();
+          await events.flush();
+        }
+        await flushThreads();
         return method(...args);
       };
     else
