@@ -15,9 +15,10 @@ import { timestampFromMs } from "./time";
  * means anything.
  */
 
-const KEYS_STORED = `SELECT k FROM unnest($2::text[]) k
-  WHERE EXISTS (SELECT 1 FROM "Event" WHERE "sourceId" = $1 AND "idempotencyKey" = k)
-     OR EXISTS (SELECT 1 FROM "IngestKey" WHERE "sourceId" = $1 AND key = k)`;
+// One probe of each unique index per key, whatever the statistics say: written as EXISTS, the
+// planner may hash all of a source's keys instead (a scan of its every event, each batch).
+export const KEYS_STORED = `SELECT k FROM unnest($2::text[]) k CROSS JOIN LATERAL (SELECT 1 FROM "Event" WHERE "sourceId" = $1 AND "idempotencyKey" = k LIMIT 1) stored
+  UNION ALL SELECT k FROM unnest($2::text[]) k CROSS JOIN LATERAL (SELECT 1 FROM "IngestKey" WHERE "sourceId" = $1 AND key = k LIMIT 1) stored`;
 const NEXT_IDS = `SELECT nextval(pg_get_serial_sequence('"Event"', 'id')) AS id FROM generate_series(1, $1)`;
 // Times travel as float8 (a source may report fractions of a millisecond) and are rounded to whole ones.
 const INSERT_EVENTS = `INSERT INTO "Event" (id, "sourceId", "threadId", "idempotencyKey", format, "nativeType", type, at, "receivedAt", "lastAt",

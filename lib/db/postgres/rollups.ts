@@ -54,7 +54,7 @@ export function factsSql(episodeWhere: string | null, eventWhere: string | null)
   return `WITH a AS MATERIALIZED (
       SELECT ep."threadId", ep.kind, ${msFromTimestamp(`ep."endedAt"`)} AS "endedAt", ${msFromTimestamp(`a."noticeAt"`)} AS "noticeAt",
         a."advisedDelayMs"::bigint AS "advisedDelayMs", a."earlyByMs"::bigint AS "earlyByMs",
-        ${msFromTimestamp(`coalesce(a."startedAt", (SELECT min(b."noticeAt") FROM "Attempt" b WHERE b."episodeId" = a."episodeId" AND b.n > a.n))`)} AS "retriedAt"
+        ${msFromTimestamp(`coalesce(a."startedAt", min(a."noticeAt") OVER (PARTITION BY a."episodeId" ORDER BY a.n ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING))`)} AS "retriedAt"
       FROM "Attempt" a JOIN "Episode" ep ON ep.id = a."episodeId" WHERE (${episodeWhere ?? "false"}))
     SELECT f.fact, f.minute::bigint AS minute, f.kind, coalesce(t.provider, 'unknown') AS provider, coalesce(t.model, 'unknown') AS model,
       coalesce(t.agent, 'unknown') AS agent, t."sourceId", f.label,
@@ -65,7 +65,8 @@ export function factsSql(episodeWhere: string | null, eventWhere: string | null)
     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`;
 }
 
-const EPISODES = factsSql(`(ep."threadId", ep.seq) IN (SELECT * FROM unnest($1::int[], $2::int[]))`, null);
+// The threads' ids alone first: PostgreSQL finds the episodes on the (threadId, seq) index instead of scanning them all.
+const EPISODES = factsSql(`ep."threadId" = ANY($1::int[]) AND (ep."threadId", ep.seq) IN (SELECT * FROM unnest($1::int[], $2::int[]))`, null);
 const THREAD_EPISODES = factsSql(`ep."threadId" = $1`, null);
 const THREAD_FACTS = factsSql(`ep."threadId" = $1`, `e."threadId" = $1`);
 const EVENT_NOTICES = factsSql(null, `e.id = ANY($1::bigint[])`);
