@@ -23,11 +23,20 @@ export const exportFormatQuery = z.object({
 export const localPath = z.string().max(2000).regex(/^\/(?![/\\])/, "a path on this server").catch("/");
 
 /**
- * A positive integer path or query parameter naming a stored row (a thread's key, an event's seq,
- * a cursor): at most what both stores' 32-bit ids hold, so a larger one is this 400 on both, not
- * a database error on PostgreSQL.
+ * A positive integer path or query parameter naming a thread (its key) or a page: at most what
+ * both stores' 32-bit ids hold, so a larger one is this 400 on both, not a database error on
+ * PostgreSQL.
  */
 export const positiveId = (name: string) => {
   const message = `${name}: expected a positive integer up to ${MAX_STORED_INT}.`;
   return z.coerce.number({ error: message }).pipe(z.number().int(message).min(1, message).max(MAX_STORED_INT, message));
+};
+
+/**
+ * An event's seq (its id): 64-bit on both stores (PostgreSQL's Event ids are BIGINT), so any
+ * positive integer a number holds exactly.
+ */
+export const positiveSeq = (name: string) => {
+  const message = `${name}: expected a positive integer up to ${Number.MAX_SAFE_INTEGER}.`;
+  return z.coerce.number({ error: message }).pipe(z.number().int(message).min(1, message).max(Number.MAX_SAFE_INTEGER, message));
 };

@@ -82,7 +82,9 @@ describe.each(STORES)("thread reads on %s", (store) => {
       } while (before !== null);
       sameAnswer(store, `event pages ${key}`, pages);
       const seqs = pages.flatMap((page) => page.events.map((event) => event.seq));
-      sameAnswer(store, `raw ${key}`, await Promise.all([...seqs.slice(0, 3), 999_999].map((seq) => eventRaw(key, seq))));
+      // A seq beyond 32 bits (Event ids are BIGINT on PostgreSQL) is a seq like any other on both.
+      sameAnswer(store, `raw ${key}`, await Promise.all([...seqs.slice(0, 3), 999_999, 5_000_000_001].map((seq) => eventRaw(key, seq))));
+      sameAnswer(store, `before a 64-bit seq ${key}`, await threadEventPage(key, { before: 5_000_000_001, limit: 4 }));
     }
     expect(await threadDetail(9999, NOW)).toBeNull();
     const episodes = await Promise.all(keys.map(async (key) => (await threadDetail(key, NOW))!.episodes.length));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { auditQuery } from "@/lib/audit/query";
 import { MAX_STORED_INT, MAX_STORED_TIME } from "@/lib/ingest/limits";
-import { describeZodError, positiveId } from "@/lib/validation";
+import { describeZodError, positiveId, positiveSeq } from "@/lib/validation";
 import { parseThreadQuery } from "./filter";
 
 // `from`/`to` of the threads filter and of the audit filter are one parser (`instant`): a time
@@ -69,5 +69,22 @@ describe("numbers in a filter URL and in a thread's path", () => {
     } else {
       expect(parsed.data).toBe(value);
     }
+  });
+});
+
+describe("an event's seq: 64-bit on both stores", () => {
+  it.each([
+    ["1", 1],
+    ["3000000000", 3_000_000_000],
+    ["5000000001", 5_000_000_001],
+    [String(Number.MAX_SAFE_INTEGER), Number.MAX_SAFE_INTEGER],
+    ["9007199254740993", null],
+    ["0", null],
+    ["1.5", null],
+    ["abc", null],
+  ])("a seq %s → %j", (raw, value) => {
+    const parsed = positiveSeq("seq").safeParse(raw);
+    if (value === null) expect(parsed.error?.issues[0].message).toBe(`seq: expected a positive integer up to ${Number.MAX_SAFE_INTEGER}.`);
+    else expect(parsed.data).toBe(value);
   });
 });

@@ -4,7 +4,7 @@ import { threadExists } from "@/lib/db/threads";
 import { problem } from "@/lib/server/http";
 import { route } from "@/lib/server/route";
 import { EVENT_PAGE_SIZE, type EventPage } from "@/lib/wire/types";
-import { positiveId } from "@/lib/validation";
+import { positiveSeq } from "@/lib/validation";
 import { threadKeyParams } from "../../key-param";
 
 export const dynamic = "force-dynamic";
@@ -22,7 +22,7 @@ export const GET = route(
     params: threadKeyParams,
     query: {
       schema: z.object({
-        before: positiveId("before").optional(),
+        before: positiveSeq("before").optional(),
         limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(EVENT_PAGE_SIZE),
         raw: z.enum(["0", "1", "true", "false"]).optional(),
       }),
