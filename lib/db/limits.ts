@@ -55,8 +55,10 @@ const BLOCKING = `SELECT w.sourceId, w.account, w.provider, w.window, w.usedPerc
   FROM "Thread" t JOIN "LimitWindow" w ON ${BLOCKS} WHERE t.id = @threadKey ORDER BY w.provider, w.window`;
 const BLOCKING_MANY = `SELECT t.id AS threadKey, w.sourceId, w.account, w.provider, w.window
   FROM "Thread" t JOIN "LimitWindow" w ON ${BLOCKS} WHERE t.id IN (SELECT value FROM json_each(@keys)) ORDER BY w.resetAt DESC`;
-// The latest reset a window of the source reported within [from, to] (minuteOnlyResetRange in lib/retry/advice.ts says why).
-const RESET_BETWEEN = `SELECT max(resetAt) AS resetAt FROM "LimitWindow" WHERE sourceId = ? AND resetAt BETWEEN ? AND ?`;
+// The reset a window of the source (of the thread's provider, when known) reported within [from, to]:
+// the thread's own window first, else the latest (minuteOnlyResetRange in lib/retry/advice.ts says why).
+const RESET_BETWEEN = `SELECT resetAt FROM "LimitWindow" WHERE sourceId = @sourceId AND resetAt BETWEEN @from AND @to
+  AND (@provider IS NULL OR provider = @provider) ORDER BY coalesce(threadId = @threadId, 0) DESC, resetAt DESC LIMIT 1`;
 const PRUNE = `DELETE FROM "LimitSnapshot" WHERE id IN (SELECT id FROM "LimitSnapshot" WHERE observedAt < ? ORDER BY observedAt LIMIT ?)`;
 
 /** The store statements of a unit of work (see unit-of-work.ts): snapshots commit with their lines. */
@@ -69,9 +71,10 @@ export const limitRows = {
     }
   },
 
-  /** The latest window reset the source reported within [from, to], or null. */
-  windowResetBetween(sourceId: string, from: number, to: number): number | null {
-    return (statement(RESET_BETWEEN).get(sourceId, from, to) as { resetAt: number | null }).resetAt;
+  /** The reset a usage window of the source reported within [from, to] for this thread (see RESET_BETWEEN), or null. */
+  windowResetBetween(sourceId: string, thread: { externalId: string; provider: string | null }, from: number, to: number): number | null {
+    const row = statement(RESET_BETWEEN).get({ sourceId, provider: thread.provider, threadId: thread.externalId, from, to }) as { resetAt: number } | undefined;
+    return row?.resetAt ?? null;
   },
 };
 

@@ -166,10 +166,12 @@ describe.each(STORES)("a unit of work on %s", (store) => {
     const { ingestLines } = await import("@/lib/server/pipeline");
     const minute = T0 + 3_600_000;
     const at = minute - 2_000;
-    const limit = { provider: "openai", window: "primary", account: null, usedPercent: 100, windowMinutes: 300, resetAt: minute + 4_000, status: "rejected", observedAt: at - 500, threadId: null };
-    const limits = { index: 0, event: null, nativeType: null, format: "canonical", idempotencyKey: "minute-limits", raw: {}, receivedAt: at - 500, limits: [limit] } as NormalizedLine;
+    // The thread's own account's window, and another account's resetting later in the same minute.
+    const limit = { provider: "openai", window: "primary", account: "mine", usedPercent: 100, windowMinutes: 300, resetAt: minute + 4_000, status: "rejected", observedAt: at - 500, threadId: "minute" };
+    const other = { ...limit, account: "other", resetAt: minute + 30_000, threadId: null };
+    const limits = { index: 0, event: null, nativeType: null, format: "canonical", idempotencyKey: "minute-limits", raw: {}, receivedAt: at - 500, limits: [limit, other] } as NormalizedLine;
     const message = `You've hit your usage limit. Try again at ${new Date(minute).toISOString().slice(11, 16)}.`;
-    const failed = { index: 1, event: { type: "turn.failed", at, threadId: "minute", turnId: "u1", error: { code: "usageLimitExceeded", message } } as NormalizedEvent, nativeType: null, format: "canonical", idempotencyKey: "minute-failed", raw: {}, receivedAt: at } as NormalizedLine;
+    const failed = { index: 1, event: { type: "turn.failed", at, threadId: "minute", turnId: "u1", provider: "openai", error: { code: "usageLimitExceeded", message } } as NormalizedEvent, nativeType: null, format: "canonical", idempotencyKey: "minute-failed", raw: {}, receivedAt: at } as NormalizedLine;
     await ingestLines(SOURCE, [limits], at);
     await ingestLines(SOURCE, [failed], at);
     expect((await tableRows(store, "Thread")).find((row) => row.externalId === "minute")).toMatchObject({ status: "waiting_reset", resetAt: minute + 4_000 });

@@ -158,8 +158,8 @@ export function latestReset(hints: AdviceHint[], rememberedReset: number | null 
  * a minute of the latest such text that are not yet past at `noticeAt`. Null when the error names
  * an exact reset itself, names none, or `remembered` (the thread's remembered reset) already lies
  * in that range. A source may report the exact reset apart from the error (a relay sends Codex's
- * account/rateLimits/updated as a line of its own), so the pipeline looks there, and what it
- * finds is remembered as if the thread had seen it (latestReset then prefers it to the text).
+ * account/rateLimits/updated as a line of its own), so the pipeline looks there and gives what it
+ * finds to the event (`windowResetAt`), which latestReset then prefers to the text.
  */
 export function minuteOnlyResetRange(error: ErrorReport | null | undefined, noticeAt: number, remembered: number | null = null): { from: number; to: number } | null {
   if (!error) return null;

@@ -140,7 +140,7 @@ describe("a usage limit named to the minute takes the exact reset the source rep
   const exactReset = minute + 4_000;
   const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
   const refused = (reset: number) => ({ code: "usageLimitExceeded", message: `You've hit your usage limit. Try again at ${hhmm(reset)}.` });
-  const limitsLine = (resetAt: number): NormalizedLine => ({
+  const limitsLine = (resetAt: number, window: { account?: string; threadId?: string } = {}): NormalizedLine => ({
     index: 0,
     event: null,
     nativeType: "account/rateLimits/updated",
@@ -148,10 +148,10 @@ describe("a usage limit named to the minute takes the exact reset the source rep
     idempotencyKey: `limits-${resetAt}-${Math.random()}`,
     raw: {},
     receivedAt: at - 500,
-    limits: [{ account: null, provider: "openai", window: "primary", usedPercent: 100, windowMinutes: 300, resetAt, status: "rejected", observedAt: at - 500, threadId: null }],
+    limits: [{ account: window.account ?? null, provider: "openai", window: "primary", usedPercent: 100, windowMinutes: 300, resetAt, status: "rejected", observedAt: at - 500, threadId: window.threadId ?? null }],
   });
-  const failed = (threadId: string, reset: number) =>
-    normalizedLines([{ threadId, type: "turn.failed", turnId: "u1", at, error: refused(reset) }], { receivedAt: at, base: { at, threadId } });
+  const failed = (threadId: string, reset: number, provider = "openai") =>
+    normalizedLines([{ threadId, type: "turn.failed", turnId: "u1", at, provider, error: refused(reset) }], { receivedAt: at, base: { at, threadId } });
   const resetOf = (sourceId: string, id: string) =>
     (sql().prepare(`SELECT resetAt FROM "Thread" WHERE sourceId = ? AND externalId = ?`).get(sourceId, id) as { resetAt: number }).resetAt;
 
@@ -178,13 +178,24 @@ describe("a usage limit named to the minute takes the exact reset the source rep
     expect(resetOf(s.id, "t")).toBe(exactReset);
   });
 
-  it("a window of another minute, or of another source, leaves the text's minute alone", async () => {
+  it("a window of another minute, of another source or of another provider leaves the text's minute alone", async () => {
     const other = await m.tokens.createSource("minute-other", `rr_mo_${Date.now()}`);
     await m.pipeline.ingestLines(other, [limitsLine(exactReset)], at);
     const s = await m.tokens.createSource("minute-far", `rr_mf_${Date.now()}`);
     await m.pipeline.ingestLines(s, [limitsLine(minute + 5 * 60_000)], at);
     await m.pipeline.ingestLines(s, failed("t", minute), at);
     expect(resetOf(s.id, "t")).toBe(minute);
+    const p = await m.tokens.createSource("minute-provider", `rr_mp_${Date.now()}`);
+    await m.pipeline.ingestLines(p, [limitsLine(exactReset)], at);
+    await m.pipeline.ingestLines(p, failed("t", minute, "anthropic"), at);
+    expect(resetOf(p.id, "t")).toBe(minute);
+  });
+
+  it("of several accounts' windows in that minute, the thread's own", async () => {
+    const s = await m.tokens.createSource("minute-accounts", `rr_ma_${Date.now()}`);
+    await m.pipeline.ingestLines(s, [limitsLine(exactReset, { account: "mine", threadId: "t" }), { ...limitsLine(minute + 30_000, { account: "other" }), index: 1 }], at);
+    await m.pipeline.ingestLines(s, failed("t", minute), at);
+    expect(resetOf(s.id, "t")).toBe(exactReset);
   });
 });
 

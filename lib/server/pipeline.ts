@@ -228,12 +228,17 @@ class Batch {
    * An error that names its reset only to the minute ("try again at 9:29 AM") carries the exact
    * reset the source reported for that minute in a usage window of its own (a relay sends Codex's
    * account/rateLimits/updated apart from the error): without it the radar would resume at the
-   * minute's start, seconds before the window resets. See minuteOnlyResetRange.
+   * minute's start, seconds before the window resets. See minuteOnlyResetRange. Only a window
+   * stored before the event is found: a line's windows are stored after its event, and a window
+   * reported after the error (or since replaced by a later snapshot) is not looked for again.
    */
   private async withWindowReset(thread: WorkingThread, event: NormalizedEvent): Promise<NormalizedEvent> {
-    const range = minuteOnlyResetRange(event.error, event.at, thread.state.windowReset);
+    // A late event is replayed from a state that has not remembered what the thread remembers now.
+    const late = thread.state.lastEventAt != null && event.at < thread.state.lastEventAt;
+    const range = minuteOnlyResetRange(event.error, event.at, late ? null : thread.state.windowReset);
     if (range === null) return event;
-    const windowResetAt = await this.tx.windowResetBetween(thread.sourceId, range.from, range.to);
+    const provider = event.provider ?? thread.state.provider ?? null;
+    const windowResetAt = await this.tx.windowResetBetween(thread.sourceId, { externalId: thread.externalId, provider }, range.from, range.to);
     return windowResetAt === null ? event : { ...event, windowResetAt };
   }
 

@@ -21,8 +21,10 @@ const UPSERT_CURRENT = `INSERT INTO "LimitWindow" AS w (${LIST})
     "resetAt" = excluded."resetAt", status = excluded.status, "observedAt" = excluded."observedAt", "threadId" = excluded."threadId", "reachedType" = excluded."reachedType"
   WHERE excluded."observedAt" >= w."observedAt"`;
 
-const RESET_BETWEEN = `SELECT ${msFromTimestamp('max("resetAt")')} AS "resetAt" FROM "LimitWindow"
-  WHERE "sourceId" = $1 AND "resetAt" BETWEEN ${timestampFromMs("$2")} AND ${timestampFromMs("$3")}`;
+/** lib/db/limits.ts's RESET_BETWEEN. */
+const RESET_BETWEEN = `SELECT ${msFromTimestamp('"resetAt"')} AS "resetAt" FROM "LimitWindow"
+  WHERE "sourceId" = $1 AND "resetAt" BETWEEN ${timestampFromMs("$4")} AND ${timestampFromMs("$5")} AND ($2::text IS NULL OR provider = $2)
+  ORDER BY coalesce("threadId" = $3, false) DESC, "resetAt" DESC LIMIT 1`;
 
 export function limitRowsOn(client: pg.ClientBase) {
   return {
@@ -34,9 +36,9 @@ export function limitRowsOn(client: pg.ClientBase) {
       await client.query(UPSERT_CURRENT, arrays);
     },
 
-    async windowResetBetween(sourceId: string, from: number, to: number): Promise<number | null> {
-      const { rows } = await client.query<{ resetAt: string | null }>(RESET_BETWEEN, [sourceId, from, to]);
-      return rows[0].resetAt === null ? null : Number(rows[0].resetAt);
+    async windowResetBetween(sourceId: string, thread: { externalId: string; provider: string | null }, from: number, to: number): Promise<number | null> {
+      const { rows } = await client.query<{ resetAt: string }>(RESET_BETWEEN, [sourceId, thread.provider, thread.externalId, from, to]);
+      return rows[0] ? Number(rows[0].resetAt) : null;
     },
   };
 }

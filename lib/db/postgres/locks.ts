@@ -24,9 +24,10 @@ import type pg from "pg";
  * Advisory rather than row locks for keys, because they need no row; transaction-scoped, because a
  * pooled connection must never keep one.
  *
- * What could still deadlock, and why it does not: a batch's threads are locked in line order, the
- * watchdog's in its own, but a batch holds its source's lock throughout, so two batches of one
- * source never interleave, and the watchdog steps one thread per unit of work. The rows every
+ * What could still deadlock, and why it does not: a batch locks its threads together in id order
+ * (thread-state.ts expectThreads) after its source's lock, which it holds throughout, so two
+ * batches of one source never interleave; the watchdog locks a pass's due threads one by one in
+ * wake order, and retries them one per unit of work when the pass fails. The rows every
  * thread shares (rollup counters) are written last, in the order of their keys (rollups.ts), so a
  * unit of work waiting for a thread holds none of them. Should two units of work still meet in
  * opposite orders (a join reaching another thread, incidents), PostgreSQL aborts one with a

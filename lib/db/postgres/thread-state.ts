@@ -2,7 +2,7 @@ import type pg from "pg";
 import type { ThreadState } from "@/lib/retry";
 import { labelsKey } from "../records/rollups";
 import { newStored, threadProjection, toStored, type StoredThread, type ThreadRow } from "../records/thread-state";
-import { lockSource, type TxLocks, txLocks } from "./locks";
+import { type TxLocks, txLocks } from "./locks";
 import type { RollupRowsOn } from "./rollups";
 import { pool } from "./pool";
 import { msFromTimestamp, timestampFromMs } from "./time";
@@ -164,6 +164,8 @@ export function heldThreadSavesOn(client: pg.ClientBase, rows: ReturnType<typeof
   let notices: [threadId: number, kinds: readonly string[]][] = [];
 
   async function flush(): Promise<void> {
+    // A save of a thread whose creation is still held would update no row.
+    await rows.flushCreations();
     if (held.size) {
       const saves = [...held.values()];
       held.clear();

@@ -51,7 +51,8 @@ export function postgresTransaction<T>(work: (tx: PostgresTx) => Promise<T>): Pr
  * so whatever that method reads or changes sees them; the commit writes the last ones. Only the
  * methods below skip some of that, because they read and write nothing held:
  * - creations, events, thread and incident saves go on being held through their own methods;
- * - finding a thread named ahead (expectThreads) reads nothing: it was read then;
+ * - finding a thread named ahead (expectThreads) reads nothing: it was read then; a usage window's
+ *   reset (windowResetBetween) reads only usage windows, which are never held;
  * - finding, creating and locking threads and reading a source's reach read no event (the held
  *   threads are written before them all the same);
  * - joining a path reads nothing for a thread no other source shares an id with (known from
@@ -59,7 +60,7 @@ export function postgresTransaction<T>(work: (tx: PostgresTx) => Promise<T>): Pr
  *   OpenTelemetry one (thread-join.ts), so the held events need writing first only when they are
  *   not all of the thread's source or the line is OpenTelemetry's.
  */
-const HOLDS_ALL = new Set(["insertEvent", "saveThread", "noticesSeen", "saveIncident", "createThread"]);
+const HOLDS_ALL = new Set(["insertEvent", "saveThread", "noticesSeen", "saveIncident", "createThread", "windowResetBetween"]);
 const READS_NO_EVENT = new Set(["findThread", "threadById", "expectThreads", "sourceReach"]);
 
 function txOn(client: pg.ClientBase): { tx: PostgresTx; flush: () => Promise<void> } {
