@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { freshDatabase } from "@/scripts/lib/postgres";
 import { KEYS_STORED } from "./events";
 import { migratePostgres } from "./migrate";
+import { UNIT_OF_WORK_FACTS_SQL } from "./rollups";
 
 /**
  * Plans that must not depend on the statistics: a batch's statements run on tables whose
@@ -23,14 +24,28 @@ beforeAll(async () => {
        SELECT $1, 'key-' || i, 'canonical', 'progress', now(), now(), '{}', '{}' FROM generate_series($2::int, $3::int) i`,
       [SOURCE, from, to],
     );
-  // Statistics taken while the source was small, then many more events: what a busy day looks like.
+  // Threads with an episode of two attempts each, the retry notices among the events.
+  const threads = (from: number, to: number) =>
+    client.query(
+      `WITH t AS (INSERT INTO "Thread" ("sourceId", "externalId", status, state, "createdAt", "updatedAt")
+         SELECT $1, 'thread-' || i, 'idle', '{}', now(), now() FROM generate_series($2::int, $3::int) i RETURNING id),
+       ep AS (INSERT INTO "Episode" ("threadId", seq, kind, "startedAt") SELECT id, 1, 'rate_limit', now() FROM t RETURNING id)
+       INSERT INTO "Attempt" ("episodeId", n, "noticeAt") SELECT ep.id, n, now() FROM ep, generate_series(1, 2) n`,
+      [SOURCE, from, to],
+    );
+  // Statistics taken while the source was small, then many more rows: what a busy day looks like.
   await events(1, 100);
-  await client.query(`ANALYZE "Event"`);
+  await threads(1, 50);
+  await client.query(`ANALYZE`);
   await events(101, 30_000);
+  await threads(51, 10_000);
+  // Keys of folded progress lines.
+  await client.query(`INSERT INTO "IngestKey" ("sourceId", key, "eventId") SELECT $1, 'folded-' || i, i FROM generate_series(1, 20000) i`, [SOURCE]);
+  await client.query(`UPDATE "Event" SET type = 'retry', "threadId" = id % 10000 + 1 WHERE id % 4 = 0`);
 });
 afterAll(() => client?.end());
 
-type PlanNode = { "Node Type": string; "Relation Name"?: string; "Index Name"?: string; Plans?: PlanNode[] };
+type PlanNode = { "Node Type": string; "Relation Name"?: string; "Index Name"?: string; "Index Cond"?: string; Plans?: PlanNode[] };
 const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
 
 describe("PostgreSQL plans that do not depend on the statistics", () => {
@@ -42,5 +57,22 @@ describe("PostgreSQL plans that do not depend on the statistics", () => {
     for (const node of reads) expect(node["Node Type"], JSON.stringify(node)).toMatch(/^Index (Only )?Scan$/);
     const stored = (await client.query<{ k: string }>(KEYS_STORED, [SOURCE, keys])).rows.map((row) => row.k);
     expect(new Set(stored)).toEqual(new Set(keys.filter((key) => key.startsWith("key-"))));
+  });
+
+  it("a unit of work's rollup facts read its episodes, attempts, notices and threads by index, never a whole table", async () => {
+    const episodes = (await client.query<{ threadId: number; seq: number }>(`SELECT "threadId", seq FROM "Episode" ORDER BY id DESC LIMIT 60`)).rows;
+    const notices = (await client.query<{ id: string }>(`SELECT id FROM "Event" WHERE type = 'retry' ORDER BY id DESC LIMIT 120`)).rows.map((row) => row.id);
+    for (const [sql, params] of [
+      [UNIT_OF_WORK_FACTS_SQL.EPISODES, [episodes.map((e) => e.threadId), episodes.map((e) => e.seq)]],
+      [UNIT_OF_WORK_FACTS_SQL.EVENT_NOTICES, [notices]],
+    ] as const) {
+      const [{ "QUERY PLAN": [plan] }] = (await client.query(`EXPLAIN (FORMAT JSON) ${sql}`, [...params])).rows;
+      const reads = nodes(plan.Plan).filter((node) => ["Event", "Episode", "Attempt", "Thread"].includes(node["Relation Name"] ?? ""));
+      expect(reads.length).toBeGreaterThan(0);
+      for (const node of reads) expect(node["Node Type"], JSON.stringify(node)).not.toBe("Seq Scan");
+      // An index read of a whole kind of row (every retry notice, every thread not joined) grows with the table too.
+      const conditions = nodes(plan.Plan).map((node) => node["Index Cond"] ?? "");
+      expect(conditions.filter((condition) => condition.includes("type = 'retry'") || condition.includes('"joinedTo" IS NULL'))).toEqual([]);
+    }
   });
 });

@@ -22,8 +22,13 @@ const atLeast0 = (expression: string) => `GREATEST(0, ${expression})`;
  * Fact rows (fact, minute in epoch ms, labels, sourceId, label and the counters) of the episodes
  * matching `episodeWhere` (alias `ep`) and the retry notices matching `eventWhere` (alias `e`); null
  * leaves that part out. What lib/db/rollups.ts's factsSql selects, in PostgreSQL's dialect.
+ *
+ * `few`: the conditions name a unit of work's few rows. Their attempts, notices and threads are
+ * then read by index, one lookup each, whatever the statistics say; joined as for the whole table
+ * (the rebuild), the planner trusting statistics taken when the tables were small scans every
+ * attempt and thread per unit of work (lib/db/postgres/plans.pg.test.ts).
  */
-export function factsSql(episodeWhere: string | null, eventWhere: string | null): string {
+export function factsSql(episodeWhere: string | null, eventWhere: string | null, few = false): string {
   const minute = minuteOf(`"noticeAt"`);
   const wait = atLeast0(`coalesce("retriedAt", "endedAt") - "noticeAt"`);
   const parts: string[] = [];
@@ -48,28 +53,36 @@ export function factsSql(episodeWhere: string | null, eventWhere: string | null)
   if (eventWhere !== null) {
     parts.push(
       `SELECT e."threadId", 'notice', ${minuteOf(msFromTimestamp("e.at"))}, coalesce(e.kind, 'other'), '', count(*), 0, 0, 0, 0, 0
-       FROM "Event" e WHERE e.type = 'retry' AND e."threadId" IS NOT NULL AND (${eventWhere}) GROUP BY 1, 2, 3, 4, 5`,
+       FROM ${few ? `(SELECT * FROM "Event" e WHERE ${eventWhere} OFFSET 0) e WHERE` : `"Event" e WHERE (${eventWhere}) AND`} e.type = 'retry' AND e."threadId" IS NOT NULL
+       GROUP BY 1, 2, 3, 4, 5`,
     );
   }
   return `WITH a AS MATERIALIZED (
       SELECT ep."threadId", ep.kind, ${msFromTimestamp(`ep."endedAt"`)} AS "endedAt", ${msFromTimestamp(`a."noticeAt"`)} AS "noticeAt",
         a."advisedDelayMs"::bigint AS "advisedDelayMs", a."earlyByMs"::bigint AS "earlyByMs",
         ${msFromTimestamp(`coalesce(a."startedAt", min(a."noticeAt") OVER (PARTITION BY a."episodeId" ORDER BY a.n ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING))`)} AS "retriedAt"
-      FROM "Attempt" a JOIN "Episode" ep ON ep.id = a."episodeId" WHERE (${episodeWhere ?? "false"}))
+      FROM ${few ? `"Episode" ep CROSS JOIN LATERAL (SELECT * FROM "Attempt" x WHERE x."episodeId" = ep.id OFFSET 0) a` : `"Attempt" a JOIN "Episode" ep ON ep.id = a."episodeId"`}
+      WHERE (${episodeWhere ?? "false"}))
     SELECT f.fact, f.minute::bigint AS minute, f.kind, coalesce(t.provider, 'unknown') AS provider, coalesce(t.model, 'unknown') AS model,
       coalesce(t.agent, 'unknown') AS agent, t."sourceId", f.label,
       ${["n", "ms", "waited", "judged", "early", "earlyMs"].map((c) => `sum(f."${c}")::bigint AS "${c}"`).join(", ")}
     FROM (${parts.join("\n    UNION ALL ")}) AS f("threadId", fact, minute, kind, label, n, ms, waited, judged, early, "earlyMs")
-    JOIN "Thread" t ON t.id = f."threadId"
-    WHERE t."joinedTo" IS NULL
+    ${few ? `CROSS JOIN LATERAL (SELECT * FROM "Thread" t WHERE t.id = f."threadId" AND t."joinedTo" IS NULL OFFSET 0) t` : `JOIN "Thread" t ON t.id = f."threadId" WHERE t."joinedTo" IS NULL`}
     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`;
 }
 
-// The threads' ids alone first: PostgreSQL finds the episodes on the (threadId, seq) index instead of scanning them all.
-const EPISODES = factsSql(`ep."threadId" = ANY($1::int[]) AND (ep."threadId", ep.seq) IN (SELECT * FROM unnest($1::int[], $2::int[]))`, null);
-const THREAD_EPISODES = factsSql(`ep."threadId" = $1`, null);
-const THREAD_FACTS = factsSql(`ep."threadId" = $1`, `e."threadId" = $1`);
-const EVENT_NOTICES = factsSql(null, `e.id = ANY($1::bigint[])`);
+// The episodes' ids found key by key (a LATERAL lookup on the (threadId, seq) index) and given as an
+// array: their rows and attempts are then read by index, whatever the statistics say, instead of a
+// scan of every episode and attempt per unit of work (lib/db/postgres/plans.pg.test.ts).
+const EPISODES = factsSql(
+  `ep.id = ANY(ARRAY(SELECT e.id FROM unnest($1::int[], $2::int[]) k(t, s) CROSS JOIN LATERAL (SELECT id FROM "Episode" WHERE "threadId" = k.t AND seq = k.s LIMIT 1) e))`,
+  null,
+  true,
+);
+const THREAD_EPISODES = factsSql(`ep."threadId" = $1`, null, true);
+const THREAD_FACTS = factsSql(`ep."threadId" = $1`, `e."threadId" = $1`, true);
+const EVENT_NOTICES = factsSql(null, `e.id = ANY($1::bigint[])`, true);
+export const UNIT_OF_WORK_FACTS_SQL = { EPISODES, EVENT_NOTICES };
 
 const VALUES = ROLLUP_COUNTERS;
 const q = (column: string) => `"${column}"`;
