@@ -4,6 +4,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { pathToFileURL } from "node:url";
 import { chromium, type Page } from "@playwright/test";
+import { ensureChromium } from "./lib/chromium.mjs";
 import { benchDatabase } from "./bench-insights";
 import { startServer, type RunningServer } from "./lib/server";
 import { percentile } from "./lib/stats";
@@ -16,7 +17,7 @@ import type { StreamThreads } from "@/lib/wire/types";
  * change: the page refetches) or moves a shown thread to its next attempt (one row refetches).
  * Background threads end every batch `running`, so they never push the probes' retrying rows
  * off the first page; the new ones among them still make every publication a reorder.
- * Needs a build, and a Chromium (RADAR_CHROMIUM, else /usr/bin/chromium).
+ * Needs a build, and a Chromium (RADAR_CHROMIUM, else Debian's, installed when missing).
  */
 const PROBES = 20;
 /** A probe not seen by then counts as this long: only a bound for a board that never catches up. */
@@ -189,8 +190,9 @@ async function measure(page: Page, server: RunningServer, from: number): Promise
 
 export async function benchBoard(): Promise<BoardBench> {
   const server = await startServer({ RADAR_ADMIN_EMAIL: PERSON.email, RADAR_ADMIN_PASSWORD: PERSON.password });
+  const executablePath = ensureChromium();
   const browser = await chromium.launch({
-    executablePath: process.env.RADAR_CHROMIUM ?? "/usr/bin/chromium",
+    ...(executablePath ? { executablePath } : {}),
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
   });
   try {

@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { aptInstall } from "./lib/apt.mjs";
+import { ensureChromium } from "./lib/chromium.mjs";
 import { freePort } from "./lib/port.mjs";
 import { log, prepare, root } from "./lib/prepare.mjs";
 import { tallyPlaywright, tallyVitest } from "./lib/tally.mjs";
@@ -202,20 +202,4 @@ function printBudget() {
   console.log(lines.join("\n"));
 }
 
-/** Debian's chromium where apt exists (Playwright cannot download browsers offline), else Playwright's own. */
-function ensureChromium() {
-  const candidates = [process.env.RADAR_CHROMIUM, "/usr/bin/chromium", "/usr/bin/chromium-browser"].filter(Boolean);
-  const found = candidates.find((file) => fs.existsSync(file));
-  if (found) return found;
-  if (hasPlaywrightChromium()) return null;
-  if (aptInstall("chromium", "the browser tests (about a minute)") && fs.existsSync("/usr/bin/chromium")) return "/usr/bin/chromium";
-  log("installing Playwright's chromium");
-  spawnSync(path.join(root, "node_modules", ".bin", "playwright"), ["install", "chromium"], { cwd: root, stdio: "inherit" });
-  return null;
-}
-
-function hasPlaywrightChromium() {
-  const cache = process.env.PLAYWRIGHT_BROWSERS_PATH || path.join(os.homedir(), ".cache", "ms-playwright");
-  return fs.existsSync(cache) && fs.readdirSync(cache).some((name) => name.startsWith("chromium"));
-}
 
