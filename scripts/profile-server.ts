@@ -9,21 +9,24 @@ import { startServer } from "./lib/server";
 
 /**
  * Where the built server's main thread (the one that ingests) spends its time, under one load:
- * `npx tsx scripts/profile-server.ts <board|insights|singles|batch> [database]`.
- * - `board` / `insights`: 20 renders of the board page / the 7-day insights page on a copy of the
- *   1M-event database (bench-insights.ts; a file given saves building it);
+ * `npx tsx scripts/profile-server.ts <board|insights|thread|singles|batch> [database]`.
+ * - `board` / `insights` / `thread`: 20 renders of the board page / the 7-day insights page / one
+ *   thread's page on a copy of the 1M-event database (bench-insights.ts; a file given saves
+ *   building it);
  * - `singles`: 3,000 single-event POSTs from 8 clients; `batch`: 40 batches of 500.
  * The profile starts after a warm-up (scripts/lib/cpu-profile.mjs) and is written when the server
  * stops; the functions taking the most time, by self and by inclusive time, are printed, and the
  * .cpuprofile file's path (Chrome DevTools opens it).
  */
-const SCENARIOS = ["board", "insights", "singles", "batch"] as const;
+const SCENARIOS = ["board", "insights", "thread", "singles", "batch"] as const;
 type Scenario = (typeof SCENARIOS)[number];
+/** The page each page scenario renders (the thread is one of bench-insights.ts's, 100 events). */
+const PAGES: Partial<Record<Scenario, string>> = { board: "/", insights: "/insights?range=7d", thread: "/threads/thread-99" };
 const TOP = 30;
 
 async function profile(scenario: Scenario, databaseFile?: string): Promise<string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-profile-server-"));
-  const pages = scenario === "board" || scenario === "insights";
+  const pages = scenario === "board" || scenario === "insights" || scenario === "thread";
   let file: string | undefined;
   if (pages) {
     file = path.join(dir, "radar.db");
@@ -38,7 +41,7 @@ async function profile(scenario: Scenario, databaseFile?: string): Promise<strin
   const base = Date.now() - 86_400_000;
   try {
     if (pages) {
-      const pathname = scenario === "board" ? "/" : "/insights?range=7d";
+      const pathname = PAGES[scenario]!;
       for (let i = 0; i < 3; i++) await (await server.fetch(pathname)).text();
       start();
       for (let i = 0; i < 20; i++) {
