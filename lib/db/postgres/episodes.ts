@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { arrayLiteral } from "./array-literal";
 import type { EpisodeRecord } from "@/lib/retry";
 import type { TurnRow } from "../records/episodes";
 import { codeText } from "../records/events";
@@ -60,7 +61,7 @@ export function episodeRowsOn(client: pg.ClientBase, rollups: RollupRowsOn) {
       column((e) => e.outcomeCode ?? null),
       column((e) => e.outcomeReason ?? null),
       column((e) => e.resetAt ?? null),
-    ]);
+    ].map(arrayLiteral));
     const ids = new Map(rows.map((row) => [`${row.threadId}\0${row.seq}`, row.id]));
     const attempts = episodes.flatMap(({ threadId, episode }) => episode.attempts.map((attempt) => ({ episodeId: ids.get(`${threadId}\0${episode.seq}`)!, attempt })));
     if (!attempts.length) return;
@@ -78,7 +79,7 @@ export function episodeRowsOn(client: pg.ClientBase, rollups: RollupRowsOn) {
       field((a) => a.httpStatus ?? null),
       field((a) => codeText(a.code)),
       field((a) => a.message ?? null),
-    ]);
+    ].map(arrayLiteral));
   }
 
   return {

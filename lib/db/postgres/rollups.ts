@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { arrayLiteral, type ArrayElement } from "./array-literal";
 import { gapBinSql } from "../fact-sql";
 import { HOUR_MS, hourOf, MINUTE_MS, ROLLUP_COUNTERS, ROLLUP_ONLY_FACTS, type FactRow } from "../records/rollups";
 import { inTransaction } from "./pool";
@@ -112,8 +113,8 @@ type Counters = Pick<FactRow, (typeof VALUES)[number]>;
 
 /** Rows summed per key (the key's parts in order), as the parallel arrays of an upsert. */
 class Summed {
-  private readonly rows = new Map<string, { key: unknown[]; counters: Counters }>();
-  add(key: unknown[], counters: Counters): void {
+  private readonly rows = new Map<string, { key: ArrayElement[]; counters: Counters }>();
+  add(key: ArrayElement[], counters: Counters): void {
     const id = JSON.stringify(key);
     const found = this.rows.get(id);
     if (!found) this.rows.set(id, { key, counters: { ...counters } });
@@ -123,7 +124,7 @@ class Summed {
     return this.rows.size;
   }
   /** In the order of their keys: every unit of work locks the rows it changes in that one order. */
-  arrays(): unknown[][] {
+  arrays(): ArrayElement[][] {
     const rows = [...this.rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
     const keyLength = rows[0]?.key.length ?? 0;
     return [
@@ -203,9 +204,9 @@ export function rollupRowsOn(client: pg.ClientBase) {
     async flush(): Promise<void> {
       const [rollups, hours, totals, waits] = [rollup, hour, total, threadWait];
       [rollup, hour, total, threadWait] = [new Summed(), new Summed(), new Summed(), new Map()];
-      if (rollups.size) await client.query(UPSERT_ROLLUP, rollups.arrays());
-      if (hours.size) await client.query(UPSERT_HOUR, hours.arrays());
-      if (totals.size) await client.query(UPSERT_TOTAL, totals.arrays());
+      if (rollups.size) await client.query(UPSERT_ROLLUP, rollups.arrays().map(arrayLiteral));
+      if (hours.size) await client.query(UPSERT_HOUR, hours.arrays().map(arrayLiteral));
+      if (totals.size) await client.query(UPSERT_TOTAL, totals.arrays().map(arrayLiteral));
       const threads = [...waits.keys()].sort((a, b) => a - b);
       if (threads.length) await client.query(UPSERT_THREAD_WAIT, [threads, threads.map((id) => waits.get(id)!)]);
     },

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { arrayLiteral, type ArrayElement } from "./array-literal";
 import type { ThreadState } from "@/lib/retry";
 import { labelsKey } from "../records/rollups";
 import { newStored, threadProjection, toStored, type StoredThread, type ThreadRow } from "../records/thread-state";
@@ -169,7 +170,7 @@ export function heldThreadSavesOn(client: pg.ClientBase, rows: ReturnType<typeof
     if (held.size) {
       const saves = [...held.values()];
       held.clear();
-      await client.query(SAVE_MANY, [saves.map((save) => save.id), ...SAVED.map((column) => saves.map((save) => save[column]))]);
+      await client.query(SAVE_MANY, [saves.map((save) => save.id), ...SAVED.map((column) => saves.map((save) => save[column] as ArrayElement))].map(arrayLiteral));
     }
     if (notices.length) {
       const seen = notices;
