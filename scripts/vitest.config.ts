@@ -9,12 +9,13 @@ const suites = ["lib/**/*.test.ts", "scripts/**/*.test.ts", "e2e/api/**/*.test.t
 const postgresSuites = suites.map((glob) => glob.replace(/\.test\.ts$/, ".pg.test.ts"));
 // The end-to-end suites that run a second time with their servers on PostgreSQL (RADAR_E2E_STORE,
 // e2e/support/e2e-store.ts): ingestion, directives, the watchdog, the live stream, and kill -9
-// with a restart that keeps every acknowledged event and schedule.
+// with a restart that keeps every acknowledged event and schedule, and graces that run from a
+// restart (the first answers after it already show the watchdog caught up).
 // `npm run soak` sets RADAR_E2E_POSTGRES_SUITES=all to run every e2e/api suite so.
 const e2eOnPostgres =
   process.env.RADAR_E2E_POSTGRES_SUITES === "all"
     ? ["e2e/api/**/*.test.ts"]
-    : ["e2e/api/ingest.test.ts", "e2e/api/listener.test.ts", "e2e/api/faults.test.ts"];
+    : ["e2e/api/ingest.test.ts", "e2e/api/listener.test.ts", "e2e/api/faults.test.ts", "e2e/api/restart.test.ts"];
 
 export default defineConfig({
   root,

@@ -36,10 +36,28 @@ export async function boot(): Promise<void> {
     process.exit(1);
   }
   startLiveAcrossInstances();
-  startWatchdog();
+  await caughtUp(startWatchdog());
   startAlertDelivery();
   startUsageCount();
   startRetention();
+}
+
+/** How long a start waits at most for the watchdog to catch up (a database that hangs must not hold it for good). */
+export const CATCH_UP_WAIT_MS = 15_000;
+
+/**
+ * Waits for the watchdog's catch-up with the downtime (startWatchdog), at most CATCH_UP_WAIT_MS:
+ * past that the start goes on, saying so, and the pass still ends on its own.
+ */
+async function caughtUp(catchUp: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), CATCH_UP_WAIT_MS);
+    timer.unref();
+  });
+  const outcome = await Promise.race([catchUp, late]);
+  clearTimeout(timer);
+  if (outcome === "late") process.stderr.write(`[radar] the watchdog's first pass takes longer than ${CATCH_UP_WAIT_MS / 1000} s: serving meanwhile; deadlines that passed while the radar was down are applied as it goes\n`);
 }
 
 /**

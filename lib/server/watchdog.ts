@@ -39,11 +39,20 @@ interface Watchdog {
 
 const globalForWatchdog = globalThis as unknown as { __radarWatchdog?: Watchdog };
 
-export function startWatchdog(): void {
-  if (globalForWatchdog.__radarWatchdog) return;
+/**
+ * Starts the watchdog; resolves once it has caught up with what fell due while the radar was down
+ * (its first pass has ended), or once this instance's first try for the leadership found another
+ * instance leading, which does that. The start (boot.ts) waits for it, so the first answers after
+ * a restart never show a deadline or a stop's grace that passed unnoticed during the downtime.
+ */
+export function startWatchdog(): Promise<void> {
+  if (globalForWatchdog.__radarWatchdog) return Promise.resolve();
   const watchdog: Watchdog = { timer: null, run: 0, running: false, pass: Promise.resolve(), leadership: null };
   globalForWatchdog.__radarWatchdog = watchdog;
-  if (currentStore() !== "postgres") return runLoop(watchdog);
+  if (currentStore() !== "postgres") {
+    runLoop(watchdog);
+    return watchdog.pass.then(() => undefined);
+  }
   const settings = config();
   const leadership = contendForLeadership(settings.DATABASE_URL, {
     key: WATCHDOG_LOCK,
@@ -66,6 +75,8 @@ export function startWatchdog(): void {
     await watchdog.pass;
     await leadership.stop();
   });
+  // onLeader runs inside the first try: by its end, a leader's first pass is under way.
+  return leadership.firstAttempt.then(() => watchdog.pass).then(() => undefined);
 }
 
 /**

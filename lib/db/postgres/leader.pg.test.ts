@@ -74,6 +74,31 @@ describe("one leader among instances (advisory lock with a lease)", () => {
     expect(violations).toEqual([]);
   });
 
+  it("firstAttempt settles after the first try: won (onLeader already called) or lost to a leader", async () => {
+    const url = await freshDatabase(inject("postgresUrl"));
+    const calls: string[] = [];
+    // Tries again only once a minute: only the first try can settle firstAttempt in time.
+    const first = contendForLeadership(url, { key: KEY, intervalMs: 60_000, onLeader: () => calls.push("first leads"), onStepDown: () => undefined });
+    contenders.push(first);
+    await first.firstAttempt;
+    expect(calls).toEqual(["first leads"]);
+    expect(first.isLeader()).toBe(true);
+    const second = contendForLeadership(url, { key: KEY, intervalMs: 60_000, onLeader: () => calls.push("second leads"), onStepDown: () => undefined });
+    contenders.push(second);
+    await second.firstAttempt;
+    expect(second.isLeader()).toBe(false);
+    expect(calls).toEqual(["first leads"]);
+  });
+
+  it("firstAttempt settles when the first try fails (it is retried as ever)", async () => {
+    const errors: string[] = [];
+    const unreachable = contendForLeadership("postgres://radar@127.0.0.1:1/none", { key: KEY, intervalMs: 60_000, onLeader: () => undefined, onStepDown: () => undefined, onError: (error) => errors.push(error.message) });
+    contenders.push(unreachable);
+    await unreachable.firstAttempt;
+    expect(unreachable.isLeader()).toBe(false);
+    expect(errors).toHaveLength(1);
+  });
+
   it("a leader that stops cleanly hands over at once, without waiting for the standbys' next try", async () => {
     const url = await freshDatabase(inject("postgresUrl"));
     const admin = await connect(url);

@@ -33,6 +33,11 @@ import { DATABASE_LOCKS } from "./locks";
 export interface Leadership {
   /** Whether this contender holds the lock now. */
   isLeader(): boolean;
+  /**
+   * Settles once the first try for the lock has ended, won (onLeader has been called), lost or
+   * failed (it is retried as ever): a start can wait for what its leadership does first.
+   */
+  readonly firstAttempt: Promise<void>;
   /** Stops contending; a leader steps down first, then lets go so a standby takes over at once. */
   stop(): Promise<void>;
 }
@@ -83,6 +88,8 @@ export function contendForLeadership(url: string, options: LeaderOptions): Leade
   let timer: unknown = null;
   /** The pass under way, so stop() waits for it and passes never overlap. */
   let running: Promise<void> = Promise.resolve();
+  let firstAttemptEnded!: () => void;
+  const firstAttempt = new Promise<void>((resolve) => (firstAttemptEnded = resolve));
 
   const stepDown = () => {
     if (!leader) return;
@@ -139,6 +146,8 @@ export function contendForLeadership(url: string, options: LeaderOptions): Leade
       }
     } catch (error) {
       drop(error as Error);
+    } finally {
+      firstAttemptEnded();
     }
   };
 
@@ -155,8 +164,11 @@ export function contendForLeadership(url: string, options: LeaderOptions): Leade
 
   return {
     isLeader: () => leader,
+    firstAttempt,
     async stop() {
       stopped = true;
+      // A contender stopped before it ever tried has nothing to wait for.
+      firstAttemptEnded();
       if (timer !== null) timers.clearTimeout(timer);
       timer = null;
       await running;
