@@ -4,6 +4,8 @@ import { freshDatabase } from "@/scripts/lib/postgres";
 import { KEYS_STORED } from "./events";
 import { migratePostgres } from "./migrate";
 import { UNIT_OF_WORK_FACTS_SQL } from "./rollups";
+import { numbered } from "./sql";
+import { POSTGRES_FILTER, threadFilterSql } from "./thread-filter";
 
 /**
  * Plans that must not depend on the statistics: a batch's statements run on tables whose
@@ -74,5 +76,30 @@ describe("PostgreSQL plans that do not depend on the statistics", () => {
       const conditions = nodes(plan.Plan).map((node) => node["Index Cond"] ?? "");
       expect(conditions.filter((condition) => condition.includes("type = 'retry'") || condition.includes('"joinedTo" IS NULL'))).toEqual([]);
     }
+  });
+
+  it("the board's text search is written in the trigram index's own expressions, and folds ASCII case only, as SQLite does", async () => {
+    // Each column's match alone (the planner may still prefer reading 10,000 threads, so that is
+    // ruled out here): only an index on the very expression the search uses can serve it.
+    await client.query("BEGIN");
+    try {
+      await client.query("SET LOCAL enable_seqscan = off");
+      for (const column of ["externalId", "title", "lastErrorMessage", "agent", "model"]) {
+        const match = `SELECT id FROM "Thread" t WHERE ${POSTGRES_FILTER.contains(`t."${column}"`).replace("?", "$1")}`;
+        const [{ "QUERY PLAN": [plan] }] = (await client.query(`EXPLAIN (FORMAT JSON) ${match}`, [POSTGRES_FILTER.containsParam("Thread-99")])).rows;
+        expect(nodes(plan.Plan).map((node) => node["Index Name"]).filter(Boolean), column).toContain("Thread_search_idx");
+      }
+    } finally {
+      await client.query("ROLLBACK");
+    }
+    const clause = threadFilterSql({ q: "Thread-99" }, Date.now());
+    const sql = numbered(`SELECT id FROM "Thread" t WHERE ${clause.sql}`);
+    const found = (await client.query<{ id: number }>(sql, clause.params)).rows;
+    expect(found.length).toBe(111); // thread-99, thread-990 … 999, thread-9900 … 9999
+    const folded = (await client.query<{ s: string; folded: string }>(
+      `SELECT s, lower(s COLLATE "C") AS folded FROM unnest($1::text[]) s`,
+      [["ÄÖÜ ABC é É İ straße ΣΑΣ", "MiXeD-Case_123", "ＡＢＣ Ⅻ"]],
+    )).rows;
+    expect(folded.map((row) => row.folded)).toEqual(["ÄÖÜ abc é É İ straße ΣΑΣ", "mixed-case_123", "ＡＢＣ Ⅻ"]);
   });
 });

@@ -21,9 +21,13 @@ export async function rowsOf<T extends object>(text: string, params: unknown[], 
 /** A stored time selected as epoch ms under its own name, as SQLite answers it. */
 export const ms = (column: string, alias = column.replace(/^.*\./, "").replaceAll('"', "")) => `${msFromTimestamp(column)} AS "${alias}"`;
 
-const ASCII_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-/** Lower case as SQLite's lower() and LIKE fold it: ASCII letters only (PostgreSQL's lower() folds every letter). */
-export const asciiLower = (expr: string) => `translate(${expr}, '${ASCII_UPPER}', '${ASCII_UPPER.toLowerCase()}')`;
+/**
+ * Lower case as SQLite's lower() and LIKE fold it: ASCII letters only. PostgreSQL's lower() folds
+ * every letter, except under the C collation, where it folds A–Z alone, as translate() of A–Z
+ * did, at a tenth of its cost. The board's trigram index is on these very expressions
+ * (prisma/postgres/migrations/20261208100000_thread_search_lower).
+ */
+export const asciiLower = (expr: string) => `lower((${expr}) COLLATE "C")`;
 
 /** The TIMESTAMP(3) of an epoch-ms `?` parameter. */
 export const at = () => timestampFromMs("?");
