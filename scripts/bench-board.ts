@@ -189,8 +189,9 @@ async function measure(page: Page, server: RunningServer, from: number): Promise
 }
 
 export async function benchBoard(): Promise<BoardBench> {
-  const server = await startServer({ RADAR_ADMIN_EMAIL: PERSON.email, RADAR_ADMIN_PASSWORD: PERSON.password });
+  // Before the server: installing a browser may take a minute.
   const executablePath = ensureChromium();
+  const server = await startServer({ RADAR_ADMIN_EMAIL: PERSON.email, RADAR_ADMIN_PASSWORD: PERSON.password });
   const browser = await chromium.launch({
     ...(executablePath ? { executablePath } : {}),
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],

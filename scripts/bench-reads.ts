@@ -251,8 +251,29 @@ async function withReaders<T>(server: RunningServer, during: () => Promise<T>): 
     return { value: await during(), readsDone };
   } finally {
     controller.abort();
-    await Promise.all(readers);
+    await readersEnded(readers);
   }
+}
+
+/** How long the readers may take to end once aborted. */
+const READERS_END_MS = 10_000;
+
+/**
+ * Waits for the aborted readers, a bounded while: once, an aborted read's body stayed pending
+ * with no connection left, and the whole bench waited for it for good. A reader's own error
+ * (not its abort) still fails the bench.
+ */
+async function readersEnded(readers: Promise<void>[]): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), READERS_END_MS)));
+  const settled = await Promise.race([Promise.allSettled(readers), late]);
+  clearTimeout(timer);
+  if (settled === "late") {
+    process.stderr.write(`bench-reads: a reader had not ended ${READERS_END_MS / 1000} s after its abort; the bench goes on without it\n`);
+    return;
+  }
+  const failed = settled.find((result) => result.status === "rejected");
+  if (failed) throw (failed as PromiseRejectedResult).reason;
 }
 
 async function sequence<T>(times: number, run: (i: number) => Promise<T>): Promise<T[]> {

@@ -35,23 +35,28 @@ interface Watchdog {
   /** The pass under way (or the last one): a leader letting go waits for it. */
   pass: Promise<unknown>;
   leadership: Leadership | null;
+  /** Settles once a pass of this instance found fewer due threads than a pass takes (or failed): caught up. */
+  caughtUp: Promise<void>;
+  markCaughtUp: () => void;
 }
 
 const globalForWatchdog = globalThis as unknown as { __radarWatchdog?: Watchdog };
 
 /**
  * Starts the watchdog; resolves once it has caught up with what fell due while the radar was down
- * (its first pass has ended), or once this instance's first try for the leadership found another
- * instance leading, which does that. The start (boot.ts) waits for it, so the first answers after
+ * (a pass found fewer due threads than one pass takes, or failed), or once this instance's first
+ * try for the leadership did not win: the instance that leads does the catching up. The start (boot.ts) waits for it, so the first answers after
  * a restart never show a deadline or a stop's grace that passed unnoticed during the downtime.
  */
 export function startWatchdog(): Promise<void> {
   if (globalForWatchdog.__radarWatchdog) return Promise.resolve();
-  const watchdog: Watchdog = { timer: null, run: 0, running: false, pass: Promise.resolve(), leadership: null };
+  let markCaughtUp!: () => void;
+  const caughtUp = new Promise<void>((resolve) => (markCaughtUp = resolve));
+  const watchdog: Watchdog = { timer: null, run: 0, running: false, pass: Promise.resolve(), leadership: null, caughtUp, markCaughtUp };
   globalForWatchdog.__radarWatchdog = watchdog;
   if (currentStore() !== "postgres") {
     runLoop(watchdog);
-    return watchdog.pass.then(() => undefined);
+    return watchdog.caughtUp;
   }
   const settings = config();
   const leadership = contendForLeadership(settings.DATABASE_URL, {
@@ -75,8 +80,9 @@ export function startWatchdog(): Promise<void> {
     await watchdog.pass;
     await leadership.stop();
   });
-  // onLeader runs inside the first try: by its end, a leader's first pass is under way.
-  return leadership.firstAttempt.then(() => watchdog.pass).then(() => undefined);
+  // onLeader runs inside the first try: by its end, a leader's first pass is under way. A first
+  // try that lost leaves the catching up to the instance that leads.
+  return leadership.firstAttempt.then(() => (watchdog.running ? watchdog.caughtUp : undefined));
 }
 
 /**
@@ -94,7 +100,9 @@ function runLoop(watchdog: Watchdog): void {
   const loop = async () => {
     const pass = onePass();
     watchdog.pass = pass;
-    const delay = await pass;
+    const { delay, full } = await pass;
+    // A full pass means more is due: the catching up goes on at once.
+    if (!full) watchdog.markCaughtUp();
     if (run !== watchdog.run) return;
     watchdog.timer = setTimeout(loop, delay);
     watchdog.timer.unref();
@@ -102,9 +110,10 @@ function runLoop(watchdog: Watchdog): void {
   void loop();
 }
 
-/** One pass over the due threads and quiet incidents; resolves to how long to sleep before the next. */
-async function onePass(): Promise<number> {
+/** One pass over the due threads and quiet incidents; resolves to how long to sleep before the next, and whether it took a full batch of due threads. */
+async function onePass(): Promise<{ delay: number; full: boolean }> {
   let delay = MAX_SLEEP_MS;
+  let full = false;
   try {
     const now = Date.now();
     // Bounded per pass so one pass never holds the database for long.
@@ -113,15 +122,18 @@ async function onePass(): Promise<number> {
     // Incidents close in silence too: after their quiet period.
     const quietEnd = await nextIncidentQuietEnd(incidentSettings().quietMs);
     if (quietEnd != null && quietEnd <= now) await closeQuietIncidents(now);
-    const next = due.length === BATCH ? now : await nextWakeAt();
+    full = due.length === BATCH;
+    const next = full ? now : await nextWakeAt();
     if (next != null) delay = Math.min(MAX_SLEEP_MS, Math.max(10, next - Date.now()));
   } catch (error) {
     process.stderr.write(`[radar] watchdog pass failed: ${(error as Error).message}\n`);
   }
-  return delay;
+  return { delay, full };
 }
 
 function stopLoop(watchdog: Watchdog): void {
+  // Whoever leads next catches up: a start waiting on this one waits no longer.
+  watchdog.markCaughtUp();
   watchdog.running = false;
   watchdog.run++;
   if (watchdog.timer) clearTimeout(watchdog.timer);

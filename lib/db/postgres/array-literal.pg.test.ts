@@ -46,6 +46,12 @@ describe("arrayLiteral", () => {
     expect(viaLiteral.map(Number).map((n, i) => (values[i] === null ? null : n))).toEqual(values);
   });
 
+  it("refuses what no parameter here holds (an object, a Date, a bigint) instead of writing it wrong", () => {
+    for (const value of [{ a: 1 }, new Date(0), 1n, ["nested"]]) {
+      expect(() => arrayLiteral(["ok", value as unknown as string])).toThrow(/an array parameter holds a (object|bigint)/);
+    }
+  });
+
   it("takes the fast path only where JSON and PostgreSQL agree", () => {
     expect(arrayLiteral(["a", null, 'b"c'])).toBe('{"a",null,"b\\"c"}');
     expect(arrayLiteral([1, null, 2.5])).toBe("{1,null,2.5}");

@@ -14,6 +14,8 @@ export type ArrayElement = string | number | boolean | null | undefined;
 export function arrayLiteral(values: readonly ArrayElement[]): string {
   let plain = true;
   for (const value of values) {
+    // Only what the parameters of lib/db/postgres hold; anything else would be written wrong.
+    if (value !== null && value !== undefined && !PLAIN_TYPES.has(typeof value)) throw new TypeError(`an array parameter holds a ${typeof value}, not a string, number, boolean or null`);
     // JSON writes NaN and Infinity as null; node-postgres, as PostgreSQL reads them.
     if (typeof value === "number" ? !Number.isFinite(value) : typeof value === "string" && (CONTROL.test(value) || !value.isWellFormed())) {
       plain = false;
@@ -28,6 +30,7 @@ export function arrayLiteral(values: readonly ArrayElement[]): string {
 }
 
 const CONTROL = /[\u0000-\u001f]/;
+const PLAIN_TYPES = new Set(["string", "number", "boolean"]);
 
 function element(value: ArrayElement): string {
   if (value == null) return "NULL";
