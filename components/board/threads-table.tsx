@@ -1,11 +1,11 @@
 "use client";
 
 import Link from "next/link";
-import { memo } from "react";
+import { Fragment, memo } from "react";
 import type { IncidentView, ThreadView } from "@/lib/wire/types";
 import { incidentTitle, useIncidentOfThread } from "@/components/incidents/incident-banners";
 import { isStoppable } from "@/lib/threads/statuses";
-import { attemptLabel, kindLabel } from "@/lib/ui/format";
+import { attemptLabel, codeBreaks, kindLabel } from "@/lib/ui/format";
 import { Countdown } from "@/components/time/countdown";
 import { ResetCell } from "./reset-cell";
 import { Timestamp } from "@/components/time/timestamp";
@@ -127,7 +127,16 @@ function LastError({ error }: { error: ThreadView["lastError"] }) {
   return (
     <details className="group text-xs" data-testid="last-error">
       <summary className="cursor-pointer list-none text-slate-800 focus-visible:outline-2 focus-visible:outline-sky-600">
-        {head && <span className="block font-mono font-semibold [overflow-wrap:anywhere]">{head}</span>}
+        {head && (
+          <span className="block font-mono font-semibold [overflow-wrap:anywhere]">
+            {codeBreaks(head).map((piece, i) => (
+              <Fragment key={i}>
+                {i > 0 && <wbr />}
+                {piece}
+              </Fragment>
+            ))}
+          </span>
+        )}
         <span className="line-clamp-2 group-open:hidden">{error.message}</span>
         <span className="hidden text-sky-800 underline group-open:inline">hide full text</span>
       </summary>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { attemptLabel, byteSize, clockDuration, countdownText, humanDuration, kindLabel, quotaShare, relativeTime } from "./format";
+import { attemptLabel, byteSize, clockDuration, codeBreaks, countdownText, humanDuration, kindLabel, quotaShare, relativeTime } from "./format";
 
 describe("countdowns read at a glance", () => {
   it.each([
@@ -66,5 +66,19 @@ describe("stored sizes and quota shares", () => {
     expect(quotaShare(0, 100)).toBe("0 %");
     expect(quotaShare(1, 1_000)).toBe("< 1 %");
     expect(quotaShare(37, 100)).toBe("37 %");
+  });
+});
+
+describe("error codes wrap where a person reads a break", () => {
+  it.each([
+    ["503 server_is_overloaded", ["503 server_", "is_", "overloaded"]],
+    ["429 rate_limit_exceeded", ["429 rate_", "limit_", "exceeded"]],
+    ["overloaded_error", ["overloaded_", "error"]],
+    ["usage-limit.reached/v2", ["usage-", "limit.", "reached/", "v2"]],
+    ["429", ["429"]],
+    ["", [""]],
+  ])("%s", (code, pieces) => {
+    expect(codeBreaks(code)).toEqual(pieces);
+    expect(codeBreaks(code).join("")).toBe(code);
   });
 });

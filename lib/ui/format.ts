@@ -91,3 +91,12 @@ export function quotaShare(used: number, limit: number): string {
   const percent = (used / limit) * 100;
   return used > 0 && percent < 1 ? "< 1 %" : `${Math.round(percent)} %`;
 }
+
+/**
+ * An error code cut where a narrow column may break it: after each `_`, `.`, `/` or `-`, so
+ * "503 server_is_overloaded" wraps as "503 server_is_" / "overloaded", not mid-word. The pieces
+ * joined give the code back.
+ */
+export function codeBreaks(code: string): string[] {
+  return code.split(/(?<=[_./-])/);
+}
