@@ -6,6 +6,7 @@ import { benchDatabase } from "./bench-insights";
 import { freePort } from "./lib/port.mjs";
 import { startServer, type RunningServer } from "./lib/server";
 import { median, percentile } from "./lib/stats";
+import { within } from "../lib/within";
 
 /**
  * Heavy reads against ingestion, over HTTP on the built app serving a copy of the 1M-event
@@ -264,15 +265,12 @@ const READERS_END_MS = 10_000;
  * (not its abort) still fails the bench.
  */
 async function readersEnded(readers: Promise<void>[]): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), READERS_END_MS)));
-  const settled = await Promise.race([Promise.allSettled(readers), late]);
-  clearTimeout(timer);
-  if (settled === "late") {
+  const ended = await within(Promise.allSettled(readers), READERS_END_MS);
+  if (!ended.settled) {
     process.stderr.write(`bench-reads: a reader had not ended ${READERS_END_MS / 1000} s after its abort; the bench goes on without it\n`);
     return;
   }
-  const failed = settled.find((result) => result.status === "rejected");
+  const failed = ended.value.find((result) => result.status === "rejected");
   if (failed) throw (failed as PromiseRejectedResult).reason;
 }
 

@@ -1,6 +1,7 @@
 import { ensureFirstAdmin } from "@/lib/auth/people";
 import { config, ConfigError, publicUrl, type Config } from "@/lib/config";
 import { openStore, startTurn } from "@/lib/db/open-store";
+import { within } from "@/lib/within";
 import { recordSocketPeers } from "./socket-peer";
 import { ensureDefaultSource } from "./tokens";
 import { startRetention } from "./retention";
@@ -50,14 +51,8 @@ export const CATCH_UP_WAIT_MS = 15_000;
  * past that the start goes on, saying so, and the pass still ends on its own.
  */
 async function caughtUp(catchUp: Promise<void>): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<"late">((resolve) => {
-    timer = setTimeout(() => resolve("late"), CATCH_UP_WAIT_MS);
-    timer.unref();
-  });
-  const outcome = await Promise.race([catchUp, late]);
-  clearTimeout(timer);
-  if (outcome === "late") process.stderr.write(`[radar] the watchdog's first pass takes longer than ${CATCH_UP_WAIT_MS / 1000} s: serving meanwhile; deadlines that passed while the radar was down are applied as it goes\n`);
+  if ((await within(catchUp, CATCH_UP_WAIT_MS)).settled) return;
+  process.stderr.write(`[radar] the watchdog is still catching up after ${CATCH_UP_WAIT_MS / 1000} s: serving meanwhile; deadlines that passed while the radar was down are applied as it goes\n`);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { gunzipSync } from "node:zlib";
+import { within } from "@/lib/within";
 import { bodyReadByListener } from "./listener/routes";
 
 /** RFC 9457 problem details: every error a client gets says what was wrong and where. */
@@ -100,7 +101,6 @@ const DISCARD_WITHIN_MS = 10_000;
  * connection is dropped.
  */
 async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, budget: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
   const drained = (async () => {
     let left = budget;
     while (left > 0) {
@@ -109,16 +109,11 @@ async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, budg
       left -= value.byteLength;
     }
   })();
-  const late = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, DISCARD_WITHIN_MS);
-  });
   try {
-    await Promise.race([drained, late]);
+    await within(drained, DISCARD_WITHIN_MS);
   } catch {
     // the client went away: nothing to drop
   } finally {
-    clearTimeout(timer);
-    drained.catch(() => undefined);
     await reader.cancel().catch(() => undefined);
   }
 }

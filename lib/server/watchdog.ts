@@ -45,8 +45,9 @@ const globalForWatchdog = globalThis as unknown as { __radarWatchdog?: Watchdog 
 /**
  * Starts the watchdog; resolves once it has caught up with what fell due while the radar was down
  * (a pass found fewer due threads than one pass takes, or failed), or once this instance's first
- * try for the leadership did not win: the instance that leads does the catching up. The start (boot.ts) waits for it, so the first answers after
- * a restart never show a deadline or a stop's grace that passed unnoticed during the downtime.
+ * try for the leadership did not win: the instance that leads does the catching up. The start
+ * (boot.ts) waits for it, so the first answers after a restart never show a deadline or a stop's
+ * grace that passed unnoticed during the downtime.
  */
 export function startWatchdog(): Promise<void> {
   if (globalForWatchdog.__radarWatchdog) return Promise.resolve();

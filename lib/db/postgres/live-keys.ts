@@ -1,4 +1,5 @@
 import pg from "pg";
+import { within } from "@/lib/within";
 import { CLIENT_KEEPALIVE, closeQuietly, DEAD_PEER_SETTINGS } from "./dedicated";
 
 /**
@@ -161,16 +162,11 @@ export function subscribeKeys(url: string, onKeys: (keys: LiveKey[], origin: str
     const held = client;
     if (!held || checking) return;
     checking = true;
-    let timeout: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([
-        held.query("SELECT 1"),
-        new Promise((_, reject) => (timeout = setTimeout(() => reject(new Error(`the live-keys connection did not answer a check within ${checkTimeoutMs} ms`)), checkTimeoutMs))),
-      ]);
+      if (!(await within(held.query("SELECT 1"), checkTimeoutMs)).settled) throw new Error(`the live-keys connection did not answer a check within ${checkTimeoutMs} ms`);
     } catch (error) {
       if (client === held) drop(error as Error);
     } finally {
-      clearTimeout(timeout);
       checking = false;
     }
   };
