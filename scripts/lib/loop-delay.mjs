@@ -1,7 +1,7 @@
 // Benchmarks only: preloaded into the server under test (NODE_OPTIONS=--import …) to measure how
 // long its event loop stalls. It answers on its own loopback port, RADAR_BENCH_LOOP_PORT:
 // GET /reset starts a window, GET / returns that window's stalls ({maxMs, p99Ms, meanMs}).
-// Worker threads (which never take requests) are not measured.
+// Worker threads (the read worker, the page renderer: neither ingests) are not measured.
 import http from "node:http";
 import { isMainThread } from "node:worker_threads";
 import { monitorEventLoopDelay } from "node:perf_hooks";

@@ -169,3 +169,19 @@ export async function writeStream(body: ReadableStream<Uint8Array>, outgoing: Se
     outgoing.off("close", gone);
   }
 }
+
+export function logFailure(error: unknown, incoming: IncomingMessage, rawPath: string): void {
+  process.stderr.write(`[radar] ${incoming.method} ${rawPath} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+}
+
+/** A request that failed outside a handler (or in Next): logged, answered 500 if nothing was sent yet, else cut. */
+export function failed(error: unknown, incoming: IncomingMessage, outgoing: ServerResponse, rawPath: string): void {
+  logFailure(error, incoming, rawPath);
+  if (outgoing.headersSent) {
+    outgoing.destroy();
+    return;
+  }
+  outgoing.statusCode = 500;
+  outgoing.setHeader("content-type", "text/plain; charset=utf-8");
+  outgoing.end("Internal Server Error");
+}

@@ -59,6 +59,9 @@ export function answeredByListener(request: Request): boolean {
   return (request as unknown as Record<symbol, true | undefined>)[LEAN_REQUEST] === true;
 }
 
+/** A path Next normalises before routing it (a trailing slash, `//`, dot segments): Next redirects or answers it as it always has. */
+const NEEDS_NORMALISING = /\/\/|\/\.\.?(\/|$)|.\/$/;
+
 export interface LeanMatch {
   route: LeanRoute;
   /** Path parameters, still percent-encoded (the caller decodes them as Next would). */
@@ -71,20 +74,12 @@ export interface LeanMatch {
  * answers it as it always has.
  */
 export function matchLeanRoute(method: string, rawPath: string): LeanMatch | null {
-  if (/\/\/|\/\.\.?(\/|$)|.\/$/.test(rawPath)) return null;
+  if (NEEDS_NORMALISING.test(rawPath)) return null;
   const segments = rawPath.split("/");
   for (const route of LEAN_ROUTES) {
     if (route.method !== method) continue;
-    const pattern = route.path.split("/");
-    if (pattern.length !== segments.length) continue;
-    const params: Record<string, string> = {};
-    let matches = true;
-    for (let i = 0; i < pattern.length && matches; i++) {
-      const name = /^\[(\w+)\]$/.exec(pattern[i])?.[1];
-      if (name) params[name] = segments[i];
-      else matches = pattern[i] === segments[i];
-    }
-    if (matches) return { route, params };
+    const params = matchPath(route.path, segments);
+    if (params) return { route, params };
   }
   return null;
 }
@@ -97,4 +92,52 @@ export function matchLeanRoute(method: string, rawPath: string): LeanMatch | nul
 export function passesProxy(rawPath: string, headers: { [name: string]: string | string[] | undefined }): boolean {
   if (headers["content-length"] === undefined && headers["transfer-encoding"] === undefined) return true;
   return rawPath.startsWith("/api/") && /%[89a-fA-F]/.test(rawPath);
+}
+
+/**
+ * The API reads the page renderer answers too: what the pages fetch as they stay live (the board's
+ * rows, a thread, insights, incidents, limits), each answered from the store alone. The rest of
+ * the API stays on the listener's thread: writes, the live stream (the bus is there), the
+ * directive long-poll, exports (they stream from the read worker), health, metrics and
+ * diagnostics (they report that thread's own state).
+ */
+const RENDERED_READS: readonly string[] = [
+  "/api/v1/threads",
+  "/api/v1/threads/[id]",
+  "/api/v1/threads/by-key/[key]",
+  "/api/v1/threads/by-key/[key]/events",
+  "/api/v1/threads/by-key/[key]/events/[seq]/raw",
+  "/api/v1/insights",
+  "/api/v1/incidents",
+  "/api/v1/incidents/[id]",
+  "/api/v1/limits",
+];
+
+/**
+ * Whether the page renderer (render-pages.ts) answers this request rather than the listener's
+ * own Next: a GET or HEAD without a body, and without a server action, for a page (anything
+ * outside /api/ and the OTLP paths: the pages, their RSC payloads, Next's static files) or one
+ * of RENDERED_READS. A path Next would normalise first stays with the listener's Next.
+ */
+export function forRenderer(method: string, rawPath: string, headers: { [name: string]: string | string[] | undefined }): boolean {
+  if (method !== "GET" && method !== "HEAD") return false;
+  if (headers["content-length"] !== undefined || headers["transfer-encoding"] !== undefined) return false;
+  if (headers["next-action"] !== undefined) return false;
+  if (!rawPath.startsWith("/") || NEEDS_NORMALISING.test(rawPath)) return false;
+  if (rawPath !== "/api" && !rawPath.startsWith("/api/")) return !rawPath.startsWith("/v1/");
+  const segments = rawPath.split("/");
+  return RENDERED_READS.some((pattern) => matchPath(pattern, segments) !== null);
+}
+
+/** The parameters of `segments` (a raw path split at "/") under `pattern`, still percent-encoded; null when it does not match. */
+function matchPath(pattern: string, segments: readonly string[]): Record<string, string> | null {
+  const parts = pattern.split("/");
+  if (parts.length !== segments.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < parts.length; i++) {
+    const name = /^\[(\w+)\]$/.exec(parts[i])?.[1];
+    if (name) params[name] = segments[i];
+    else if (parts[i] !== segments[i]) return null;
+  }
+  return params;
 }

@@ -6,8 +6,10 @@ import { edgeSettings, PEER_HEADER, refuseAtEdge, refuseMalformedPath } from "..
 import { problem } from "../http";
 import { SECURITY_HEADERS } from "../security-headers";
 import { runShutdownSteps } from "../shutdown";
-import { readDeclaredBody, sendWebResponse, smallBodyLength, toWebRequest } from "./node-http";
-import { LEAN_ROUTES, markLean, matchLeanRoute, passesProxy, type LeanRoute } from "./routes";
+import { LISTENER_BUNDLE } from "./bundle.mjs";
+import { failed, logFailure, readDeclaredBody, sendWebResponse, smallBodyLength, toWebRequest } from "./node-http";
+import { startPageRenderer } from "./page-renderer";
+import { forRenderer, LEAN_ROUTES, markLean, matchLeanRoute, passesProxy, type LeanRoute } from "./routes";
 
 /**
  * The server `npm start` and the test server run: one Node HTTP listener on HOST:PORT in front
@@ -42,13 +44,15 @@ export async function serve(root: string): Promise<void> {
     process.stderr.write(`[radar] ${error instanceof ConfigError ? error.message : String(error)}\n`);
     process.exit(1);
   }
-  const { HOST: hostname, PORT: port, RADAR_INGEST_LISTENER: listener } = settings;
+  const { HOST: hostname, PORT: port, RADAR_INGEST_LISTENER: listener, RADAR_PAGE_RENDERER: rendering } = settings;
   // As `next start` does: Next and React pick their production builds by it.
   (process.env as Record<string, string | undefined>).NODE_ENV ||= "production";
   const { default: next } = await import("next");
   const app = next({ dev: false, dir: root, hostname, port });
   await app.prepare();
   const handleNext = app.getRequestHandler();
+  // Started once the database is open and migrated (prepare ran instrumentation.ts's boot).
+  const renderer = rendering === "inline" ? null : startPageRenderer(path.join(root, LISTENER_BUNDLE), { hostname, port });
   // Loading the routes' code takes seconds (Next too loads it at a route's first request): the
   // server listens meanwhile, and a lean request waits for it.
   const handlers = loadHandlers(root);
@@ -71,7 +75,9 @@ export async function serve(root: string): Promise<void> {
       // only when the client sent none), replacing whatever a client sent.
       incoming.headers[PEER_HEADER] = peer;
       // As `next start` does around the same call: a failure is logged and answered 500.
-      handleNext(incoming, outgoing).catch((error: unknown) => failed(error, incoming, outgoing, rawPath));
+      const inline = () => void handleNext(incoming, outgoing).catch((error: unknown) => failed(error, incoming, outgoing, rawPath));
+      if (renderer && forRenderer(incoming.method ?? "GET", rawPath, incoming.headers)) renderer.forward(incoming, outgoing, peer, inline);
+      else inline();
       return;
     }
     handlers
@@ -161,22 +167,6 @@ async function answer(
   }
   // Added while writing, never set on the handler's Response (whose headers may be immutable).
   await sendWebResponse(response, outgoing, LEAN_HEADERS, { streamed: route.streamed });
-}
-
-function logFailure(error: unknown, incoming: http.IncomingMessage, rawPath: string): void {
-  process.stderr.write(`[radar] ${incoming.method} ${rawPath} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-}
-
-/** A request that failed outside a handler (or in Next): logged, answered 500 if nothing was sent yet, else cut. */
-function failed(error: unknown, incoming: http.IncomingMessage, outgoing: http.ServerResponse, rawPath: string): void {
-  logFailure(error, incoming, rawPath);
-  if (outgoing.headersSent) {
-    outgoing.destroy();
-    return;
-  }
-  outgoing.statusCode = 500;
-  outgoing.setHeader("content-type", "text/plain; charset=utf-8");
-  outgoing.end("Internal Server Error");
 }
 
 /** Path parameters as Next hands them to a route: percent-decoded (undecodable paths were refused above). */
