@@ -69,8 +69,11 @@ describe("the page renderer", () => {
     });
     expect(sent.headers.get(RENDERER)).toBeNull();
     expect(sent.headers.get("x-radar-listener")).toBe("lean");
-    const health = await fetch(`${server.url}/api/health`);
-    expect(health.headers.get(RENDERER)).toBeNull();
+    for (const pathname of ["/api/health", "/%61pi/health"]) {
+      const health = await fetch(`${server.url}${pathname}`);
+      expect(health.headers.get(RENDERER), pathname).toBeNull();
+      await health.text();
+    }
     const gone = new AbortController();
     const stream = await server.fetch("/api/v1/stream", { signal: gone.signal });
     expect(stream.status).toBe(200);

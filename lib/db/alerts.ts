@@ -178,7 +178,7 @@ const sqlite = {
         statement(`UPDATE "AlertOutbox" SET state = 'failed', lastError = 'destination deleted', lastAttemptAt = ? WHERE destinationId = ? AND state = 'pending'`).run(now, id);
         statement(`DELETE FROM "AlertDestination" WHERE id = ?`).run(id);
         return name;
-      })();
+      }).immediate();
     });
   },
 
@@ -216,7 +216,7 @@ const sqlite = {
         const ids = JSON.stringify(pluck(`SELECT id FROM "AlertOutbox" WHERE createdAt < ? AND state != 'pending' ORDER BY createdAt LIMIT ?`).all(cutoff, limit));
         statement(`DELETE FROM "AlertDelivery" WHERE outboxId IN (SELECT value FROM json_each(?))`).run(ids);
         return statement(`DELETE FROM "AlertOutbox" WHERE id IN (SELECT value FROM json_each(?))`).run(ids).changes;
-      })(),
+      }).immediate(),
     );
   },
 };

@@ -94,7 +94,22 @@ function writesQueued(factory: PrismaBetterSqlite3): PrismaBetterSqlite3 {
 
 const READ = /^\s*SELECT\b/i;
 
+/**
+ * Prisma starts its transactions with a plain BEGIN (deferred). Another thread writes the same
+ * file on a connection of its own (the page renderer, lib/server/listener/role.ts), and a deferred
+ * transaction that read before that write committed cannot take the write lock (SQLITE_BUSY, at
+ * once, whatever the busy timeout): so its BEGIN takes the lock up front, as every write
+ * transaction here does (`.immediate()`, unit-of-work.ts's BEGIN IMMEDIATE).
+ */
+function beginsImmediate(adapter: PrismaAdapter): void {
+  const client = (adapter as unknown as { client?: Database.Database }).client;
+  if (!client) throw new Error("Prisma's SQLite adapter no longer exposes its connection: its transactions cannot begin IMMEDIATE");
+  const prepare = client.prepare.bind(client);
+  client.prepare = ((source: string) => prepare(source === "BEGIN" ? "BEGIN IMMEDIATE" : source)) as typeof client.prepare;
+}
+
 function queuedAdapter(adapter: PrismaAdapter): PrismaAdapter {
+  beginsImmediate(adapter);
   const overrides: Partial<PrismaAdapter> = {
     queryRaw: (query) => (READ.test(query.sql) ? adapter.queryRaw(query) : serialized(() => adapter.queryRaw(query))),
     executeRaw: (query) => serialized(() => adapter.executeRaw(query)),

@@ -83,7 +83,7 @@ function takePending(sourceId: string, now: number, redeliverAfterMs: number): P
       const mark = statement(MARK_DELIVERED);
       for (const row of rows) mark.run(now, row.id);
       return rows.map(toView);
-    })(),
+    }).immediate(),
   );
 }
 

@@ -61,7 +61,7 @@ function prune(cutoff: number, after: PruneCursor, limit: number): Promise<Prune
       }
       const last = rows[rows.length - 1];
       return { pruned: ids.length, after: rows.length < limit ? null : { at: last.at, id: last.id } };
-    })();
+    }).immediate();
   });
 }
 

@@ -80,7 +80,8 @@ export async function read<N extends ReadName>(name: N, ...args: Parameters<Read
   if (currentStore() === "postgres") return (onPostgres.READS[name] as (...a: unknown[]) => Promise<ReturnType<Reads[N]>>)(...args);
   const run = READS[name] as (...a: unknown[]) => ReturnType<Reads[N]>;
   const reads = channel();
-  if (!reads) return serialized(() => run(...args));
+  // One snapshot, as on the read worker: the other thread commits meanwhile.
+  if (!reads) return serialized(() => db().sql.transaction(() => run(...args))());
   const answer = await ask(reads, { id: reads.next++, read: name, args });
   if ("error" in answer) throw new Error(answer.error);
   return (answer as { value: ReturnType<Reads[N]> }).value;

@@ -1,11 +1,13 @@
+import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PATIENCE_MS } from "@/e2e/support/patience";
 import { waitFor } from "@/e2e/support/relay-helpers";
 import { PEER_HEADER } from "../edge";
-import { RENDERER_HEADER, startPageRenderer, type PageRenderer } from "./page-renderer";
+import { RENDERER_HEADER, startPageRenderer, type PageRenderer, type RendererTiming } from "./page-renderer";
 
 /**
  * The listener's side of the page renderer, against stand-ins for its thread (fixtures/): what
@@ -25,18 +27,25 @@ async function front(renderer: PageRenderer): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/** The renderer of fixtures/`name`, started. */
+function started(name: string, timing: Partial<RendererTiming> = {}): PageRenderer {
+  const renderer = startPageRenderer(fixture(name), { hostname: "127.0.0.1", port: 3000 }, timing);
+  expect(renderer).not.toBeNull();
+  return renderer!;
+}
+
 const ready = (renderer: PageRenderer) => waitFor(() => renderer.ready(), PATIENCE_MS, () => "the renderer never became ready");
 
 describe("the page renderer, seen from the listener", () => {
   it("renders inline while the renderer is starting", async () => {
-    const renderer = startPageRenderer(fixture("unready-renderer.mjs"), { hostname: "127.0.0.1", port: 3000 });
+    const renderer = started("unready-renderer.mjs");
     const url = await front(renderer);
     expect(await (await fetch(`${url}/page`)).text()).toBe("inline");
     expect(renderer.ready()).toBe(false);
   });
 
   it("forwards once the renderer is ready", async () => {
-    const renderer = startPageRenderer(fixture("fake-renderer.mjs"), { hostname: "127.0.0.1", port: 3000 });
+    const renderer = started("fake-renderer.mjs");
     const url = await front(renderer);
     await ready(renderer);
     const answer = await fetch(`${url}/page?q=1`);
@@ -45,7 +54,7 @@ describe("the page renderer, seen from the listener", () => {
   });
 
   it("forwards the request with the listener's record of the peer, and the answer as it came", async () => {
-    const renderer = startPageRenderer(fixture("fake-renderer.mjs"), { hostname: "127.0.0.1", port: 3000 });
+    const renderer = started("fake-renderer.mjs");
     const url = await front(renderer);
     await ready(renderer);
     const answer = await new Promise<http.IncomingMessage & { body: string }>((resolve, reject) => {
@@ -70,7 +79,7 @@ describe("the page renderer, seen from the listener", () => {
   });
 
   it("a client that goes away ends the renderer's request too", async () => {
-    const renderer = startPageRenderer(fixture("fake-renderer.mjs"), { hostname: "127.0.0.1", port: 3000 });
+    const renderer = started("fake-renderer.mjs");
     const url = await front(renderer);
     await ready(renderer);
     const gone = new AbortController();
@@ -82,7 +91,7 @@ describe("the page renderer, seen from the listener", () => {
   });
 
   it("a renderer that stops mid-answer cuts that answer, renders inline meanwhile, and is restarted", async () => {
-    const renderer = startPageRenderer(fixture("fake-renderer.mjs"), { hostname: "127.0.0.1", port: 3000 });
+    const renderer = started("fake-renderer.mjs");
     const url = await front(renderer);
     await ready(renderer);
     // Begun by the renderer, so never taken for whole: the client sees the answer fail.
@@ -93,8 +102,45 @@ describe("the page renderer, seen from the listener", () => {
     expect(await (await fetch(`${url}/page`)).text()).toBe("renderer GET /page");
   });
 
+  it("a page the renderer does not begin to answer in time is rendered here", async () => {
+    const renderer = started("fake-renderer.mjs", { answerMs: 200 });
+    const url = await front(renderer);
+    await ready(renderer);
+    expect(await (await fetch(`${url}/never`)).text()).toBe("inline");
+  });
+
+  it("a renderer whose thread stops turning is ended and restarted", async () => {
+    const renderer = started("fake-renderer.mjs", { heartbeatMs: 100, restartFirstMs: 50 });
+    const url = await front(renderer);
+    await ready(renderer);
+    const life = async () => (await fetch(`${url}/life`)).text();
+    const first = await life();
+    // Its answer never comes; the client stops waiting.
+    await fetch(`${url}/hang`, { signal: AbortSignal.timeout(500) }).catch(() => undefined);
+    // Answered by another start of the renderer (meanwhile, pages render here).
+    await waitFor(async () => {
+      const now = await life();
+      return now !== first && now !== "inline";
+    }, PATIENCE_MS, () => "the stuck renderer was never restarted");
+  });
+
+  it("does not start where its socket's path would be too long, and pages render here", () => {
+    const long = fs.mkdtempSync(path.join(os.tmpdir(), "radar-long-"));
+    const deep = path.join(long, "a".repeat(60), "b".repeat(60));
+    fs.mkdirSync(deep, { recursive: true });
+    const tmpdir = process.env.TMPDIR;
+    process.env.TMPDIR = deep;
+    try {
+      expect(startPageRenderer(fixture("fake-renderer.mjs"), { hostname: "127.0.0.1", port: 3000 })).toBeNull();
+    } finally {
+      if (tmpdir === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmpdir;
+      fs.rmSync(long, { recursive: true, force: true });
+    }
+  });
+
   it("a renderer that cannot start leaves every page to the listener's thread", async () => {
-    const renderer = startPageRenderer(fixture("failing-renderer.mjs"), { hostname: "127.0.0.1", port: 3000 });
+    const renderer = started("failing-renderer.mjs");
     const url = await front(renderer);
     for (let i = 0; i < 3; i++) expect(await (await fetch(`${url}/page`)).text()).toBe("inline");
     expect(renderer.ready()).toBe(false);

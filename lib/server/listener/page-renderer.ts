@@ -5,7 +5,7 @@ import path from "node:path";
 import { pipeline } from "node:stream";
 import { Worker } from "node:worker_threads";
 import { PEER_HEADER } from "../edge";
-import { PAGE_RENDERER_ROLE, type PageRendererData } from "./role";
+import { PAGE_RENDERER_ROLE, type PageRendererData, type RendererMessage } from "./role";
 
 /**
  * The listener's side of the page renderer (render-pages.ts): a worker thread running a second
@@ -27,17 +27,37 @@ export const RENDERER_HEADER = "x-radar-renderer";
 
 /** A connection's own headers (RFC 9110 §7.6.1), never forwarded from one to the other. */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade"]);
-/** The wait before restarting a renderer that stopped: doubling from the first to the last. */
-const RESTART_FIRST_MS = 1_000;
-const RESTART_LAST_MS = 60_000;
-/** A renderer that served this long before it stopped is restarted as if it had never failed. */
-const HEALTHY_MS = 60_000;
 
-export function startPageRenderer(bundle: string, { hostname, port }: { hostname: string; port: number }): PageRenderer {
+export interface RendererTiming {
+  /** The wait before restarting a renderer that stopped: doubling from the first to the last. */
+  restartFirstMs: number;
+  restartLastMs: number;
+  /** A renderer that served this long before it stopped is restarted as if it had never failed. */
+  healthyMs: number;
+  /** How often the renderer is asked whether its thread still turns; silent for three asks, it is ended and restarted. */
+  heartbeatMs: number;
+  /** How long a page may take to begin its answer on the renderer before it is rendered here instead. */
+  answerMs: number;
+}
+
+const TIMING: RendererTiming = { restartFirstMs: 1_000, restartLastMs: 60_000, healthyMs: 60_000, heartbeatMs: 5_000, answerMs: 30_000 };
+/** A Unix socket's path is at most this long (sockaddr_un, with its terminating NUL). */
+const SOCKET_PATH_MAX = 107;
+/** A renderer that runs out of memory ends alone, not with the whole server. */
+const RENDERER_HEAP_MB = 1_024;
+
+/** Starts the renderer from `bundle` (the server's bundle: main.ts runs it as the renderer); null when it cannot run here. */
+export function startPageRenderer(bundle: string, { hostname, port }: { hostname: string; port: number }, timing: Partial<RendererTiming> = {}): PageRenderer | null {
+  const { restartFirstMs, restartLastMs, healthyMs, heartbeatMs, answerMs } = { ...TIMING, ...timing };
   // Created 0700: only this user reaches the socket, so nobody can send the renderer a request
   // with a peer address (PEER_HEADER) of their choosing.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-pages-"));
   const socketPath = path.join(dir, "pages.sock");
+  if (Buffer.byteLength(socketPath) > SOCKET_PATH_MAX) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    process.stderr.write(`[radar] pages render on the ingest thread: the page renderer's socket path would be too long (${socketPath}); set TMPDIR to a shorter folder\n`);
+    return null;
+  }
   process.once("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
   const agent = new http.Agent({ keepAlive: true });
   let readyAt: number | null = null;
@@ -45,15 +65,27 @@ export function startPageRenderer(bundle: string, { hostname, port }: { hostname
 
   const start = () => {
     const data: PageRendererData = { role: PAGE_RENDERER_ROLE, socketPath, hostname, port };
-    const worker = new Worker(bundle, { workerData: data });
-    worker.on("message", (message: { ready?: boolean }) => {
+    const worker = new Worker(bundle, { workerData: data, resourceLimits: { maxOldGenerationSizeMb: RENDERER_HEAP_MB } });
+    let heardAt = Date.now();
+    const heartbeat = setInterval(() => {
+      // A thread stuck in a render answers nothing, pages included: ended, it is restarted. (Not
+      // while it starts: until it is ready, pages render here anyway.)
+      if (readyAt !== null && Date.now() - heardAt > 3 * heartbeatMs) {
+        process.stderr.write(`[radar] the page renderer stopped answering for ${Math.round((Date.now() - heardAt) / 1000)} s: ending it\n`);
+        void worker.terminate();
+      } else worker.postMessage({ ping: true } satisfies RendererMessage);
+    }, heartbeatMs);
+    heartbeat.unref();
+    worker.on("message", (message: RendererMessage) => {
+      heardAt = Date.now();
       if (message?.ready) readyAt = Date.now();
     });
     worker.on("error", (error) => process.stderr.write(`[radar] the page renderer failed: ${error.stack ?? error.message}\n`));
     worker.once("exit", (code) => {
-      if (readyAt !== null && Date.now() - readyAt >= HEALTHY_MS) failures = 0;
+      clearInterval(heartbeat);
+      if (readyAt !== null && Date.now() - readyAt >= healthyMs) failures = 0;
       readyAt = null;
-      const wait = Math.min(RESTART_LAST_MS, RESTART_FIRST_MS * 2 ** failures++);
+      const wait = Math.min(restartLastMs, restartFirstMs * 2 ** failures++);
       process.stderr.write(`[radar] the page renderer stopped (exit code ${code}): pages render on the ingest thread until it restarts in ${wait / 1000} s\n`);
       setTimeout(start, wait).unref();
     });
@@ -66,12 +98,23 @@ export function startPageRenderer(bundle: string, { hostname, port }: { hostname
     ready: () => readyAt !== null,
     forward(incoming, outgoing, peer, inline) {
       if (readyAt === null) return inline();
-      const upstream = http.request({ socketPath, agent, method: incoming.method, path: incoming.url, headers: forwardedHeaders(incoming, peer) });
+      const upstream = http.request({
+        socketPath,
+        agent,
+        method: incoming.method,
+        path: incoming.url,
+        headers: forwardedHeaders(incoming, peer),
+        // The client's Host, or none, exactly as it came: the renderer checks it as the listener's Next would.
+        setHost: false,
+      });
+      const slow = setTimeout(() => upstream.destroy(new Error(`the page renderer did not answer within ${answerMs / 1000} s`)), answerMs);
       upstream.once("response", (answer) => {
+        clearTimeout(slow);
         outgoing.writeHead(answer.statusCode ?? 502, answer.statusMessage, [...answerHeaders(answer.rawHeaders), RENDERER_HEADER, "worker"]);
         pipeline(answer, outgoing, () => undefined);
       });
-      upstream.once("error", () => {
+      upstream.on("error", () => {
+        clearTimeout(slow);
         // Nothing sent yet: the page is a GET, rendering it here is safe. Once the answer began, it is cut.
         if (outgoing.headersSent || outgoing.destroyed) outgoing.destroy();
         else inline();
@@ -85,12 +128,13 @@ export function startPageRenderer(bundle: string, { hostname, port }: { hostname
 }
 
 /**
- * The request's headers for the renderer: without the connection's own, with the listener's
- * record of who connected, and the X-Forwarded-For Next would have filled from the socket (the
- * renderer's socket has no address).
+ * The request's headers for the renderer: without the connection's own (Host is never one), with
+ * the listener's record of who connected, and the X-Forwarded-For Next would have filled from the
+ * socket (the renderer's socket has no address).
  */
 function forwardedHeaders(incoming: http.IncomingMessage, peer: string): http.OutgoingHttpHeaders {
   const named = new Set(String(incoming.headers.connection ?? "").toLowerCase().split(",").map((name) => name.trim()));
+  named.delete("host");
   const headers: http.OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(incoming.headers)) {
     if (value !== undefined && !HOP_BY_HOP.has(name) && !named.has(name)) headers[name] = value;

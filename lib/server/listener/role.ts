@@ -14,6 +14,13 @@ export interface PageRendererData {
   port: number;
 }
 
+/** Between the renderer and the listener's thread: its readiness, and the heartbeat (the listener pings, the renderer pongs). */
+export interface RendererMessage {
+  ready?: true;
+  ping?: true;
+  pong?: true;
+}
+
 // Taken from process, not imported: this module is also bundled by Next (instrumentation.ts), whose
 // bundler would follow an import of node:worker_threads' Worker.
 const threads = () => process.getBuiltinModule("node:worker_threads");

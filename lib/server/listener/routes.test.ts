@@ -35,6 +35,15 @@ describe("forRenderer: what the page renderer answers", () => {
     ["GET", "//threads", {}, false, "a doubled slash"],
     ["GET", "/api/v1/../../threads", {}, false, "dot segments"],
     ["GET", "*", {}, false, "not a path"],
+    ["GET", "/%61pi/v1/stream", {}, false, "an escaped /api/: Next decodes it to the live stream"],
+    ["GET", "/%61pi/health", {}, false, "an escaped /api/health"],
+    ["GET", "/%61pi/v1/threads", {}, true, "an escaped read the renderer answers"],
+    ["GET", "/v%31/logs", {}, false, "an escaped OTLP path"],
+    ["GET", "/threads/%2e%2e/api/health", {}, false, "escaped dot segments"],
+    ["GET", "/threads/%E0%A4%A", {}, false, "an undecodable path: the listener's Next refuses it"],
+    ["GET", "/threads/t%2F1", {}, true, "an escaped slash in a thread id: still a page"],
+    ["GET", "/%61pi%2Fv1%2Fstream", {}, false, "escaped slashes that spell the live stream"],
+    ["GET", "/threads/caf%C3%A9", {}, true, "an escaped letter in a thread id"],
   ];
   it.each(cases)("%s %s %o → %s (%s)", (method, path, headers, expected) => {
     expect(forRenderer(method, path, headers)).toBe(expected);

@@ -117,15 +117,23 @@ const RENDERED_READS: readonly string[] = [
  * Whether the page renderer (render-pages.ts) answers this request rather than the listener's
  * own Next: a GET or HEAD without a body, and without a server action, for a page (anything
  * outside /api/ and the OTLP paths: the pages, their RSC payloads, Next's static files) or one
- * of RENDERED_READS. A path Next would normalise first stays with the listener's Next.
+ * of RENDERED_READS, judged on the decoded path, as Next routes it. A path Next would normalise
+ * first, or cannot decode, stays with the listener's Next.
  */
 export function forRenderer(method: string, rawPath: string, headers: { [name: string]: string | string[] | undefined }): boolean {
   if (method !== "GET" && method !== "HEAD") return false;
   if (headers["content-length"] !== undefined || headers["transfer-encoding"] !== undefined) return false;
   if (headers["next-action"] !== undefined) return false;
-  if (!rawPath.startsWith("/") || NEEDS_NORMALISING.test(rawPath)) return false;
-  if (rawPath !== "/api" && !rawPath.startsWith("/api/")) return !rawPath.startsWith("/v1/");
-  const segments = rawPath.split("/");
+  // Classified as Next routes it, decoded: `/%61pi/v1/stream` is the live stream too.
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(rawPath);
+  } catch {
+    return false;
+  }
+  if (!decoded.startsWith("/") || NEEDS_NORMALISING.test(decoded) || decoded.includes("\\")) return false;
+  if (decoded !== "/api" && !decoded.startsWith("/api/")) return !decoded.startsWith("/v1/");
+  const segments = decoded.split("/");
   return RENDERED_READS.some((pattern) => matchPath(pattern, segments) !== null);
 }
 

@@ -1,0 +1,42 @@
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useFreshDatabase } from "@/e2e/support/in-process";
+
+/**
+ * A second thread (the page renderer) writes the same file on a connection of its own, so every
+ * write transaction takes the write lock when it begins: one that read first and then found
+ * another connection's commit in between could never write (SQLITE_BUSY, whatever the timeout).
+ */
+useFreshDatabase("client");
+
+let client: typeof import("./client");
+let other: Database.Database;
+beforeAll(async () => {
+  client = await import("./client");
+  other = new Database(client.db().path, { timeout: 0 });
+});
+afterAll(() => other?.close());
+
+/** Whether another connection could take the write lock right now. */
+function otherCanWrite(): boolean {
+  try {
+    other.exec("BEGIN IMMEDIATE");
+    other.exec("ROLLBACK");
+    return true;
+  } catch (error) {
+    expect((error as { code?: string }).code).toMatch(/^SQLITE_BUSY/);
+    return false;
+  }
+}
+
+describe("write transactions take the write lock as they begin", () => {
+  it("Prisma's transactions, before their first write", async () => {
+    expect(otherCanWrite()).toBe(true);
+    const held = await client.db().prisma.$transaction(async (tx) => {
+      await tx.source.findFirst();
+      return otherCanWrite();
+    });
+    expect(held).toBe(false);
+    expect(otherCanWrite()).toBe(true);
+  });
+});
