@@ -102,11 +102,14 @@ describe("the page renderer, seen from the listener", () => {
     expect(await (await fetch(`${url}/page`)).text()).toBe("renderer GET /page");
   });
 
-  it("a page the renderer does not begin to answer in time is rendered here", async () => {
+  it("a page the renderer does not begin to answer in time is a 504, not a render on the ingest thread", async () => {
     const renderer = started("fake-renderer.mjs", { answerMs: 200 });
     const url = await front(renderer);
     await ready(renderer);
-    expect(await (await fetch(`${url}/never`)).text()).toBe("inline");
+    const answer = await fetch(`${url}/never`);
+    expect(answer.status).toBe(504);
+    expect(answer.headers.get("retry-after")).toBe("5");
+    expect(await answer.text()).toMatch(/did not begin this page within 0.2 s/);
   });
 
   it("a renderer whose thread stops turning is ended and restarted", async () => {

@@ -14,6 +14,7 @@ import { PAGE_RENDERER_ROLE, type PageRendererData, type RendererMessage } from 
  * forwarded to it over a Unix socket and its answer streamed back unchanged. While the renderer
  * is starting, restarting after a crash, or failed before answering, the page is rendered on the
  * listener's thread instead (`inline`), as it was before the renderer existed: never refused.
+ * A renderer that is only slow (answerMs) gets a 504, not a second render on the ingest thread.
  */
 export interface PageRenderer {
   /** Answers a page request (routes.ts forRenderer) on the renderer, or runs `inline` when it cannot. */
@@ -36,7 +37,7 @@ export interface RendererTiming {
   healthyMs: number;
   /** How often the renderer is asked whether its thread still turns; silent for three asks, it is ended and restarted. */
   heartbeatMs: number;
-  /** How long a page may take to begin its answer on the renderer before it is rendered here instead. */
+  /** How long a page may take to begin its answer on the renderer before the client is told so (504). */
   answerMs: number;
 }
 
@@ -107,7 +108,11 @@ export function startPageRenderer(bundle: string, { hostname, port }: { hostname
         // The client's Host, or none, exactly as it came: the renderer checks it as the listener's Next would.
         setHost: false,
       });
-      const slow = setTimeout(() => upstream.destroy(new Error(`the page renderer did not answer within ${answerMs / 1000} s`)), answerMs);
+      let late = false;
+      const slow = setTimeout(() => {
+        late = true;
+        upstream.destroy();
+      }, answerMs);
       upstream.once("response", (answer) => {
         clearTimeout(slow);
         outgoing.writeHead(answer.statusCode ?? 502, answer.statusMessage, [...answerHeaders(answer.rawHeaders), RENDERER_HEADER, "worker"]);
@@ -115,9 +120,14 @@ export function startPageRenderer(bundle: string, { hostname, port }: { hostname
       });
       upstream.on("error", () => {
         clearTimeout(slow);
-        // Nothing sent yet: the page is a GET, rendering it here is safe. Once the answer began, it is cut.
+        // Nothing sent yet: the page is a GET, rendering it here is safe — unless the renderer was
+        // only slow, when rendering it here would hold the ingest thread for as long. Once the
+        // answer began, it is cut.
         if (outgoing.headersSent || outgoing.destroyed) outgoing.destroy();
-        else inline();
+        else if (late) {
+          outgoing.writeHead(504, { "content-type": "text/plain; charset=utf-8", "retry-after": "5" });
+          outgoing.end(`The page renderer did not begin this page within ${answerMs / 1000} s. Try again in a moment.\n`);
+        } else inline();
       });
       outgoing.once("close", () => {
         if (!outgoing.writableFinished) upstream.destroy();
