@@ -5,9 +5,9 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import type { NormalizedEvent, NormalizedLine } from "../lib/ingest/types";
 
 process.env.DATABASE_URL = `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), "radar-profile-watchdog-")), "radar.db")}`;
-const { normalizedLines } = await import("../e2e/support/in-process");
 const pipeline = await import("../lib/server/pipeline");
 const tokens = await import("../lib/server/tokens");
 const { dueThreadIds } = await import("../lib/db/thread-state");
@@ -16,11 +16,18 @@ const { TICK_CHUNK } = await import("../lib/server/watchdog");
 const THREADS = 200;
 const source = await tokens.createSource("profile-watchdog", "rr_profile_watchdog_0123456789");
 
+let key = 0;
+
+/** Lines as the canonical adapter hands them to the pipeline. */
+function lines(events: Record<string, unknown>[], receivedAt: number): NormalizedLine[] {
+  return events.map((event, index) => ({ index, event: event as unknown as NormalizedEvent, nativeType: null, format: "canonical", idempotencyKey: `profile-${++key}`, raw: event, receivedAt }));
+}
+
 async function retryingThreads(prefix: string, t0: number): Promise<void> {
   for (let i = 0; i < THREADS; i++) {
-    const retry = { type: "retry", at: t0 + 1, attempt: 1, maxAttempts: 5, error: { httpStatus: 429, code: "rate_limit_exceeded", message: "Please try again in 2s." } };
     const base = { threadId: `${prefix}-${i}`, turnId: "turn-1", agent: "codex", provider: "openai", model: "gpt-5" };
-    await pipeline.ingestLines(source, normalizedLines([{ type: "turn.started", at: t0 }, retry as never], { receivedAt: t0, base: base as never }), t0);
+    const retry = { ...base, type: "retry", at: t0 + 1, attempt: 1, maxAttempts: 5, error: { httpStatus: 429, code: "rate_limit_exceeded", message: "Please try again in 2s." } };
+    await pipeline.ingestLines(source, lines([{ ...base, type: "turn.started", at: t0 }, retry], t0), t0);
   }
 }
 
