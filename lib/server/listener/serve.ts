@@ -23,7 +23,10 @@ import { forRenderer, LEAN_ROUTES, markLean, matchLeanRoute, passesProxy, type L
  * module cache hands this listener the very same module instances Next serves them with — one
  * writer queue (lib/db/client.ts), one live-update bus, one set of rate limits and caches. A
  * copy bundled on its own would have its own module state, and even instrumentation.ts's modules
- * are separate instances from the routes' in Next's build.
+ * are separate instances from the routes' in Next's build. Pages, and the reads they make, are the
+ * exception (routes.ts forRenderer): the page renderer renders them on a thread of its own
+ * (page-renderer.ts), with module state of its own, which is why none of them may need this
+ * thread's (the bus, the rate limits, the watchdog).
  */
 
 type RouteHandler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
