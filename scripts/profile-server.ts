@@ -26,7 +26,7 @@ const TOP = 30;
 
 async function profile(scenario: Scenario, databaseFile?: string): Promise<string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-profile-server-"));
-  const pages = scenario === "board" || scenario === "insights" || scenario === "thread";
+  const pages = PAGES[scenario] !== undefined;
   let file: string | undefined;
   if (pages) {
     file = path.join(dir, "radar.db");

@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { NormalizedEvent, NormalizedLine } from "../lib/ingest/types";
+import { normalizeBatch } from "../lib/ingest/batch";
 
 process.env.DATABASE_URL = `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), "radar-profile-watchdog-")), "radar.db")}`;
 const pipeline = await import("../lib/server/pipeline");
@@ -16,18 +16,13 @@ const { TICK_CHUNK } = await import("../lib/server/watchdog");
 const THREADS = 200;
 const source = await tokens.createSource("profile-watchdog", "rr_profile_watchdog_0123456789");
 
-let key = 0;
-
-/** Lines as the canonical adapter hands them to the pipeline. */
-function lines(events: Record<string, unknown>[], receivedAt: number): NormalizedLine[] {
-  return events.map((event, index) => ({ index, event: event as unknown as NormalizedEvent, nativeType: null, format: "canonical", idempotencyKey: `profile-${++key}`, raw: event, receivedAt }));
-}
-
 async function retryingThreads(prefix: string, t0: number): Promise<void> {
   for (let i = 0; i < THREADS; i++) {
     const base = { threadId: `${prefix}-${i}`, turnId: "turn-1", agent: "codex", provider: "openai", model: "gpt-5" };
     const retry = { ...base, type: "retry", at: t0 + 1, attempt: 1, maxAttempts: 5, error: { httpStatus: 429, code: "rate_limit_exceeded", message: "Please try again in 2s." } };
-    await pipeline.ingestLines(source, lines([{ ...base, type: "turn.started", at: t0 }, retry], t0), t0);
+    // Through the canonical adapter, as a POST to /api/v1/events would be.
+    const { lines } = normalizeBatch("canonical", [{ ...base, id: `${base.threadId}-start`, type: "turn.started", at: t0 }, { ...retry, id: `${base.threadId}-retry` }], { receivedAt: t0 });
+    await pipeline.ingestLines(source, lines, t0);
   }
 }
 

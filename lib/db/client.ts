@@ -13,6 +13,11 @@ import { processQueue } from "./queue";
  * - `prisma`: the Prisma client, for the reads that filter and page one model (the board, the
  *   thread page, the source list, the audit log).
  * Both live on globalThis so Next's dev reload and repeated imports reuse one connection.
+ *
+ * Every write transaction begins IMMEDIATE (`.immediate()`, unit-of-work.ts's BEGIN IMMEDIATE,
+ * Prisma's through beginsImmediate below): the page renderer's thread writes the same file on a
+ * connection of its own (a session's renewal, the sources page's usage count), and a deferred
+ * transaction that read before such a commit could never take the write lock.
  */
 export interface DatabaseHandles {
   path: string;
@@ -94,13 +99,7 @@ function writesQueued(factory: PrismaBetterSqlite3): PrismaBetterSqlite3 {
 
 const READ = /^\s*SELECT\b/i;
 
-/**
- * Prisma starts its transactions with a plain BEGIN (deferred). Another thread writes the same
- * file on a connection of its own (the page renderer, lib/server/listener/role.ts), and a deferred
- * transaction that read before that write committed cannot take the write lock (SQLITE_BUSY, at
- * once, whatever the busy timeout): so its BEGIN takes the lock up front, as every write
- * transaction here does (`.immediate()`, unit-of-work.ts's BEGIN IMMEDIATE).
- */
+/** Prisma starts its transactions with a plain BEGIN (deferred): made BEGIN IMMEDIATE, as every write transaction here (above). */
 function beginsImmediate(adapter: PrismaAdapter): void {
   const client = (adapter as unknown as { client?: Database.Database }).client;
   if (!client) throw new Error("Prisma's SQLite adapter no longer exposes its connection: its transactions cannot begin IMMEDIATE");

@@ -117,9 +117,6 @@ const sqlite = {
         statement(COUNT_RANGE).run({ from, to });
         statement(SET_COUNTED_THROUGH).run(to);
         return to < last;
-        // IMMEDIATE: it reads, then writes; the page renderer's thread counts too (the sources
-        // page), on a connection of its own, and a deferred transaction that read before the other
-        // wrote could not take the write lock.
       }).immediate(),
     );
   },

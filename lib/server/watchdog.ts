@@ -139,7 +139,7 @@ async function onePass(): Promise<{ delay: number; full: boolean }> {
 }
 
 /** Ticks `due` TICK_CHUNK threads per unit of work, letting the event loop turn between them. */
-export async function tickInChunks(due: number[], now: number): Promise<void> {
+async function tickInChunks(due: number[], now: number): Promise<void> {
   for (let i = 0; i < due.length; i += TICK_CHUNK) {
     if (i > 0) await new Promise((resolve) => setImmediate(resolve));
     await tickThreads(due.slice(i, i + TICK_CHUNK), now);
