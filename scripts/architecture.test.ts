@@ -88,6 +88,7 @@ const NOT_ON_EITHER_STORE: Record<string, string> = {
   "sources.ts#countedThrough": "retention's SQLite unit of work (PostgreSQL's: postgres/retention.ts)",
   "sources.ts#subtractUsage": "retention's SQLite unit of work (PostgreSQL's: postgres/retention.ts)",
   "limits.ts#blockingWindowKeys": "inside the SQLite board's read transaction, on its connection",
+  "checkpointer.ts": "the SQLite WAL checkpointer's thread (PostgreSQL checkpoints its own WAL)",
   // The read worker's SQLite bodies: lib/server/off-thread.ts sends PostgreSQL's (postgres/reads.ts) instead.
   "reads.ts#READS": "the read worker's SQLite reads",
   "reads.ts#EXPORTS": "the read worker's SQLite exports",

@@ -1,8 +1,10 @@
+import path from "node:path";
 import Database from "better-sqlite3";
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaClient } from "./generated/client";
 import { resolveDatabasePath } from "./config";
 import { migrate } from "./migrate";
+import type { CheckpointDone } from "./checkpointer";
 import { processQueue } from "./queue";
 
 /**
@@ -34,6 +36,7 @@ export function openDatabase(file = resolveDatabasePath()): DatabaseHandles {
   // NORMAL is durable across application crashes in WAL mode and avoids an fsync per commit.
   sql.pragma("synchronous = NORMAL");
   sql.pragma("foreign_keys = ON");
+  checkpointsAsAgreed(sql);
   migrate(sql);
   const prisma = new PrismaClient({
     adapter: writesQueued(new PrismaBetterSqlite3({ url: file, timeout: BUSY_TIMEOUT_MS }, { timestampFormat: "unixepoch-ms" })),
@@ -56,6 +59,56 @@ export function openReadOnly(file: string): DatabaseHandles {
     },
   };
   return globalForDb.__radarDb;
+}
+
+/**
+ * Who checkpoints the WAL (copies its pages back into the database file). By default SQLite's
+ * commits do: the one that leaves more than AUTOCHECKPOINT_PAGES in the WAL, on the thread that
+ * committed. While the WAL checkpointer's thread (checkpointer.ts) runs for a file, this
+ * process's connections to it never checkpoint; once it stops, they do again.
+ */
+const AUTOCHECKPOINT_PAGES = 1_000;
+
+interface WalState {
+  /** The file the checkpointer thread checkpoints, while it runs. */
+  byThread: string | null;
+  connections: Set<Database.Database>;
+  last: CheckpointDone | null;
+}
+
+const globalForWal = globalThis as unknown as { __radarWal?: WalState };
+
+function walState(): WalState {
+  return (globalForWal.__radarWal ??= { byThread: null, connections: new Set(), last: null });
+}
+
+/** A connection on this thread: it checkpoints on commit unless the checkpointer thread does for its file. */
+function checkpointsAsAgreed(sql: Database.Database): void {
+  const state = walState();
+  state.connections.add(sql);
+  sql.pragma(`wal_autocheckpoint = ${state.byThread === path.resolve(sql.name) ? 0 : AUTOCHECKPOINT_PAGES}`);
+}
+
+/** The checkpointer thread checkpoints `file` from now on (null: it stopped, and commits checkpoint again). */
+export function checkpointsByThread(file: string | null): void {
+  const state = walState();
+  state.byThread = file === null ? null : path.resolve(file);
+  if (file === null) state.last = null;
+  for (const sql of state.connections) {
+    if (sql.open) checkpointsAsAgreed(sql);
+    else state.connections.delete(sql);
+  }
+}
+
+/** The checkpointer thread's latest checkpoint. */
+export function recordCheckpoint(done: CheckpointDone): void {
+  walState().last = done;
+}
+
+/** Whether the checkpointer thread checkpoints this process's database, and the frames its latest checkpoint left in the WAL (for the metrics). */
+export function walCheckpoints(): { byThread: boolean; framesLeft: number | null } {
+  const { byThread, last } = walState();
+  return { byThread: byThread !== null, framesLeft: last ? last.walFrames - last.copied : null };
 }
 
 /** The process-wide database, opened (and migrated) on first use. */
@@ -99,16 +152,23 @@ function writesQueued(factory: PrismaBetterSqlite3): PrismaBetterSqlite3 {
 
 const READ = /^\s*SELECT\b/i;
 
+/** The better-sqlite3 connection under Prisma's adapter. */
+function connectionOf(adapter: PrismaAdapter): Database.Database {
+  const client = (adapter as unknown as { client?: Database.Database }).client;
+  if (!client) throw new Error("Prisma's SQLite adapter no longer exposes its connection: its transactions cannot begin IMMEDIATE, nor leave checkpoints to the checkpointer");
+  return client;
+}
+
 /** Prisma starts its transactions with a plain BEGIN (deferred): made BEGIN IMMEDIATE, as every write transaction here (above). */
 function beginsImmediate(adapter: PrismaAdapter): void {
-  const client = (adapter as unknown as { client?: Database.Database }).client;
-  if (!client) throw new Error("Prisma's SQLite adapter no longer exposes its connection: its transactions cannot begin IMMEDIATE");
+  const client = connectionOf(adapter);
   const prepare = client.prepare.bind(client);
   client.prepare = ((source: string) => prepare(source === "BEGIN" ? "BEGIN IMMEDIATE" : source)) as typeof client.prepare;
 }
 
 function queuedAdapter(adapter: PrismaAdapter): PrismaAdapter {
   beginsImmediate(adapter);
+  checkpointsAsAgreed(connectionOf(adapter));
   const overrides: Partial<PrismaAdapter> = {
     queryRaw: (query) => (READ.test(query.sql) ? adapter.queryRaw(query) : serialized(() => adapter.queryRaw(query))),
     executeRaw: (query) => serialized(() => adapter.executeRaw(query)),

@@ -66,6 +66,15 @@ describe("metrics registry", () => {
     expect(await createMetricsRegistry(() => snapshot).scrape()).not.toContain("radar_watchdog_leader");
   });
 
+  it("on SQLite, exposes whether the WAL checkpointer runs and what its latest checkpoint left, read at each scrape", async () => {
+    let wal: { byThread: boolean; framesLeft: number | null } = { byThread: false, framesLeft: null };
+    const metrics = createMetricsRegistry(() => snapshot, { watchdogLeader: () => true, walCheckpoints: () => wal });
+    expect((await metrics.scrape()).split("\n")).toEqual(expect.arrayContaining(["radar_sqlite_wal_checkpointer_up 0", "radar_sqlite_wal_frames_left 0"]));
+    wal = { byThread: true, framesLeft: 42 };
+    expect((await metrics.scrape()).split("\n")).toEqual(expect.arrayContaining(["radar_sqlite_wal_checkpointer_up 1", "radar_sqlite_wal_frames_left 42"]));
+    expect(await createMetricsRegistry(() => snapshot, { watchdogLeader: () => true }).scrape()).not.toContain("radar_sqlite_wal");
+  });
+
   it("reloads from the database on every scrape instead of accumulating", async () => {
     let current = snapshot;
     const metrics = createMetricsRegistry(() => current);

@@ -71,6 +71,8 @@ function loadHistogram(histogram: Histogram<"kind" | "provider">, rows: readonly
 export interface InstanceFacts {
   /** Whether this instance runs the watchdog now (the leader among several on PostgreSQL). */
   watchdogLeader: () => boolean;
+  /** On SQLite: whether the WAL checkpointer thread checkpoints, and the frames its latest checkpoint left in the WAL. */
+  walCheckpoints?: () => { byThread: boolean; framesLeft: number | null };
 }
 
 export function createMetricsRegistry(read: () => MetricsSnapshot | Promise<MetricsSnapshot>, instance?: InstanceFacts) {
@@ -161,6 +163,25 @@ export function createMetricsRegistry(read: () => MetricsSnapshot | Promise<Metr
       registers,
       collect() {
         this.set(instance.watchdogLeader() ? 1 : 0);
+      },
+    });
+  }
+  const wal = instance?.walCheckpoints;
+  if (wal) {
+    new Gauge({
+      name: "radar_sqlite_wal_checkpointer_up",
+      help: "1 while the WAL checkpointer thread copies the SQLite WAL back into the database file (commits on the ingest thread then never do), else 0.",
+      registers,
+      collect() {
+        this.set(wal().byThread ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "radar_sqlite_wal_frames_left",
+      help: "Frames the WAL checkpointer's latest checkpoint could not copy yet (a reader still needed them); growing for minutes means a reader holds an old snapshot. 0 while it is not running.",
+      registers,
+      collect() {
+        this.set(wal().framesLeft ?? 0);
       },
     });
   }

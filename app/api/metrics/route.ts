@@ -1,3 +1,5 @@
+import { walCheckpoints } from "@/lib/db/client";
+import { currentStore } from "@/lib/db/store";
 import { createMetricsRegistry } from "@/lib/insights/metrics";
 import { read } from "@/lib/server/off-thread";
 import { route } from "@/lib/server/route";
@@ -13,7 +15,10 @@ const globalForMetrics = globalThis as unknown as { __radarMetrics?: ReturnType<
 
 /** Prometheus text exposition: retry notices, episodes, directives, threads, advised delays and gaps, and whether this instance leads the watchdog. */
 export const GET = route({ access: "viewer" }, async () => {
-  globalForMetrics.__radarMetrics ??= createMetricsRegistry(() => read("metrics", Date.now()), { watchdogLeader: leadsWatchdog });
+  globalForMetrics.__radarMetrics ??= createMetricsRegistry(() => read("metrics", Date.now()), {
+    watchdogLeader: leadsWatchdog,
+    ...(currentStore() === "sqlite" ? { walCheckpoints } : {}),
+  });
   const metrics = globalForMetrics.__radarMetrics;
   return new Response(await metrics.scrape(), { headers: { "content-type": metrics.contentType, "cache-control": "no-store" } });
 });

@@ -5,6 +5,7 @@ import path from "node:path";
 import { pipeline } from "node:stream";
 import { Worker } from "node:worker_threads";
 import { PEER_HEADER } from "../edge";
+import { restarts, type RestartTiming } from "./restarts";
 import { PAGE_RENDERER_ROLE, type PageRendererData, type RendererMessage } from "./role";
 
 /**
@@ -29,12 +30,7 @@ export const RENDERER_HEADER = "x-radar-renderer";
 /** A connection's own headers (RFC 9110 §7.6.1), never forwarded from one to the other. */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade"]);
 
-export interface RendererTiming {
-  /** The wait before restarting a renderer that stopped: doubling from the first to the last. */
-  restartFirstMs: number;
-  restartLastMs: number;
-  /** A renderer that served this long before it stopped is restarted as if it had never failed. */
-  healthyMs: number;
+export interface RendererTiming extends RestartTiming {
   /** How often the renderer is asked whether its thread still turns; silent for three asks, it is ended and restarted. */
   heartbeatMs: number;
   /** How long a page may take to begin its answer on the renderer before the client is told so (504). */
@@ -49,7 +45,7 @@ const RENDERER_HEAP_MB = 1_024;
 
 /** Starts the renderer from `bundle` (the server's bundle: main.ts runs it as the renderer); null when it cannot run here. */
 export function startPageRenderer(bundle: string, { hostname, port }: { hostname: string; port: number }, timing: Partial<RendererTiming> = {}): PageRenderer | null {
-  const { restartFirstMs, restartLastMs, healthyMs, heartbeatMs, answerMs } = { ...TIMING, ...timing };
+  const { heartbeatMs, answerMs, ...restartTiming } = { ...TIMING, ...timing };
   // Created 0700: only this user reaches the socket, so nobody can send the renderer a request
   // with a peer address (PEER_HEADER) of their choosing.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-pages-"));
@@ -61,8 +57,7 @@ export function startPageRenderer(bundle: string, { hostname, port }: { hostname
   }
   process.once("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
   const agent = new http.Agent({ keepAlive: true });
-  let readyAt: number | null = null;
-  let failures = 0;
+  const life = restarts(restartTiming);
 
   const start = () => {
     const data: PageRendererData = { role: PAGE_RENDERER_ROLE, socketPath, hostname, port };
@@ -71,7 +66,7 @@ export function startPageRenderer(bundle: string, { hostname, port }: { hostname
     const heartbeat = setInterval(() => {
       // A thread stuck in a render answers nothing, pages included: ended, it is restarted. (Not
       // while it starts: until it is ready, pages render here anyway.)
-      if (readyAt !== null && Date.now() - heardAt > 3 * heartbeatMs) {
+      if (life.isReady() && Date.now() - heardAt > 3 * heartbeatMs) {
         process.stderr.write(`[radar] the page renderer stopped answering for ${Math.round((Date.now() - heardAt) / 1000)} s: ending it\n`);
         void worker.terminate();
       } else worker.postMessage({ ping: true } satisfies RendererMessage);
@@ -79,14 +74,12 @@ export function startPageRenderer(bundle: string, { hostname, port }: { hostname
     heartbeat.unref();
     worker.on("message", (message: RendererMessage) => {
       heardAt = Date.now();
-      if (message?.ready) readyAt = Date.now();
+      if (message?.ready) life.ready();
     });
     worker.on("error", (error) => process.stderr.write(`[radar] the page renderer failed: ${error.stack ?? error.message}\n`));
     worker.once("exit", (code) => {
       clearInterval(heartbeat);
-      if (readyAt !== null && Date.now() - readyAt >= healthyMs) failures = 0;
-      readyAt = null;
-      const wait = Math.min(restartLastMs, restartFirstMs * 2 ** failures++);
+      const wait = life.stopped();
       process.stderr.write(`[radar] the page renderer stopped (exit code ${code}): pages render on the ingest thread until it restarts in ${wait / 1000} s\n`);
       setTimeout(start, wait).unref();
     });
@@ -96,9 +89,9 @@ export function startPageRenderer(bundle: string, { hostname, port }: { hostname
   start();
 
   return {
-    ready: () => readyAt !== null,
+    ready: () => life.isReady(),
     forward(incoming, outgoing, peer, inline) {
-      if (readyAt === null) return inline();
+      if (!life.isReady()) return inline();
       const upstream = http.request({
         socketPath,
         agent,

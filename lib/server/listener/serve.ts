@@ -2,6 +2,8 @@ import http from "node:http";
 import nodeModule from "node:module";
 import path from "node:path";
 import { config, ConfigError } from "@/lib/config";
+import { db } from "@/lib/db/client";
+import { currentStore } from "@/lib/db/store";
 import { edgeSettings, PEER_HEADER, refuseAtEdge, refuseMalformedPath } from "../edge";
 import { problem } from "../http";
 import { SECURITY_HEADERS } from "../security-headers";
@@ -9,6 +11,7 @@ import { runShutdownSteps } from "../shutdown";
 import { LISTENER_BUNDLE } from "./bundle.mjs";
 import { failed, logFailure, readDeclaredBody, sendWebResponse, smallBodyLength, toWebRequest } from "./node-http";
 import { startPageRenderer } from "./page-renderer";
+import { startWalCheckpointer } from "./wal-checkpointer";
 import { forRenderer, LEAN_ROUTES, markLean, matchLeanRoute, passesProxy, type LeanRoute } from "./routes";
 
 /**
@@ -56,6 +59,7 @@ export async function serve(root: string): Promise<void> {
   const handleNext = app.getRequestHandler();
   // Started once the database is open and migrated (prepare ran instrumentation.ts's boot).
   const renderer = rendering === "inline" ? null : startPageRenderer(path.join(root, LISTENER_BUNDLE), { hostname, port });
+  if (currentStore() === "sqlite") startWalCheckpointer(path.join(root, LISTENER_BUNDLE), db().path);
   // Loading the routes' code takes seconds (Next too loads it at a route's first request): the
   // server listens meanwhile, and a lean request waits for it.
   const handlers = loadHandlers(root);
