@@ -4,12 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PATIENCE_MS } from "@/e2e/support/patience";
 import { waitFor } from "@/e2e/support/relay-helpers";
 import { useFreshDatabase } from "@/e2e/support/in-process";
-import { checkpointWal, runCheckpointer, type CheckpointerMessage } from "./checkpointer";
+import { checkpointWal, copyRest, copyWal, openCheckpointer, RESTART_FRAMES, runCheckpointer, type CheckpointerMessage } from "./checkpointer";
 
 /**
  * Who copies the WAL back into the database file: by default the commit that takes the WAL past
  * 1,000 pages, on the thread that committed (the ingest thread); while the checkpointer thread
- * runs (checkpointer.ts), only it, and every connection of this process leaves it to it.
+ * runs (checkpointer.ts), it does, every connection of this process checkpointing only far past
+ * that (a backstop); and the WAL still starts over, whatever commits land during its copies.
  */
 useFreshDatabase("checkpointer");
 
@@ -18,20 +19,24 @@ let other: Database.Database;
 beforeAll(async () => {
   client = await import("./client");
   client.db().sql.exec(`CREATE TABLE "ballast" (body BLOB)`);
-  other = new Database(client.db().path);
+  other = openCheckpointer(client.db().path);
 });
 afterAll(() => {
   client.checkpointsByThread(null);
   other?.close();
 });
 
-/** About 2,000 pages of new rows in one commit on the server's connection: past SQLite's 1,000. */
-function commitPages(): void {
+/** About `pages` pages of new rows in one commit on the server's connection (by default past SQLite's 1,000). */
+function commitPages(pages = 2_000): void {
   const insert = client.db().sql.prepare(`INSERT INTO "ballast" (body) VALUES (randomblob(4000))`);
   client.db().sql.transaction(() => {
-    for (let i = 0; i < 2_000; i++) insert.run();
+    for (let i = 0; i < pages; i++) insert.run();
   })();
 }
+
+/** Frames in the WAL now (a PASSIVE checkpoint that copies nothing new says). */
+const walFrames = () => (other.pragma("wal_checkpoint(PASSIVE)") as { log: number }[])[0].log;
+const BACKSTOP = 20_000;
 
 const fileSize = () => fs.statSync(client.db().path).size;
 const prismaAutocheckpoint = async () => Number((await client.db().prisma.$queryRawUnsafe<{ wal_autocheckpoint: bigint }[]>("PRAGMA wal_autocheckpoint"))[0].wal_autocheckpoint);
@@ -43,10 +48,10 @@ describe("WAL checkpoints", () => {
     expect(fileSize()).toBeGreaterThan(before + 4_000_000);
   });
 
-  it("while the checkpointer thread runs, no commit of this process does: the checkpointer copies it", async () => {
+  it("while the checkpointer thread runs, no commit of this process does (short of a backstop far past it): the checkpointer copies it", async () => {
     client.checkpointsByThread(client.db().path);
-    expect(client.db().sql.pragma("wal_autocheckpoint", { simple: true })).toBe(0);
-    expect(await prismaAutocheckpoint()).toBe(0);
+    expect(client.db().sql.pragma("wal_autocheckpoint", { simple: true })).toBe(BACKSTOP);
+    expect(await prismaAutocheckpoint()).toBe(BACKSTOP);
     const before = fileSize();
     commitPages();
     expect(fileSize()).toBe(before);
@@ -61,7 +66,7 @@ describe("WAL checkpoints", () => {
     client.checkpointsByThread(null);
     expect(client.db().sql.pragma("wal_autocheckpoint", { simple: true })).toBe(1_000);
     expect(await prismaAutocheckpoint()).toBe(1_000);
-    expect(client.walCheckpoints()).toEqual({ byThread: false, framesLeft: null });
+    expect(client.walCheckpoints()).toEqual({ byThread: false, walFrames: null, framesLeft: null });
   });
 
   it("a connection opened to the file while the checkpointer runs leaves checkpoints to it; one to another file does not", () => {
@@ -69,7 +74,7 @@ describe("WAL checkpoints", () => {
     const again = client.openDatabase(client.db().path);
     const elsewhere = client.openDatabase(`${client.db().path}.other`);
     try {
-      expect(again.sql.pragma("wal_autocheckpoint", { simple: true })).toBe(0);
+      expect(again.sql.pragma("wal_autocheckpoint", { simple: true })).toBe(BACKSTOP);
       expect(elsewhere.sql.pragma("wal_autocheckpoint", { simple: true })).toBe(1_000);
     } finally {
       again.sql.close();
@@ -93,6 +98,55 @@ describe("WAL checkpoints", () => {
       reader.close();
       const freed = checkpointWal(other);
       expect(freed.copied).toBe(freed.walFrames);
+    } finally {
+      client.checkpointsByThread(null);
+    }
+  });
+
+  it("the WAL starts over even when a commit lands during every copy: the rest is copied under the write lock", () => {
+    client.checkpointsByThread(client.db().path);
+    try {
+      checkpointWal(other);
+      commitPages(10);
+      // A commit that began before the copy and lands during it: the WAL is never all copied
+      // when the next one begins.
+      const writer = client.db().sql;
+      const insert = writer.prepare(`INSERT INTO "ballast" (body) VALUES (randomblob(4000))`);
+      const roundWithCommitDuring = (rest: boolean) => {
+        writer.exec("BEGIN IMMEDIATE");
+        for (let i = 0; i < 300; i++) insert.run();
+        const copied = copyWal(other);
+        writer.exec("COMMIT");
+        if (rest) copyRest(other, copied);
+      };
+      for (let round = 0; round < 10; round++) roundWithCommitDuring(false);
+      const grown = walFrames();
+      expect(grown).toBeGreaterThan(3_000);
+      for (let round = 0; round < 10; round++) roundWithCommitDuring(true);
+      expect(walFrames()).toBeLessThan(RESTART_FRAMES + 700);
+    } finally {
+      client.checkpointsByThread(null);
+    }
+  });
+
+  it("the rest is left to the next round while a writer holds the lock: the checkpointer never waits for one", () => {
+    client.checkpointsByThread(client.db().path);
+    try {
+      commitPages(RESTART_FRAMES + 100);
+      const writer = client.db().sql;
+      writer.exec("BEGIN IMMEDIATE");
+      try {
+        const started = performance.now();
+        const round = checkpointWal(other);
+        expect(round.busy).toBe(true);
+        // No busy wait: it gave up at once (5 s, the server's timeout, would be a wait).
+        expect(performance.now() - started).toBeLessThan(2_500);
+      } finally {
+        writer.exec("ROLLBACK");
+      }
+      const round = checkpointWal(other);
+      expect(round.busy).toBe(false);
+      expect(round.copied).toBe(round.walFrames);
     } finally {
       client.checkpointsByThread(null);
     }

@@ -36,6 +36,7 @@ export function openDatabase(file = resolveDatabasePath()): DatabaseHandles {
   // NORMAL is durable across application crashes in WAL mode and avoids an fsync per commit.
   sql.pragma("synchronous = NORMAL");
   sql.pragma("foreign_keys = ON");
+  sql.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   checkpointsAsAgreed(sql);
   migrate(sql);
   const prisma = new PrismaClient({
@@ -65,9 +66,14 @@ export function openReadOnly(file: string): DatabaseHandles {
  * Who checkpoints the WAL (copies its pages back into the database file). By default SQLite's
  * commits do: the one that leaves more than AUTOCHECKPOINT_PAGES in the WAL, on the thread that
  * committed. While the WAL checkpointer's thread (checkpointer.ts) runs for a file, this
- * process's connections to it never checkpoint; once it stops, they do again.
+ * process's connections to it leave that to the thread, checkpointing only past BACKSTOP_PAGES
+ * (where the thread, never waiting for the write lock, could not finish: then there is little
+ * left to copy); once it stops, they checkpoint as by default again.
  */
 const AUTOCHECKPOINT_PAGES = 1_000;
+const BACKSTOP_PAGES = 20_000;
+/** A WAL that grew past this (a long reader kept it from starting over) is cut back to it when it starts over. */
+const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 
 interface WalState {
   /** The file the checkpointer thread checkpoints, while it runs. */
@@ -86,7 +92,7 @@ function walState(): WalState {
 function checkpointsAsAgreed(sql: Database.Database): void {
   const state = walState();
   state.connections.add(sql);
-  sql.pragma(`wal_autocheckpoint = ${state.byThread === path.resolve(sql.name) ? 0 : AUTOCHECKPOINT_PAGES}`);
+  sql.pragma(`wal_autocheckpoint = ${state.byThread === path.resolve(sql.name) ? BACKSTOP_PAGES : AUTOCHECKPOINT_PAGES}`);
 }
 
 /** The checkpointer thread checkpoints `file` from now on (null: it stopped, and commits checkpoint again). */
@@ -105,10 +111,10 @@ export function recordCheckpoint(done: CheckpointDone): void {
   walState().last = done;
 }
 
-/** Whether the checkpointer thread checkpoints this process's database, and the frames its latest checkpoint left in the WAL (for the metrics). */
-export function walCheckpoints(): { byThread: boolean; framesLeft: number | null } {
+/** Whether the checkpointer thread checkpoints this process's database, and the WAL as its latest round left it (for the metrics). */
+export function walCheckpoints(): { byThread: boolean; walFrames: number | null; framesLeft: number | null } {
   const { byThread, last } = walState();
-  return { byThread: byThread !== null, framesLeft: last ? last.walFrames - last.copied : null };
+  return { byThread: byThread !== null, walFrames: last?.walFrames ?? null, framesLeft: last ? last.walFrames - last.copied : null };
 }
 
 /** The process-wide database, opened (and migrated) on first use. */

@@ -67,11 +67,11 @@ describe("metrics registry", () => {
   });
 
   it("on SQLite, exposes whether the WAL checkpointer runs and what its latest checkpoint left, read at each scrape", async () => {
-    let wal: { byThread: boolean; framesLeft: number | null } = { byThread: false, framesLeft: null };
+    let wal: { byThread: boolean; walFrames: number | null; framesLeft: number | null } = { byThread: false, walFrames: null, framesLeft: null };
     const metrics = createMetricsRegistry(() => snapshot, { watchdogLeader: () => true, walCheckpoints: () => wal });
-    expect((await metrics.scrape()).split("\n")).toEqual(expect.arrayContaining(["radar_sqlite_wal_checkpointer_up 0", "radar_sqlite_wal_frames_left 0"]));
-    wal = { byThread: true, framesLeft: 42 };
-    expect((await metrics.scrape()).split("\n")).toEqual(expect.arrayContaining(["radar_sqlite_wal_checkpointer_up 1", "radar_sqlite_wal_frames_left 42"]));
+    expect((await metrics.scrape()).split("\n")).toEqual(expect.arrayContaining(["radar_sqlite_wal_checkpointer_up 0", "radar_sqlite_wal_frames 0", "radar_sqlite_wal_frames_left 0"]));
+    wal = { byThread: true, walFrames: 1_042, framesLeft: 42 };
+    expect((await metrics.scrape()).split("\n")).toEqual(expect.arrayContaining(["radar_sqlite_wal_checkpointer_up 1", "radar_sqlite_wal_frames 1042", "radar_sqlite_wal_frames_left 42"]));
     expect(await createMetricsRegistry(() => snapshot, { watchdogLeader: () => true }).scrape()).not.toContain("radar_sqlite_wal");
   });
 

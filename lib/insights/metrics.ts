@@ -72,7 +72,7 @@ export interface InstanceFacts {
   /** Whether this instance runs the watchdog now (the leader among several on PostgreSQL). */
   watchdogLeader: () => boolean;
   /** On SQLite: whether the WAL checkpointer thread checkpoints, and the frames its latest checkpoint left in the WAL. */
-  walCheckpoints?: () => { byThread: boolean; framesLeft: number | null };
+  walCheckpoints?: () => { byThread: boolean; walFrames: number | null; framesLeft: number | null };
 }
 
 export function createMetricsRegistry(read: () => MetricsSnapshot | Promise<MetricsSnapshot>, instance?: InstanceFacts) {
@@ -174,6 +174,14 @@ export function createMetricsRegistry(read: () => MetricsSnapshot | Promise<Metr
       registers,
       collect() {
         this.set(wal().byThread ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "radar_sqlite_wal_frames",
+      help: "Frames (pages) in the SQLite WAL at the WAL checkpointer's latest round: it starts over once they are all copied and no reader needs them, so it stays near 1,000; growing means a reader holds an old snapshot. 0 while the checkpointer is not running.",
+      registers,
+      collect() {
+        this.set(wal().walFrames ?? 0);
       },
     });
     new Gauge({

@@ -1,6 +1,6 @@
 import { gunzipSync } from "node:zlib";
 import { within } from "@/lib/within";
-import { bodyReadByListener } from "./listener/routes";
+import { answeredByListener, bodyReadByListener, withAnswerText } from "./listener/routes";
 
 /** RFC 9457 problem details: every error a client gets says what was wrong and where. */
 export function problem(status: number, title: string, detail: string, extra: Record<string, unknown> = {}): Response {
@@ -8,6 +8,17 @@ export function problem(status: number, title: string, detail: string, extra: Re
     status,
     headers: { "content-type": "application/problem+json" },
   });
+}
+
+/**
+ * A JSON answer, as Response.json makes it. To a request the listener answers (routes.ts), its
+ * text goes beside a bodiless Response, which only the listener writes: never a body stream.
+ */
+export function jsonAnswer(request: Request, body: unknown, init: ResponseInit = {}): Response {
+  if (!answeredByListener(request)) return Response.json(body, init);
+  const headers = new Headers(init.headers);
+  if (!headers.has("content-type")) headers.set("content-type", "application/json");
+  return withAnswerText(new Response(null, { ...init, headers }), JSON.stringify(body));
 }
 
 /**

@@ -6,7 +6,7 @@ import { normalizeBatch, withoutIgnored } from "@/lib/ingest";
 import { MAX_INGEST_BODY_BYTES, MAX_REJECTED_ECHO } from "@/lib/ingest/limits";
 import type { IngestFormat } from "@/lib/ingest/types";
 import type { IngestResponse } from "@/lib/wire/types";
-import { problem } from "./http";
+import { jsonAnswer, problem } from "./http";
 import { ingestLines } from "./pipeline";
 import { admitIngest } from "./quota";
 
@@ -50,7 +50,7 @@ export async function handleIngest(request: Request, text: string, source: Sourc
     rejectedOmitted: Math.max(0, rejected.length - MAX_REJECTED_ECHO),
     directives: await openDirectivesForThreads(source.id, outcome.threadIds),
   };
-  return Response.json(body, { status: outcome.accepted === 0 && rejected.length > 0 ? 422 : 200 });
+  return jsonAnswer(request, body, { status: outcome.accepted === 0 && rejected.length > 0 ? 422 : 200 });
 }
 
 /** How ingestion routes read their body: the raw text (JSON, a JSON array or NDJSON), within the ingest limit. */

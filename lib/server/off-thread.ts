@@ -7,7 +7,7 @@ import { currentStore } from "@/lib/db/store";
 import { acceptsGzip } from "./http";
 import { isPageRenderer } from "./listener/role";
 import { answeredByListener } from "./listener/routes";
-import { READ_WORKER_BUNDLE } from "./read-worker-bundle.mjs";
+import { READ_WORKER_BUNDLE } from "./worker-bundles.mjs";
 
 /**
  * The heavy reads (lib/db/reads.ts: insights and exports) run on the read

@@ -4,7 +4,7 @@ import { MAX_INGEST_BODY_BYTES, MAX_ITEMS } from "@/lib/ingest/limits";
 import { otlpItems, type OtlpSignal } from "@/lib/ingest/otlp";
 import { decodeOtlpProtobuf, encodeOtlpResponse, OTLP_PROTOBUF } from "@/lib/ingest/otlp-protobuf";
 import type { OtlpExportResponse } from "@/lib/wire/types";
-import { problem } from "./http";
+import { jsonAnswer, problem } from "./http";
 import { ingestLines } from "./pipeline";
 import { admitIngest } from "./quota";
 
@@ -24,7 +24,7 @@ export async function handleOtlp(signal: OtlpSignal, request: Request, body: { t
   const parsed = protobuf ? decode(() => decodeOtlpProtobuf(signal, body.bytes), "protobuf") : decode(() => JSON.parse(body.text), "JSON");
   if (parsed instanceof Response) return parsed;
   const answer = (response: OtlpExportResponse) =>
-    protobuf ? new Response(Buffer.from(encodeOtlpResponse(signal, response)), { headers: { "content-type": OTLP_PROTOBUF } }) : Response.json(response);
+    protobuf ? new Response(Buffer.from(encodeOtlpResponse(signal, response)), { headers: { "content-type": OTLP_PROTOBUF } }) : jsonAnswer(request, response);
   return ingestExport(signal, parsed, source, receivedAt, answer);
 }
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { PEER_HEADER } from "../edge";
-import { markLeanWithBody } from "./routes";
+import { answerTextOf, markLeanWithBody } from "./routes";
 
 /**
  * Up to this many bytes, a body whose length is declared is read whole before the handler runs
@@ -109,9 +109,10 @@ export async function sendWebResponse(
     await writeStream(response.body, outgoing);
     return;
   }
+  const text = answerTextOf(response);
   let body: Buffer;
   try {
-    body = response.body ? Buffer.from(await response.arrayBuffer()) : Buffer.alloc(0);
+    body = text !== undefined ? Buffer.from(text) : response.body ? Buffer.from(await response.arrayBuffer()) : Buffer.alloc(0);
   } catch {
     outgoing.destroy();
     return;

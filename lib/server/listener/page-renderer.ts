@@ -5,8 +5,9 @@ import path from "node:path";
 import { pipeline } from "node:stream";
 import { Worker } from "node:worker_threads";
 import { PEER_HEADER } from "../edge";
-import { restarts, type RestartTiming } from "./restarts";
+import type { RestartTiming } from "./restarts";
 import { PAGE_RENDERER_ROLE, type PageRendererData, type RendererMessage } from "./role";
+import { supervise } from "./supervised-worker";
 
 /**
  * The listener's side of the page renderer (render-pages.ts): a worker thread running a second
@@ -57,41 +58,26 @@ export function startPageRenderer(bundle: string, { hostname, port }: { hostname
   }
   process.once("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
   const agent = new http.Agent({ keepAlive: true });
-  const life = restarts(restartTiming);
-
-  const start = () => {
-    const data: PageRendererData = { role: PAGE_RENDERER_ROLE, socketPath, hostname, port };
-    const worker = new Worker(bundle, { workerData: data, resourceLimits: { maxOldGenerationSizeMb: RENDERER_HEAP_MB } });
-    let heardAt = Date.now();
-    const heartbeat = setInterval(() => {
-      // A thread stuck in a render answers nothing, pages included: ended, it is restarted. (Not
-      // while it starts: until it is ready, pages render here anyway.)
-      if (life.isReady() && Date.now() - heardAt > 3 * heartbeatMs) {
-        process.stderr.write(`[radar] the page renderer stopped answering for ${Math.round((Date.now() - heardAt) / 1000)} s: ending it\n`);
-        void worker.terminate();
-      } else worker.postMessage({ ping: true } satisfies RendererMessage);
-    }, heartbeatMs);
-    heartbeat.unref();
-    worker.on("message", (message: RendererMessage) => {
-      heardAt = Date.now();
-      if (message?.ready) life.ready();
-    });
-    worker.on("error", (error) => process.stderr.write(`[radar] the page renderer failed: ${error.stack ?? error.message}\n`));
-    worker.once("exit", (code) => {
-      clearInterval(heartbeat);
-      const wait = life.stopped();
-      process.stderr.write(`[radar] the page renderer stopped (exit code ${code}): pages render on the ingest thread until it restarts in ${wait / 1000} s\n`);
-      setTimeout(start, wait).unref();
-    });
-    // The listener's server keeps the process; the renderer never does on its own.
-    worker.unref();
-  };
-  start();
+  // A thread stuck in a render answers nothing, pages included: ended, it is restarted. (Not
+  // while it starts: until it is ready, pages render here anyway.)
+  const renderer = supervise<RendererMessage>(
+    {
+      name: "the page renderer",
+      meanwhile: "pages render on the ingest thread",
+      start: () => {
+        const data: PageRendererData = { role: PAGE_RENDERER_ROLE, socketPath, hostname, port };
+        return new Worker(bundle, { workerData: data, resourceLimits: { maxOldGenerationSizeMb: RENDERER_HEAP_MB } });
+      },
+      isReady: (message) => message?.ready === true,
+      onWatch: (worker) => worker.postMessage({ ping: true } satisfies RendererMessage),
+    },
+    { ...restartTiming, watchMs: heartbeatMs, silentMs: 3 * heartbeatMs },
+  );
 
   return {
-    ready: () => life.isReady(),
+    ready: () => renderer.isUp(),
     forward(incoming, outgoing, peer, inline) {
-      if (!life.isReady()) return inline();
+      if (!renderer.isUp()) return inline();
       const upstream = http.request({
         socketPath,
         agent,

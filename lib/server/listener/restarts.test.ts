@@ -28,14 +28,4 @@ describe("restarts", () => {
     now += 60_000;
     expect(life.stopped()).toBe(1_000);
   });
-
-  it("is ready from ready() until it stops; one that never became ready counts as a failure", () => {
-    const life = restarts(timing, () => 0);
-    expect(life.isReady()).toBe(false);
-    life.ready();
-    expect(life.isReady()).toBe(true);
-    life.stopped();
-    expect(life.isReady()).toBe(false);
-    expect(life.stopped()).toBe(2_000);
-  });
 });

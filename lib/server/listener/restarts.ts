@@ -12,8 +12,6 @@ export interface RestartTiming {
 export interface Restarts {
   /** The worker is ready. */
   ready(): void;
-  /** Whether it is ready and has not stopped since. */
-  isReady(): boolean;
   /** It stopped: how long to wait before starting it again. */
   stopped(): number;
 }
@@ -23,7 +21,6 @@ export function restarts({ restartFirstMs, restartLastMs, healthyMs }: RestartTi
   let failures = 0;
   return {
     ready: () => void (readyAt = now()),
-    isReady: () => readyAt !== null,
     stopped() {
       if (readyAt !== null && now() - readyAt >= healthyMs) failures = 0;
       readyAt = null;

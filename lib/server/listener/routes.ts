@@ -54,6 +54,22 @@ export function bodyReadByListener(request: Request): Buffer | undefined {
   return (request as unknown as Record<symbol, Buffer | undefined>)[READ_BODY];
 }
 
+// And an answer's text (http.ts jsonAnswer), kept beside a bodiless Response for the listener to
+// write (node-http.ts sendWebResponse): building a Response's body stream and reading it back
+// cost a single-event POST as much again.
+const ANSWER_TEXT = Symbol.for("radar.lean-answer-text");
+
+/** `response` (bodiless) answering with `text`, which the listener writes as its body. */
+export function withAnswerText(response: Response, text: string): Response {
+  (response as unknown as Record<symbol, string>)[ANSWER_TEXT] = text;
+  return response;
+}
+
+/** The text the listener writes as the body of `response`, or undefined: then it is the response's own body. */
+export function answerTextOf(response: Response): string | undefined {
+  return (response as unknown as Record<symbol, string | undefined>)[ANSWER_TEXT];
+}
+
 /** Whether the listener writes this request's answer, so a handler may send a body already encoded. */
 export function answeredByListener(request: Request): boolean {
   return (request as unknown as Record<symbol, true | undefined>)[LEAN_REQUEST] === true;

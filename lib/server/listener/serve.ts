@@ -59,7 +59,7 @@ export async function serve(root: string): Promise<void> {
   const handleNext = app.getRequestHandler();
   // Started once the database is open and migrated (prepare ran instrumentation.ts's boot).
   const renderer = rendering === "inline" ? null : startPageRenderer(path.join(root, LISTENER_BUNDLE), { hostname, port });
-  if (currentStore() === "sqlite") startWalCheckpointer(path.join(root, LISTENER_BUNDLE), db().path);
+  if (currentStore() === "sqlite") startWalCheckpointer(root, db().path);
   // Loading the routes' code takes seconds (Next too loads it at a route's first request): the
   // server listens meanwhile, and a lean request waits for it.
   const handlers = loadHandlers(root);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { recordPoll } from "@/lib/db/sources";
 import { parseCapabilities } from "@/lib/threads/control";
 import { waitForDirectives } from "@/lib/server/directives";
+import { jsonAnswer } from "@/lib/server/http";
 import { route } from "@/lib/server/route";
 import type { DirectivesResponse } from "@/lib/wire/types";
 
@@ -21,6 +22,6 @@ export const GET = route(
     // `can` is the relay's announcement (lib/threads/control.ts); stored as the words it knows.
     await recordPoll(source.id, query.can === undefined ? undefined : parseCapabilities(query.can).join(","), Date.now());
     const directives = await waitForDirectives(source.id, query.wait * 1000, request.signal);
-    return Response.json({ directives, serverTime: new Date().toISOString() } satisfies DirectivesResponse);
+    return jsonAnswer(request, { directives, serverTime: new Date().toISOString() } satisfies DirectivesResponse);
   },
 );

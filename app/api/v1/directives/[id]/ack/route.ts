@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { acknowledgeDirective } from "@/lib/server/directives";
-import { MAX_COMMAND_BYTES, problem } from "@/lib/server/http";
+import { jsonAnswer, MAX_COMMAND_BYTES, problem } from "@/lib/server/http";
 import { route } from "@/lib/server/route";
 
 export const dynamic = "force-dynamic";
@@ -16,9 +16,9 @@ export const POST = route(
       example: 'a JSON object such as {"result": "acknowledged"}',
     },
   },
-  async ({ source, params, body }) => {
+  async ({ source, params, body, request }) => {
     const outcome = await acknowledgeDirective(source.id, params.id, body.result, body.detail ?? null);
     if (!outcome.ok) return problem(outcome.status, outcome.status === 404 ? "Not found" : "Conflict", outcome.error);
-    return Response.json({ id: params.id, result: body.result, threadStatus: outcome.threadStatus });
+    return jsonAnswer(request, { id: params.id, result: body.result, threadStatus: outcome.threadStatus });
   },
 );

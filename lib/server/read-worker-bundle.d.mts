@@ -1,2 +1,0 @@
-export const READ_WORKER_ENTRY: string;
-export const READ_WORKER_BUNDLE: string;
