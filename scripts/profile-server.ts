@@ -10,25 +10,31 @@ import { startServer } from "./lib/server";
 /**
  * Where the built server's main thread (the one that ingests) spends its time, under one load:
  * `npx tsx scripts/profile-server.ts <board|insights|thread|singles|batch> [database]`.
- * - `board` / `insights` / `thread`: 20 renders of the board page / the 7-day insights page / one
- *   thread's page on a copy of the 1M-event database (bench-insights.ts; a file given saves
+ * - `board` / `insights` / `thread` / `export`: 20 renders of the board page / the 7-day insights
+ *   page / one thread's page, or 20 reads of the 24-hour attempts export (CSV, gzipped as a
+ *   browser asks), on a copy of the 1M-event database (bench-insights.ts; a file given saves
  *   building it);
  * - `singles`: 3,000 single-event POSTs from 8 clients; `batch`: 40 batches of 500.
  * The profile starts after a warm-up (scripts/lib/cpu-profile.mjs) and is written when the server
  * stops; the functions taking the most time, by self and by inclusive time, are printed, and the
  * .cpuprofile file's path (Chrome DevTools opens it).
  */
-const SCENARIOS = ["board", "insights", "thread", "singles", "batch"] as const;
+const SCENARIOS = ["board", "insights", "thread", "export", "singles", "batch"] as const;
 type Scenario = (typeof SCENARIOS)[number];
-/** The page each page scenario renders (the thread is one of bench-insights.ts's, 100 events). */
-const PAGES: Partial<Record<Scenario, string>> = { board: "/", insights: "/insights?range=7d", thread: "/threads/thread-99" };
+/** What each read scenario GETs (the thread is one of bench-insights.ts's, 100 events). */
+const GETS: Partial<Record<Scenario, string>> = {
+  board: "/",
+  insights: "/insights?range=7d",
+  thread: "/threads/thread-99",
+  export: "/api/v1/exports/attempts?range=24h&format=csv",
+};
 const TOP = 30;
 
 async function profile(scenario: Scenario, databaseFile?: string): Promise<string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-profile-server-"));
-  const pages = PAGES[scenario] !== undefined;
+  const reads = GETS[scenario] !== undefined;
   let file: string | undefined;
-  if (pages) {
+  if (reads) {
     file = path.join(dir, "radar.db");
     fs.copyFileSync(databaseFile ?? benchDatabase().file, file);
   }
@@ -40,8 +46,8 @@ async function profile(scenario: Scenario, databaseFile?: string): Promise<strin
   const start = () => process.kill(pid, "SIGUSR2");
   const base = Date.now() - 86_400_000;
   try {
-    if (pages) {
-      const pathname = PAGES[scenario]!;
+    if (reads) {
+      const pathname = GETS[scenario]!;
       for (let i = 0; i < 3; i++) await (await server.fetch(pathname)).text();
       start();
       for (let i = 0; i < 20; i++) {
