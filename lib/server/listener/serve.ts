@@ -11,8 +11,8 @@ import { runShutdownSteps } from "../shutdown";
 import { LISTENER_BUNDLE } from "./bundle.mjs";
 import { failed, logFailure, readDeclaredBody, sendWebResponse, smallBodyLength, toWebRequest } from "./node-http";
 import { startPageRenderer } from "./page-renderer";
-import { startWalCheckpointer } from "./wal-checkpointer";
 import { forRenderer, LEAN_ROUTES, markLean, matchLeanRoute, passesProxy, type LeanRoute } from "./routes";
+import { startWalCheckpointer } from "./wal-checkpointer";
 
 /**
  * The server `npm start` and the test server run: one Node HTTP listener on HOST:PORT in front
@@ -57,7 +57,7 @@ export async function serve(root: string): Promise<void> {
   const app = next({ dev: false, dir: root, hostname, port });
   await app.prepare();
   const handleNext = app.getRequestHandler();
-  // Started once the database is open and migrated (prepare ran instrumentation.ts's boot).
+  // Both started once the database is open and migrated (prepare ran instrumentation.ts's boot).
   const renderer = rendering === "inline" ? null : startPageRenderer(path.join(root, LISTENER_BUNDLE), { hostname, port });
   if (currentStore() === "sqlite") startWalCheckpointer(root, db().path);
   // Loading the routes' code takes seconds (Next too loads it at a route's first request): the
