@@ -194,7 +194,7 @@ interface Probe {
   headers?: Record<string, string>;
   /** null: no credentials at all. */
   token?: string | null;
-  /** Read only the head of the answer (an event stream never ends). */
+  /** Read only the head of an answer that opens (an event stream never ends); a refusal is read whole. */
   headOnly?: boolean;
 }
 
@@ -215,7 +215,8 @@ async function send(probe: Probe): Promise<Answer> {
   }
   const response = await fetch(`${server.url}${probe.path}`, init);
   const type = response.headers.get("content-type") ?? "";
-  if (probe.headOnly) {
+  // A stream that opened is not read; a refusal is, to judge it like any other.
+  if (probe.headOnly && response.status < 400) {
     controller.abort();
     return { status: response.status, type, body: null };
   }

@@ -67,6 +67,13 @@ describe("route", () => {
     expect(await problemOf(sourced)).toMatchObject({ status: 404, detail: expect.stringMatching(/NUL/) });
     const queried = route({ access: "public", query: { schema: z.object({ q: z.string().optional() }), title: "Bad query" } }, echo);
     expect(await problemOf(await queried(new Request("http://x/?q=a%00")))).toMatchObject({ status: 400, title: "Bad query", detail: "q: contains a NUL character (U+0000), which cannot be stored" });
+    // On every route, whether or not it declares its query (the insights route reads its own), a
+    // repeated parameter and a parameter's name included: PostgreSQL refuses a NUL in any text.
+    const reading = route({ access: "public" }, echo);
+    expect(await problemOf(await reading(new Request("http://x/?=null&q=%00")))).toMatchObject({ status: 400, title: "Invalid query", detail: "q: contains a NUL character (U+0000), which cannot be stored" });
+    expect(await problemOf(await reading(new Request("http://x/?q=a&q=b%00")))).toMatchObject({ status: 400, detail: "q: contains a NUL character (U+0000), which cannot be stored" });
+    expect(await problemOf(await reading(new Request("http://x/?a%00=1")))).toMatchObject({ status: 400, detail: "a query parameter's name: contains a NUL character (U+0000), which cannot be stored" });
+    expect((await reading(new Request("http://x/?q=a"))).status).toBe(200);
     expect(await problemOf(await post("http://x/", '{"reason":{"why":["\\u0000"]}}'))).toMatchObject({ status: 400, title: "Invalid", detail: "reason.why.0: contains a NUL character (U+0000), which cannot be stored" });
   });
 

@@ -74,11 +74,13 @@ export function route<A extends Access, P = Record<string, string>, Q = undefine
       if (!parsed.success) return problem(spec.params.status, spec.params.title, parsed.error.issues[0].message);
       params = parsed.data;
     }
+    // Nor does any other stored text, and PostgreSQL refuses a NUL in any text it is given: a
+    // query holding one is refused on every route, whatever its handler reads of it.
+    const nulAt = nulInQuery(search);
+    if (nulAt !== null) return problem(400, spec.query?.title ?? "Invalid query", nulError(nulAt));
     let query = undefined as Q;
     if (spec.query) {
       const values = firstValues(search);
-      const nulAt = nulPath(values);
-      if (nulAt !== null) return problem(400, spec.query.title, nulError(nulAt));
       const parsed = spec.query.schema.safeParse(values);
       if (!parsed.success) return problem(400, spec.query.title, spec.query.detail ?? describeZodError(parsed.error));
       query = parsed.data;
@@ -131,6 +133,15 @@ export function route<A extends Access, P = Record<string, string>, Q = undefine
 }
 
 /** A repeated query parameter counts once, by its first value. */
+/** Which query parameter holds the first NUL (in its value, or in its name); null when none does. */
+function nulInQuery(search: URLSearchParams): string | null {
+  for (const [key, value] of search) {
+    if (key.includes("\u0000")) return "a query parameter's name";
+    if (value.includes("\u0000")) return key;
+  }
+  return null;
+}
+
 function firstValues(search: URLSearchParams): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of search) if (!(key in out)) out[key] = value;
