@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { E2E_TOKEN } from "../support/e2e-env";
+import { setSourceOptIn } from "../support/source-settings";
 
 /**
  * Capacity recovery (opt-in per source): after a terminal "model at capacity" failure the thread
@@ -7,19 +8,7 @@ import { E2E_TOKEN } from "../support/e2e-env";
  */
 const auth = { authorization: `Bearer ${E2E_TOKEN}` };
 
-async function setCapacityRecovery(page: import("@playwright/test").Page, on: boolean) {
-  await page.goto("/sources");
-  const card = page.getByTestId("source-card").filter({ has: page.getByRole("heading", { name: "default", exact: true }) });
-  await card.getByTestId("source-capacity-recovery").setChecked(on);
-  // The checkbox is checked by the click alone; the milestone is the server's answer to Save (a
-  // server action answers once it has stored), then the setting read back from the server, so no
-  // event is posted before the source's setting is stored.
-  const saved = page.waitForResponse((response) => response.request().method() === "POST" && response.request().headers()["next-action"] !== undefined);
-  await card.getByRole("button", { name: "Save" }).click();
-  await saved;
-  await page.reload();
-  await expect(card.getByTestId("source-capacity-recovery")).toBeChecked({ checked: on });
-}
+const setCapacityRecovery = (page: import("@playwright/test").Page, on: boolean) => setSourceOptIn(page, "source-capacity-recovery", on);
 
 test.afterEach(async ({ page }) => {
   await setCapacityRecovery(page, false);

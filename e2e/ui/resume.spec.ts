@@ -1,5 +1,6 @@
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { ingestAuth, sendEvents, threadRow, uid } from "../support/board-events";
+import { setSourceOptIn } from "../support/source-settings";
 
 /**
  * Operator controls on ended threads: a usage-limited thread of a source with resume at reset
@@ -8,13 +9,7 @@ import { ingestAuth, sendEvents, threadRow, uid } from "../support/board-events"
  * interrupt and continue.
  */
 
-async function setResumeAtReset(page: Page, on: boolean) {
-  await page.goto("/sources");
-  const card = page.getByTestId("source-card").filter({ has: page.getByRole("heading", { name: "default", exact: true }) });
-  await card.getByTestId("source-resume-at-reset").setChecked(on);
-  await card.getByRole("button", { name: "Save" }).click();
-  await expect(card.getByTestId("source-resume-at-reset")).toBeChecked({ checked: on });
-}
+const setResumeAtReset = (page: Page, on: boolean) => setSourceOptIn(page, "source-resume-at-reset", on);
 
 /** The relay's poll: announces what the source can carry out. */
 async function announceRelay(request: APIRequestContext) {
