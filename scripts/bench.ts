@@ -7,6 +7,7 @@ import { benchInsights, formatInsightsBench } from "./bench-insights";
 import { benchReducer } from "./bench-reducer";
 import { benchBoard, benchBoardApi, formatBoardApiBench, formatBoardBench } from "./bench-board";
 import { benchReads, formatReadsBench } from "./bench-reads";
+import { benchKeys, formatKeysBench } from "./bench-keys";
 
 prepare();
 
@@ -26,6 +27,7 @@ console.log(
     `${reducer.eventsPerSecond.toLocaleString("en")} events/s (target well above 200,000)`,
 );
 console.log(formatIngestBench(await benchIngest()));
+console.log(formatKeysBench(benchKeys()));
 console.log(formatInsightsBench(await benchInsights()));
 console.log(formatBoardBench(await benchBoard()));
 console.log(formatBoardApiBench(await benchBoardApi()));

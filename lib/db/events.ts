@@ -1,3 +1,4 @@
+import { keyLookups } from "@/lib/ingest/key";
 import type { RadarEvent } from "@/lib/retry";
 import type { EventPage } from "@/lib/wire/types";
 import { serialized } from "./client";
@@ -25,9 +26,11 @@ const THREAD_EVENTS = `SELECT id, normalized FROM "Event" WHERE threadId = ? ORD
 
 /** The event statements of a unit of work (see unit-of-work.ts); synchronous on SQLite. */
 export const eventRows = {
+  /** Keys of the batch already stored, under their own form or, for a derived key, its earlier one (key.ts). */
   storedKeys(sourceId: string, keys: string[]): Set<string> {
     if (keys.length === 0) return new Set();
-    return new Set(pluck(KEYS_STORED).all({ sourceId, keys: JSON.stringify(keys) }) as string[]);
+    const { lookup, stored } = keyLookups(keys);
+    return stored(pluck(KEYS_STORED).all({ sourceId, keys: JSON.stringify(lookup) }) as string[]);
   },
 
   /**

@@ -226,6 +226,35 @@ describe.each(STORES)("a unit of work on %s", (store) => {
     expect((await tableRows(store, "Event")).length).toBe(before + 3);
   });
 
+  it("knows a line stored before derived keys carried its time, by the key's earlier form (lib/ingest/key.ts)", async () => {
+    const { ingestLines } = await import("@/lib/server/pipeline");
+    const { normalizeBatch } = await import("@/lib/ingest");
+    const { earlierKey } = await import("@/lib/ingest/key");
+    const at = T0 + 40 * 60_000;
+    // Progress right after progress folds into its row: the second line's key is kept in the key ledger.
+    const items = ["turn.started", "progress", "progress"].map((type, i) => ({ threadId: "earlier-keys", turnId: "u1", type, at: at + i }));
+    const lines = () => normalizeBatch("canonical", items, { receivedAt: at + 10 }).lines;
+    expect(await ingestLines(SOURCE, lines(), at + 10)).toMatchObject({ accepted: 3, duplicates: 0 });
+    // As a store written before the change holds them.
+    for (const key of lines().map((line) => line.idempotencyKey)) {
+      const earlier = earlierKey(key);
+      expect(earlier, key).not.toBeNull();
+      if (store === "sqlite") {
+        const { db } = await import("./client");
+        db().sql.prepare(`UPDATE "Event" SET idempotencyKey = ? WHERE idempotencyKey = ?`).run(earlier, key);
+        db().sql.prepare(`UPDATE "IngestKey" SET key = ? WHERE key = ?`).run(earlier, key);
+      } else {
+        const { pool } = await import("./postgres/pool");
+        await pool().query(`UPDATE "Event" SET "idempotencyKey" = $1 WHERE "idempotencyKey" = $2`, [earlier, key]);
+        await pool().query(`UPDATE "IngestKey" SET key = $1 WHERE key = $2`, [earlier, key]);
+      }
+    }
+    const stored = [...(await tableRows(store, "Event")), ...(await tableRows(store, "IngestKey"))].map((row) => String(row.idempotencyKey ?? row.key));
+    expect(stored.filter((key) => lines().some((line) => earlierKey(line.idempotencyKey) === key))).toHaveLength(3);
+    // Sent again, a minute later: nothing is stored twice.
+    expect(await ingestLines(SOURCE, normalizeBatch("canonical", items, { receivedAt: at + 60_000 }).lines, at + 60_000)).toMatchObject({ accepted: 0, duplicates: 3 });
+  });
+
   it("folds progress into the open progress row, its keys kept", async () => {
     const { ingestLines } = await import("@/lib/server/pipeline");
     const at = T0 + 50 * 60_000;

@@ -190,7 +190,9 @@ describe("canonical batches", () => {
     expect(keys[1]).toBe(keys[0]);
     expect(new Set(keys).size).toBe(3);
     expect(keys[3]).toBe("mine");
-    expect(keys[0]).toMatch(/^canonical:[0-9a-f]{64}$/);
+    // Derived keys sort by the line's time (here its receive time: it has none of its own).
+    expect(keys[0]).toBe(`canonical@${NOW.toString(36).padStart(9, "0")}:${keys[0].slice(-64)}`);
+    expect(keys[0]).toMatch(/^canonical@[0-9a-z]{9}:[0-9a-f]{64}$/);
     // Without `at`, the same item ten minutes later is a new event; with `at`, a re-send whenever it comes.
     expect(normalizeCanonicalBatch([ok], { receivedAt: NOW + 600_000 }).lines[0].idempotencyKey).not.toBe(keys[0]);
     const timed = { ...ok, at: NOW - 1_000 };

@@ -218,7 +218,7 @@ export function normalizeCanonical(item: unknown, receivedAt: number, index = 0)
     }
   }
 
-  const line: NormalizedLine = { index, event, nativeType: null, format: "canonical", idempotencyKey: canonicalKey(item, v.id, v.threadId, receivedAt), raw: item, receivedAt };
+  const line: NormalizedLine = { index, event, nativeType: null, format: "canonical", idempotencyKey: canonicalKey(item, v.id, v.threadId, receivedAt, at), raw: item, receivedAt };
   // Provider headers a proxy passed on also say how full the account's windows are.
   if (event.error?.headers) {
     const limits = headerLimitSnapshots(event.error.headers, event.provider ?? "unknown", at, v.threadId);
@@ -228,8 +228,9 @@ export function normalizeCanonical(item: unknown, receivedAt: number, index = 0)
 }
 
 /** Without `at`, the receive time tells a later identical event from a re-sent one. */
-function canonicalKey(item: JsonObject, id: string | undefined, threadId: string | null, receivedAt: number): string {
-  return id ?? deriveKey(keyMaterial({ format: "canonical", threadId, line: item, at: item.at === undefined ? receivedAt : null }), "canonical");
+/** `at`: the line's parsed `at`, else its receive time (then part of the key's material). */
+function canonicalKey(item: JsonObject, id: string | undefined, threadId: string | null, receivedAt: number, at: number): string {
+  return id ?? deriveKey(keyMaterial({ format: "canonical", threadId, line: item, at: item.at === undefined ? receivedAt : null }), "canonical", at);
 }
 
 function normalizeLimitUpdated(item: JsonObject, receivedAt: number, index: number): CanonicalResult {
@@ -252,6 +253,6 @@ function normalizeLimitUpdated(item: JsonObject, receivedAt: number, index: numb
   const event: NormalizedEvent | null = threadId ? { type: "limit.updated", at, threadId } : null;
   return {
     ok: true,
-    line: { index, event, nativeType: null, format: "canonical", idempotencyKey: canonicalKey(item, v.id, threadId, receivedAt), raw: item, receivedAt, limits: [snapshot] },
+    line: { index, event, nativeType: null, format: "canonical", idempotencyKey: canonicalKey(item, v.id, threadId, receivedAt, at), raw: item, receivedAt, limits: [snapshot] },
   };
 }

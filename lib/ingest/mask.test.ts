@@ -139,7 +139,7 @@ describe("on the ingest path", () => {
     expect(error.message).toBe(`Incorrect API key provided: sk-proj-…${MASK}`);
     expect(error.headers).toEqual({ authorization: `Bearer rr_…${MASK}`, "retry-after": "7" });
     expect(lines[0].raw).toMatchObject({ error: { headers: { Authorization: `Bearer rr_…${MASK}`, "Retry-After": "7" } } });
-    expect(lines[0].idempotencyKey).toBe(deriveKey(keyMaterial({ format: "canonical", threadId: "t-secret", line: secretLine, at: null }), "canonical"));
+    expect(lines[0].idempotencyKey).toBe(deriveKey(keyMaterial({ format: "canonical", threadId: "t-secret", line: secretLine, at: null }), "canonical", NOW - 1000));
     // Re-sent, the line is the same event (same key), however it was masked.
     expect(normalizeBatch("canonical", [secretLine], { receivedAt: NOW + 5000 }).lines[0].idempotencyKey).toBe(lines[0].idempotencyKey);
   });
@@ -150,7 +150,7 @@ describe("on the ingest path", () => {
     expect(lines[0].event).toMatchObject({ type: "retry", attempt: 1, maxAttempts: 5 });
     expect(lines[0].event!.error!.message).toBe(`Reconnecting... 1/5 (unexpected status 401 Unauthorized: Incorrect API key provided: sk-…${MASK})`);
     expect(JSON.stringify(lines[0].raw)).not.toContain(OPENAI);
-    expect(lines[0].idempotencyKey).toBe(deriveKey(keyMaterial({ format: "codex-exec", threadId: "exec-1", line, at: NOW }), "codex-exec"));
+    expect(lines[0].idempotencyKey).toBe(deriveKey(keyMaterial({ format: "codex-exec", threadId: "exec-1", line, at: NOW }), "codex-exec", NOW));
   });
 
   it("masks an imported capture the same way (the Sources page and the import script)", () => {

@@ -340,6 +340,23 @@ describe("wrapped lines {at, message}", () => {
     expect(again.lines[0].idempotencyKey).toBe(r.lines[1].idempotencyKey);
   });
 
+  it("a line's key starts with the time the line states, and stays the same when it is sent again later", () => {
+    const digits = (ms: number) => ms.toString(36).padStart(9, "0");
+    const line = { method: "turn/started", params: { threadId: T, turn: { id: U } }, emittedAtMs: NOW - 5_000 };
+    const key = one("codex", line).idempotencyKey;
+    expect(key).toMatch(new RegExp(`^codex@${digits(NOW - 5_000)}:[0-9a-f]{64}$`));
+    expect(normalizeBatch("codex", [line], { receivedAt: NOW + 3_600_000 }).lines[0].idempotencyKey).toBe(key);
+    // Two days ahead of its first receive time, the line's own time is not used for the event, but
+    // its key keeps it: sent again once that time is plausible, it is the same line.
+    const ahead = { ...line, emittedAtMs: NOW + 2 * 86_400_000 };
+    const early = one("codex", ahead);
+    expect(early.event!.at).toBe(NOW);
+    expect(early.idempotencyKey).toMatch(new RegExp(`^codex@${digits(NOW + 2 * 86_400_000)}:`));
+    expect(normalizeBatch("codex", [ahead], { receivedAt: NOW + 2 * 86_400_000 }).lines[0].idempotencyKey).toBe(early.idempotencyKey);
+    // A line with no time of its own is keyed by its receive time (in its hash too).
+    expect(one("codex-exec", { type: "turn.started" }, { threadId: T }).idempotencyKey).toMatch(new RegExp(`^codex-exec@${digits(NOW)}:`));
+  });
+
   it("the same exec line in two threads gets two keys", () => {
     const a = run("codex-exec", [{ type: "turn.started" }], { threadId: "a" }).lines[0].idempotencyKey;
     const b = run("codex-exec", [{ type: "turn.started" }], { threadId: "b" }).lines[0].idempotencyKey;

@@ -2,7 +2,7 @@
  * The shared loop of the native adapters: unwrap `{at, message}`, resolve the event time,
  * derive the idempotency key, call the adapter's step with the per-batch state.
  */
-import { deriveKey, keyMaterial } from "./key";
+import { deriveKey, keyMaterial, statedTime } from "./key";
 import type { LimitSnapshot } from "./limit-snapshots";
 import { parseEventTime } from "./time";
 import type { BatchContext, BatchResult, IngestFormat, NormalizedEvent, NormalizedLine, RejectedItem } from "./types";
@@ -96,7 +96,7 @@ export function runNative<S extends NativeState>(adapter: NativeAdapter<S>, item
     }
     // A line with no time at all is keyed by its receive time (see key.ts).
     const keyTime = wrappedAt ?? (native === undefined || native === null ? receivedAt : null);
-    const key = deriveKey(keyMaterial({ format: adapter.format, threadId: adapter.lineThread(msg, state), line: msg, at: keyTime }), adapter.format);
+    const key = deriveKey(keyMaterial({ format: adapter.format, threadId: adapter.lineThread(msg, state), line: msg, at: keyTime }), adapter.format, keyTime ?? statedTime(native));
     const result = adapter.step({ msg, at, key, index }, state);
     if ("error" in result) {
       rejected.push({ index, error: result.error });

@@ -131,6 +131,9 @@ describe("captured OpenTelemetry exports", () => {
       const again = ingest(name).lines.map((l) => l.idempotencyKey);
       expect(again).toEqual(first);
       expect(new Set(first).size).toBe(first.length);
+      // Each key starts with its record's own time: an export's keys sort by time.
+      for (const key of first) expect(key).toMatch(/^otlp@[0-9a-z]{9}:[0-9a-f]{64}$/);
+      expect(first.filter((key) => key.startsWith("otlp@000000000:"))).toEqual([]);
     }
   });
 

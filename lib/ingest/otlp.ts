@@ -7,7 +7,7 @@
  * records are read by its own file (otlp-claude.ts, otlp-codex.ts). Records of an unknown service
  * or of no meaning to the radar are counted as ignored, never stored. Pure: no I/O, no clock.
  */
-import { deriveKey, keyMaterial } from "./key";
+import { deriveKey, keyMaterial, statedTime } from "./key";
 import { claudeOtlp } from "./otlp-claude";
 import { codexOtlp } from "./otlp-codex";
 import { anyValue, attributes, intOf, nanosToMs, type OtlpAgent, type OtlpItem, type OtlpOutput, type OtlpRecord } from "./otlp-record";
@@ -20,6 +20,13 @@ export const OTLP_SIGNALS = ["logs", "traces", "metrics"] as const;
 export type OtlpSignal = (typeof OTLP_SIGNALS)[number];
 
 const AGENTS: OtlpAgent[] = [claudeOtlp, codexOtlp];
+
+/** The time a flattened record states (its own, else a span's end, else the observed time), for its key (key.ts). */
+function recordTime(item: unknown): number {
+  const record = isObject(item) && isObject(item.record) ? item.record : null;
+  if (!record) return 0;
+  return statedTime(nanosToMs(record.timeUnixNano) ?? nanosToMs(record.endTimeUnixNano) ?? nanosToMs(record.observedTimeUnixNano));
+}
 
 function plausible(ms: number | null | undefined, receivedAt: number): number | null {
   if (ms === null || ms === undefined) return null;
@@ -125,7 +132,7 @@ export function normalizeOtlp(items: unknown[], ctx: BatchContext): BatchResult 
     const raw = items[out.index];
     const events: (NormalizedEvent | null)[] = out.events.length ? out.events : [null];
     events.forEach((event, part) => {
-      const idempotencyKey = deriveKey(keyMaterial({ format: OTLP_FORMAT, threadId: event?.threadId ?? null, line: { raw, part }, at: null }), OTLP_FORMAT);
+      const idempotencyKey = deriveKey(keyMaterial({ format: OTLP_FORMAT, threadId: event?.threadId ?? null, line: { raw, part }, at: null }), OTLP_FORMAT, recordTime(raw));
       if (event) event.at = Math.round(event.at);
       lines.push({ index: out.index, event, nativeType: out.nativeType, format: OTLP_FORMAT, idempotencyKey, raw, receivedAt });
     });

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { arrayLiteral, type ArrayElement } from "./array-literal";
+import { keyLookups } from "@/lib/ingest/key";
 import type { RadarEvent } from "@/lib/retry";
 import { eventColumns, foldedProgress, toRadarEvent, type EventRow } from "../records/events";
 import { type TxLocks, txLocks } from "./locks";
@@ -61,8 +62,9 @@ export function eventRowsOn(client: pg.ClientBase, locks: TxLocks = txLocks(clie
       // Keys are checked under the source's lock, held to the commit: another instance's batch of
       // this source waits here, then finds the keys this one stored (see locks.ts).
       await locks.source(sourceId);
-      const { rows: found } = await client.query<{ k: string }>(KEYS_STORED, [sourceId, keys]);
-      const stored = new Set(found.map((row) => row.k));
+      const { lookup, stored: storedOf } = keyLookups(keys);
+      const { rows: found } = await client.query<{ k: string }>(KEYS_STORED, [sourceId, lookup]);
+      const stored = storedOf(found.map((row) => row.k));
       expected += new Set(keys).size - stored.size;
       return stored;
     },
