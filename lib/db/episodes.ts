@@ -33,12 +33,13 @@ const roundOrNull = (ms: number | null | undefined) => (ms == null ? null : Math
 export const episodeRows = {
   /**
    * Upserts episodes with their attempts; the rollups take the difference: their stored facts
-   * out, their new facts in. Episodes from seq `newFrom` on began in this unit of work (their
-   * first event was stored in it): they have no stored facts to take out.
+   * out, their new facts in. The stored facts of every episode are read, new ones included (they
+   * have none): an episode's seq counts the thread's episodes, so nothing but the rows tells
+   * which are stored (a thread whose state was reset may number its episodes over again).
    */
-  saveEpisodes(episodes: readonly { threadId: number; episode: EpisodeRecord }[], newFrom: number | null = null): void {
+  saveEpisodes(episodes: readonly { threadId: number; episode: EpisodeRecord }[]): void {
     const keys = episodes.map(({ threadId, episode }) => [threadId, episode.seq] as const);
-    const applyChange = rollupRows.episodeFactsChange(newFrom === null ? keys : keys.filter(([, seq]) => seq < newFrom));
+    const applyChange = rollupRows.episodeFactsChange(keys);
     for (const { threadId, episode } of episodes) upsertEpisode(threadId, episode);
     applyChange(keys);
   },

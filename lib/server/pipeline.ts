@@ -76,8 +76,6 @@ class Batch {
   limitsChanged = false;
   /** Retry notices and recoveries for the incident detector, in the order they were applied. */
   readonly incidentInputs: IncidentInput[] = [];
-  /** The first event this unit of work stored: an episode from it on began here, so none of its facts is stored yet. */
-  private firstSeq: number | null = null;
   /** Turns this unit of work saw, by thread and turn id (see turn()). */
   private readonly turns = new Map<string, TurnRow>();
   /** Threads a join of this unit of work changed (see joinPaths). */
@@ -209,7 +207,6 @@ class Batch {
         rawJson: meta.rawJson,
         clampedFrom: meta.clampedFrom,
       });
-      this.firstSeq ??= seq;
       if (event.type === "retry") thread.noticeIds.push(seq);
       thread.openProgressEventId = event.type === "progress" && inOrder ? seq : null;
     }
@@ -381,7 +378,7 @@ class Batch {
       thread.episodes.clear();
       if (thread.noticesSeen.length) await this.tx.noticesSeen(thread.id, thread.noticesSeen.splice(0));
     }
-    await this.tx.saveEpisodes(episodes, this.firstSeq);
+    await this.tx.saveEpisodes(episodes);
     await this.tx.saveTurns([...this.turns.values()]);
     this.turns.clear();
     await this.tx.noticeFacts(threads.flatMap((thread) => thread.noticeIds.splice(0)));

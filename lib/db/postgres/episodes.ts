@@ -84,9 +84,9 @@ export function episodeRowsOn(client: pg.ClientBase, rollups: RollupRowsOn) {
 
   return {
     /** As on SQLite: the rollups take the difference, stored facts out before, new facts in after. */
-    async saveEpisodes(episodes: readonly { threadId: number; episode: EpisodeRecord }[], newFrom: number | null = null): Promise<void> {
+    async saveEpisodes(episodes: readonly { threadId: number; episode: EpisodeRecord }[]): Promise<void> {
       const keys = episodes.map(({ threadId, episode }) => [threadId, episode.seq] as const);
-      await rollups.episodeFacts(newFrom === null ? keys : keys.filter(([, seq]) => seq < newFrom), -1);
+      await rollups.episodeFacts(keys, -1);
       // One upsert may not meet a key twice: an episode saved twice is written in turn, as it was saved.
       const distinct = new Set(keys.map(([threadId, seq]) => `${threadId}\0${seq}`)).size === keys.length;
       if (distinct) {
