@@ -295,6 +295,40 @@ const API_VIEWS = [
 const API_RUNS = 15;
 const WARM_MS = 4_000;
 
+/**
+ * The board bench's background load alone, without the browser: LOAD_CLIENTS clients posting
+ * LOAD_BATCH-event batches for `seconds`, as many as the server takes. Their lines carry no `id`,
+ * so each is keyed by a derived key, as every native and OTLP line is (lib/ingest/key.ts).
+ */
+export async function benchLoad(seconds = 20): Promise<{ batchesPerSecond: number; p50Ms: number; p95Ms: number; events: number; cpuMsPerBatch: number | null }> {
+  const server = await startServer();
+  try {
+    const latencies: number[] = [];
+    const cpuBefore = server.mainThreadCpuMs();
+    const until = performance.now() + seconds * 1000;
+    await Promise.all(
+      Array.from({ length: LOAD_CLIENTS }, async (_, client) => {
+        for (let n = 0; performance.now() < until; n++) {
+          const started = performance.now();
+          await post(server, loadBatch(client, n, Date.now()));
+          latencies.push(performance.now() - started);
+        }
+      }),
+    );
+    const cpuAfter = server.mainThreadCpuMs();
+    const sorted = latencies.toSorted((a, b) => a - b);
+    return {
+      cpuMsPerBatch: cpuBefore === null || cpuAfter === null ? null : +((cpuAfter - cpuBefore) / latencies.length).toFixed(2),
+      batchesPerSecond: Math.round(latencies.length / seconds),
+      p50Ms: +percentile(sorted, 50).toFixed(1),
+      p95Ms: +percentile(sorted, 95).toFixed(1),
+      events: latencies.length * LOAD_BATCH,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
 export interface BoardApiBench {
   threads: number;
   events: number;
@@ -354,8 +388,13 @@ export function formatBoardApiBench(result: BoardApiBench): string {
   ].join("\n");
 }
 
-// `npx tsx scripts/bench-board.ts [api [database]]`: this part alone (the browser, or the API at 10k threads).
+// `npx tsx scripts/bench-board.ts [api [database] | load [seconds]]`: this part alone (the browser,
+// the API at 10k threads, or the background load without the browser).
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   if (process.argv[2] === "api") benchBoardApi(process.argv[3]).then((result) => console.log(formatBoardApiBench(result)));
+  else if (process.argv[2] === "load")
+    benchLoad(process.argv[3] ? Number(process.argv[3]) : undefined).then((r) =>
+      console.log(`${LOAD_CLIENTS} clients posting batches of ${LOAD_BATCH} without ids: ${r.batchesPerSecond} batches/s, p50 ${r.p50Ms} ms, p95 ${r.p95Ms} ms per batch, the ingest thread's CPU ${r.cpuMsPerBatch} ms per batch (${r.events.toLocaleString("en")} events)`),
+    );
   else benchBoard().then((result) => console.log(formatBoardBench(result)));
 }
