@@ -227,8 +227,10 @@ export function normalizeCanonical(item: unknown, receivedAt: number, index = 0)
   return { ok: true, line };
 }
 
-/** Without `at`, the receive time tells a later identical event from a re-sent one. */
-/** `at`: the line's parsed `at`, else its receive time (then part of the key's material). */
+/**
+ * Without `at`, the receive time tells a later identical event from a re-sent one. `at` is the
+ * line's parsed `at`, else that receive time: the time the derived key starts with (key.ts).
+ */
 function canonicalKey(item: JsonObject, id: string | undefined, threadId: string | null, receivedAt: number, at: number): string {
   return id ?? deriveKey(keyMaterial({ format: "canonical", threadId, line: item, at: item.at === undefined ? receivedAt : null }), "canonical", at);
 }
