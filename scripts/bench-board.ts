@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import { pathToFileURL } from "node:url";
 import { chromium, type Page } from "@playwright/test";
 import { ensureChromium } from "./lib/chromium.mjs";
+import { fail } from "./lib/cli";
 import { benchDatabase } from "./bench-insights";
 import { startServer, type RunningServer } from "./lib/server";
 import { percentile } from "./lib/stats";
@@ -392,9 +393,11 @@ export function formatBoardApiBench(result: BoardApiBench): string {
 // the API at 10k threads, or the background load without the browser).
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   if (process.argv[2] === "api") benchBoardApi(process.argv[3]).then((result) => console.log(formatBoardApiBench(result)));
-  else if (process.argv[2] === "load")
-    benchLoad(process.argv[3] ? Number(process.argv[3]) : undefined).then((r) =>
+  else if (process.argv[2] === "load") {
+    const seconds = process.argv[3] === undefined ? undefined : Number(process.argv[3]);
+    if (seconds !== undefined && !(Number.isFinite(seconds) && seconds > 0)) fail("bench-board", `load takes a number of seconds above 0; got "${process.argv[3]}"`);
+    benchLoad(seconds).then((r) =>
       console.log(`${LOAD_CLIENTS} clients posting batches of ${LOAD_BATCH} without ids: ${r.batchesPerSecond} batches/s, p50 ${r.p50Ms} ms, p95 ${r.p95Ms} ms per batch, the ingest thread's CPU ${r.cpuMsPerBatch} ms per batch (${r.events.toLocaleString("en")} events)`),
     );
-  else benchBoard().then((result) => console.log(formatBoardBench(result)));
+  } else benchBoard().then((result) => console.log(formatBoardBench(result)));
 }

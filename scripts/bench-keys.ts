@@ -62,7 +62,7 @@ function run(layout: "time first" | "hash first"): Layout {
     }
     return {
       insertMsPerBatch: +(insertMs / measured).toFixed(2),
-      lookupMsPerBatch: +(lookupMs / measured).toFixed(2)
+      lookupMsPerBatch: +(lookupMs / measured).toFixed(2),
     };
   } finally {
     db.close();
