@@ -78,6 +78,7 @@ const NOT_ON_EITHER_STORE: Record<string, string> = {
   "directives.ts#directiveRows": "unit-of-work statements",
   "episodes.ts#episodeRows": "unit-of-work statements",
   "events.ts#eventRows": "unit-of-work statements",
+  "events.ts#eventPageOn": "inside the SQLite thread page's read transaction, on its connection",
   "incidents.ts#incidentRows": "unit-of-work statements",
   "limits.ts#limitRows": "unit-of-work statements",
   "quarantine.ts#quarantineRows": "unit-of-work statements",
@@ -88,6 +89,7 @@ const NOT_ON_EITHER_STORE: Record<string, string> = {
   "sources.ts#countedThrough": "retention's SQLite unit of work (PostgreSQL's: postgres/retention.ts)",
   "sources.ts#subtractUsage": "retention's SQLite unit of work (PostgreSQL's: postgres/retention.ts)",
   "limits.ts#blockingWindowKeys": "inside the SQLite board's read transaction, on its connection",
+  "limits.ts#windowsBlockingOn": "inside the SQLite thread page's read transaction, on its connection",
   "checkpointer.ts": "the SQLite WAL checkpointer's thread (PostgreSQL checkpoints its own WAL)",
   // The read worker's SQLite bodies: lib/server/off-thread.ts sends PostgreSQL's (postgres/reads.ts) instead.
   "reads.ts#READS": "the read worker's SQLite reads",
@@ -108,7 +110,6 @@ const NOT_ON_EITHER_STORE: Record<string, string> = {
   "rollups.ts#rebuildRollups": "on a given SQLite connection (rebuildAllRollups: either store)",
   // Made of either-store functions or the store's Prisma client, so on either store themselves.
   "api-keys.ts#apiKeyOverviews": "maps listApiKeys",
-  "thread-detail.ts#threadDetailThrough": "the store's Prisma client and either-store reads",
   // Pure: SQL text and rules, mappings; no connection.
   "audit.ts#auditWhere": "SQL text",
   "directives.ts#toView": "a mapping",

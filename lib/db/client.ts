@@ -12,8 +12,8 @@ import { processQueue } from "./queue";
  * - `sql`: a raw better-sqlite3 connection for every write and the hot paths (ingestion,
  *   directives, insights, exports, metrics): prepared statements in one transaction per batch,
  *   far faster than Prisma's per-row writes;
- * - `prisma`: the Prisma client, for the reads that filter and page one model (the board, the
- *   thread page, the source list, the audit log).
+ * - `prisma`: the Prisma client, for the authentication library's tables and a few lookups of
+ *   threads by id (threads.ts).
  * Both live on globalThis so Next's dev reload and repeated imports reuse one connection.
  *
  * Every write transaction begins IMMEDIATE (`.immediate()`, unit-of-work.ts's BEGIN IMMEDIATE,

@@ -1,11 +1,11 @@
 import { keyLookups } from "@/lib/ingest/key";
 import type { RadarEvent } from "@/lib/retry";
 import type { EventPage } from "@/lib/wire/types";
-import { serialized } from "./client";
+import { committedRead } from "./client";
 import * as postgres from "./postgres/thread-events";
 import { eventColumns, foldedProgress, toRadarEvent, type EventRow } from "./records/events";
 import { toEventPage, type PageRow } from "./records/thread-events";
-import { pluck, statement } from "./statement";
+import { pluck, statement, type Sql } from "./statement";
 import { onEitherStore } from "./store";
 
 /** Stored lines of the sources: their keys (idempotency), the event rows and progress folding. */
@@ -85,19 +85,23 @@ export const EVENT_PAGE_SQL = { newest: NEWEST, before: BEFORE };
 /**
  * One page of a thread's events, newest first, before the event `before` (its seq) or from the
  * newest; `earlier` is the seq to ask for the page before this one, null when there is none.
+ * Synchronous on `sql`, so the thread page reads it inside its own snapshot (lib/db/threads.ts).
  */
+export function eventPageOn(sql: Sql, thread: number, options: { before?: number | null; limit: number; raw?: boolean }): EventPage {
+  const text = options.before == null ? NEWEST : BEFORE;
+  const withRaw = options.raw ? text.replace(PAGE_COLUMNS, `${PAGE_COLUMNS}, raw`) : text;
+  return toEventPage(statement(withRaw, sql).all({ thread, before: options.before ?? null, limit: options.limit + 1 }) as PageRow[], options.limit);
+}
+
+/** A page of committed events: it never waits behind ingestion. */
 function threadEventPageOnSqlite(thread: number, options: { before?: number | null; limit: number; raw?: boolean }): Promise<EventPage> {
-  return serialized(() => {
-    const text = options.before == null ? NEWEST : BEFORE;
-    const sql = options.raw ? text.replace(PAGE_COLUMNS, `${PAGE_COLUMNS}, raw`) : text;
-    return toEventPage(statement(sql).all({ thread, before: options.before ?? null, limit: options.limit + 1 }) as PageRow[], options.limit);
-  });
+  return committedRead((sql) => eventPageOn(sql, thread, options));
 }
 
 /** One event's raw payload as the source sent it (credentials masked at ingestion); undefined when the thread (or one joined to it) has no such event. */
 function eventRawOnSqlite(thread: number, seq: number): Promise<unknown> {
-  return serialized(() => {
-    const raw = pluck(RAW).get({ seq, thread }) as string | undefined;
+  return committedRead((sql) => {
+    const raw = pluck(RAW, sql).get({ seq, thread }) as string | undefined;
     return raw === undefined ? undefined : (JSON.parse(raw) as unknown);
   });
 }

@@ -1,6 +1,6 @@
 import type { LimitSnapshot } from "@/lib/ingest/limit-snapshots";
 import type { BlockingWindow, LimitsView } from "@/lib/wire/types";
-import { serialized } from "./client";
+import { committedRead, serialized } from "./client";
 import * as postgresReads from "./postgres/limits-read";
 import * as postgres from "./postgres/limits";
 import {
@@ -95,11 +95,16 @@ const sqlite = {
     });
   },
 
-  /** The windows that block one thread (its page links to their rows). */
+  /** The windows that block one thread (its page links to their rows), as committed. */
   windowsBlocking(threadKey: number, now = Date.now()): Promise<BlockingWindow[]> {
-    return serialized(() => (statement(BLOCKING).all({ threadKey, now, held: HELD }) as Parameters<typeof toBlockingWindow>[0][]).map(toBlockingWindow));
+    return committedRead((sql) => windowsBlockingOn(sql, threadKey, now));
   },
 };
+
+/** The windows that block one thread, synchronous on `sql`: the thread page reads them inside its own snapshot (lib/db/threads.ts). */
+export function windowsBlockingOn(sql: Sql, threadKey: number, now: number): BlockingWindow[] {
+  return (statement(BLOCKING, sql).all({ threadKey, now, held: HELD }) as Parameters<typeof toBlockingWindow>[0][]).map(toBlockingWindow);
+}
 
 export const { listLimitWindows, windowsBlocking } = onEitherStore(sqlite, postgresReads);
 

@@ -1,12 +1,28 @@
 import type { Prisma } from "./generated/client";
 import { ATTENTION_STATUSES, STOPPABLE_STATUSES } from "@/lib/threads/statuses";
-import type { FilterOptions, ThreadBoard, ThreadDetail, ThreadPage, ThreadView } from "@/lib/wire/types";
+import { EVENT_PAGE_SIZE, type FilterOptions, type ThreadBoard, type ThreadDetail, type ThreadPage, type ThreadView } from "@/lib/wire/types";
 import { committedRead, db } from "./client";
 import * as postgres from "./postgres/threads";
-import { countOf, pageSlices, threadInclude, viewsOf, withOtherPaths as withPaths, type OtherPathRow, type PageOptions, type SqlViewRow } from "./records/threads";
+import {
+  countOf,
+  pageSlices,
+  threadInclude,
+  toThreadDetail,
+  viewsOf,
+  withOtherPaths as withPaths,
+  type AttemptRow,
+  type DetailRow,
+  type DetailRows,
+  type DirectiveHistoryRow,
+  type EpisodeRow,
+  type OtherPathRow,
+  type PageOptions,
+  type SqlViewRow,
+} from "./records/threads";
 import { onEitherStore } from "./store";
-import { threadDetailThrough } from "./thread-detail";
-import { blockingWindowKeys } from "./limits";
+import { eventPageOn } from "./events";
+import { blockingWindowKeys, windowsBlockingOn } from "./limits";
+import { parseState } from "./thread-state";
 import { pluck, statement, type Sql } from "./statement";
 import { threadFilterSql, threadWhere, viewStatusSql, type Clause, type ThreadFilter } from "./thread-filter";
 
@@ -173,13 +189,49 @@ async function threadExistsOnSqlite(key: number): Promise<boolean> {
   return (await db().prisma.thread.count({ where: { id: key } })) > 0;
 }
 
+/** The thread page's own statements; the event page and the windows are those of events.ts and limits.ts. */
+const WITH_SOURCE = `FROM "Thread" t JOIN "Source" s ON s.id = t.sourceId`;
+const DETAIL = {
+  thread: `SELECT ${VIEW_COLUMNS}, t.state, t.joinedTo ${WITH_SOURCE} WHERE t.id = ?`,
+  byKey: `SELECT ${VIEW_COLUMNS} ${WITH_SOURCE} WHERE t.id = ?`,
+  byExternalId: `SELECT ${VIEW_COLUMNS} ${WITH_SOURCE} WHERE t.sourceId = ? AND t.externalId = ?`,
+  children: `SELECT ${VIEW_COLUMNS} ${WITH_SOURCE} WHERE t.sourceId = ? AND t.parentExternalId = ? ORDER BY t.createdAt, t.id`,
+  episodes: `SELECT id, seq, turnId, kind, policy, maxAttempts, startedAt, endedAt, outcome, outcomeCode, outcomeReason, resetAt
+    FROM "Episode" WHERE threadId = ? ORDER BY seq`,
+  attempts: `SELECT a.episodeId, a.n, a.noticeAt, a.advisedDelayMs, a.expectedAt, a.estimated, a.deadlineAt, a.startedAt, a.earlyByMs,
+    a.httpStatus, a.code, a.message FROM "Episode" e JOIN "Attempt" a ON a.episodeId = e.id WHERE e.threadId = ? ORDER BY e.seq, a.n`,
+  directives: `SELECT id, kind, origin, reason, state, turnId, createdAt, deliveredAt, acknowledgedAt, result, detail
+    FROM "Directive" WHERE threadId = ? ORDER BY createdAt, id`,
+};
+
 /**
  * One thread for its page: projection, lineage, episodes, directives and the newest page of
  * events without raw payloads (earlier events and payloads are fetched on demand), so the answer
- * does not grow with the thread's event count.
+ * does not grow with the thread's event count. One read transaction: a watchdog pass that
+ * commits meanwhile is seen whole or not at all, so the status never disagrees with the episodes.
  */
 function threadDetailOnSqlite(key: number, now = Date.now()): Promise<ThreadDetail | null> {
-  return threadDetailThrough((views) => committedRead((sql) => withOtherPaths(sql, views)), key, now);
+  return boardRead((sql) => {
+    const thread = statement(DETAIL.thread, sql).get(key) as DetailRow | undefined;
+    if (!thread) return null;
+    const one = (text: string, ...params: unknown[]) => (statement(text, sql).get(...params) as SqlViewRow | undefined) ?? null;
+    const otherPaths = statement(OTHER_PATHS, sql).all(JSON.stringify([key])) as OtherPathRow[];
+    const page = (threadKey: number) => eventPageOn(sql, threadKey, { limit: EVENT_PAGE_SIZE });
+    const rows: DetailRows = {
+      thread,
+      otherPaths,
+      parent: thread.parentExternalId === null ? null : one(DETAIL.byExternalId, thread.sourceId, thread.parentExternalId),
+      children: statement(DETAIL.children, sql).all(thread.sourceId, thread.externalId) as SqlViewRow[],
+      joinedTo: thread.joinedTo === null ? null : one(DETAIL.byKey, thread.joinedTo),
+      episodes: statement(DETAIL.episodes, sql).all(key) as EpisodeRow[],
+      attempts: statement(DETAIL.attempts, sql).all(key) as AttemptRow[],
+      directives: statement(DETAIL.directives, sql).all(key) as DirectiveHistoryRow[],
+      events: page(key),
+      joinedEvents: otherPaths.map((other) => page(other.key)),
+      limits: windowsBlockingOn(sql, key, now),
+    };
+    return toThreadDetail(rows, parseState(thread.state), now);
+  });
 }
 
 /**

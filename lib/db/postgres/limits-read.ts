@@ -11,6 +11,7 @@ import {
   type HistoryRow,
   type WindowRow,
 } from "../records/limits";
+import { pool } from "./pool";
 import { at, ms, rowsOf } from "./sql";
 
 /** The reads of lib/db/limits.ts on PostgreSQL (its writes are the write path's). */
@@ -49,8 +50,13 @@ export async function listLimitWindows(now = Date.now()): Promise<LimitsView> {
   return { windows, serverTime: new Date(now).toISOString() };
 }
 
-export async function windowsBlocking(threadKey: number, now = Date.now()): Promise<BlockingWindow[]> {
-  return (await rowsOf<Parameters<typeof toBlockingWindow>[0]>(BLOCKING, [...blocks(now), threadKey])).map(toBlockingWindow);
+export function windowsBlocking(threadKey: number, now = Date.now()): Promise<BlockingWindow[]> {
+  return windowsBlockingOn(pool(), threadKey, now);
+}
+
+/** The windows that block one thread, on `client` (the thread page reads them inside its snapshot, threads.ts) or the pool. */
+export async function windowsBlockingOn(client: pg.ClientBase | pg.Pool, threadKey: number, now: number): Promise<BlockingWindow[]> {
+  return (await rowsOf<Parameters<typeof toBlockingWindow>[0]>(BLOCKING, [...blocks(now), threadKey], client)).map(toBlockingWindow);
 }
 
 /** For each of the given threads waiting on a usage window, that window's key (on the board's snapshot). */

@@ -1,28 +1,33 @@
 import type pg from "pg";
 import { ATTENTION_STATUSES, STOPPABLE_STATUSES } from "@/lib/threads/statuses";
-import type { FilterOptions, ThreadBoard, ThreadDetail, ThreadView } from "@/lib/wire/types";
+import { EVENT_PAGE_SIZE, type FilterOptions, type ThreadBoard, type ThreadDetail, type ThreadView } from "@/lib/wire/types";
 import type { Clause, ThreadFilter } from "../thread-filter";
 import {
   countOf,
   pageSlices,
   threadInclude,
+  toThreadDetail,
   viewsOf,
   withOtherPaths,
+  type AttemptRow,
+  type DetailRow,
+  type DetailRows,
+  type DirectiveHistoryRow,
+  type EpisodeRow,
   type OtherPathRow,
   type PageOptions,
   type SqlViewRow,
 } from "../records/threads";
-import { threadDetailThrough } from "../thread-detail";
+import { parseState } from "../records/thread-state";
 import { postgresPrisma } from "./client";
-import { blockingWindowKeys } from "./limits-read";
-import { pool } from "./pool";
+import { blockingWindowKeys, windowsBlockingOn } from "./limits-read";
+import { eventPageOn } from "./thread-events";
 import { at, ms, rowsOf, snapshotRead } from "./sql";
 import { threadFilterSql, viewStatusSql } from "./thread-filter";
 
 /**
  * lib/db/threads.ts on PostgreSQL: the board's reads are plain queries on the pool, those of one
- * board answer in one REPEATABLE READ snapshot (sql.ts); the thread page reads through Prisma as
- * on SQLite. Rows are selected in SQLite's shape (times in epoch ms) so records/threads.ts maps both.
+ * board answer, and a thread's page, in one REPEATABLE READ snapshot (sql.ts). Rows are selected in SQLite's shape (times in epoch ms) so records/threads.ts maps both.
  */
 
 const VIEW_COLUMNS = `t.id, t."externalId", t.title, t.agent, t.provider, t.model, t."sourceId", t."parentExternalId", t.status,
@@ -137,6 +142,43 @@ export async function threadExists(key: number): Promise<boolean> {
   return (await rowsOf(`SELECT 1 FROM "Thread" WHERE id = ?`, [key])).length > 0;
 }
 
+/** The thread page's own statements, as lib/db/threads.ts's DETAIL, times in epoch ms. */
+const WITH_SOURCE = `FROM "Thread" t JOIN "Source" s ON s.id = t."sourceId"`;
+const DETAIL = {
+  thread: `SELECT ${VIEW_COLUMNS}, t.state, t."joinedTo" ${WITH_SOURCE} WHERE t.id = ?`,
+  byKey: `SELECT ${VIEW_COLUMNS} ${WITH_SOURCE} WHERE t.id = ?`,
+  byExternalId: `SELECT ${VIEW_COLUMNS} ${WITH_SOURCE} WHERE t."sourceId" = ? AND t."externalId" = ?`,
+  children: `SELECT ${VIEW_COLUMNS} ${WITH_SOURCE} WHERE t."sourceId" = ? AND t."parentExternalId" = ? ORDER BY t."createdAt", t.id`,
+  episodes: `SELECT id, seq, "turnId", kind, policy, "maxAttempts", ${ms(`"startedAt"`)}, ${ms(`"endedAt"`)}, outcome, "outcomeCode",
+    "outcomeReason", ${ms(`"resetAt"`)} FROM "Episode" WHERE "threadId" = ? ORDER BY seq`,
+  attempts: `SELECT a."episodeId", a.n, ${ms(`a."noticeAt"`)}, a."advisedDelayMs", ${ms(`a."expectedAt"`)}, a.estimated, ${ms(`a."deadlineAt"`)},
+    ${ms(`a."startedAt"`)}, a."earlyByMs", a."httpStatus", a.code, a.message
+    FROM "Episode" e JOIN "Attempt" a ON a."episodeId" = e.id WHERE e."threadId" = ? ORDER BY e.seq, a.n`,
+  directives: `SELECT id, kind, origin, reason, state, "turnId", ${ms(`"createdAt"`)}, ${ms(`"deliveredAt"`)}, ${ms(`"acknowledgedAt"`)}, result, detail
+    FROM "Directive" WHERE "threadId" = ? ORDER BY "createdAt", id COLLATE "C"`,
+};
+
+/** One thread for its page, as on SQLite, in one snapshot: a watchdog pass that commits meanwhile is seen whole or not at all. */
 export function threadDetail(key: number, now = Date.now()): Promise<ThreadDetail | null> {
-  return threadDetailThrough((views) => otherPaths(pool(), views), key, now);
+  return snapshotRead(async (db) => {
+    const [thread] = await rowsOf<DetailRow>(DETAIL.thread, [key], db);
+    if (!thread) return null;
+    const one = async (text: string, params: unknown[]) => (await rowsOf<SqlViewRow>(text, params, db))[0] ?? null;
+    const otherPaths = await rowsOf<OtherPathRow>(OTHER_PATHS, [[key]], db);
+    const page = (threadKey: number) => eventPageOn(db, threadKey, { limit: EVENT_PAGE_SIZE });
+    // One connection answers one statement at a time: these are sent in turn, each without waiting on the one before.
+    const [parent, children, joinedTo, episodes, attempts, directives, events, joinedEvents, limits] = await Promise.all([
+      thread.parentExternalId === null ? null : one(DETAIL.byExternalId, [thread.sourceId, thread.parentExternalId]),
+      rowsOf<SqlViewRow>(DETAIL.children, [thread.sourceId, thread.externalId], db),
+      thread.joinedTo === null ? null : one(DETAIL.byKey, [thread.joinedTo]),
+      rowsOf<EpisodeRow>(DETAIL.episodes, [key], db),
+      rowsOf<AttemptRow>(DETAIL.attempts, [key], db),
+      rowsOf<DirectiveHistoryRow>(DETAIL.directives, [key], db),
+      page(key),
+      Promise.all(otherPaths.map((other) => page(other.key))),
+      windowsBlockingOn(db, key, now),
+    ]);
+    const rows: DetailRows = { thread, otherPaths, parent, children, joinedTo, episodes, attempts, directives, events, joinedEvents, limits };
+    return toThreadDetail(rows, parseState(thread.state), now);
+  });
 }

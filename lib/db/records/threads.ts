@@ -1,6 +1,6 @@
 import type { ThreadState } from "@/lib/retry/types";
 import { threadControl, type SourceReach } from "@/lib/threads/control";
-import type { BlockingWindow, DirectiveHistory, EpisodeView, EventView, ThreadDetail, ThreadView } from "@/lib/wire/types";
+import type { BlockingWindow, DirectiveHistory, EpisodeView, EventPage, EventView, ThreadDetail, ThreadView } from "@/lib/wire/types";
 import { isStalledRow } from "../thread-filter";
 
 /**
@@ -133,72 +133,83 @@ export function withOtherPaths(views: ThreadView[], joined: OtherPathRow[]): Thr
   }));
 }
 
-/** An episode with its attempts, as Prisma reads them on either store. */
+/** An episode as the thread page reads it on either store (times in epoch ms). */
 export interface EpisodeRow {
+  id: number;
   seq: number;
   turnId: string | null;
   kind: string;
   policy: string | null;
   maxAttempts: number | null;
-  startedAt: Date;
-  endedAt: Date | null;
+  startedAt: number;
+  endedAt: number | null;
   outcome: string | null;
   outcomeCode: string | null;
   outcomeReason: string | null;
-  resetAt: Date | null;
-  attempts: {
-    n: number;
-    noticeAt: Date;
-    advisedDelayMs: number | null;
-    expectedAt: Date | null;
-    estimated: boolean;
-    deadlineAt: Date | null;
-    startedAt: Date | null;
-    earlyByMs: number | null;
-    httpStatus: number | null;
-    code: string | null;
-    message: string | null;
-  }[];
+  resetAt: number | null;
 }
 
-/** A directive as Prisma reads it on either store (times as Dates). */
-export type DirectiveRow = Omit<DirectiveHistory, "createdAt" | "deliveredAt" | "acknowledgedAt"> & {
-  createdAt: Date;
-  deliveredAt: Date | null;
-  acknowledgedAt: Date | null;
+/** An attempt of one of the thread's episodes (`episodeId`), as the thread page reads it. */
+export interface AttemptRow {
+  episodeId: number;
+  n: number;
+  noticeAt: number;
+  advisedDelayMs: number | null;
+  expectedAt: number | null;
+  estimated: boolean | number;
+  deadlineAt: number | null;
+  startedAt: number | null;
+  earlyByMs: number | null;
+  httpStatus: number | null;
+  code: string | null;
+  message: string | null;
+}
+
+/** A directive in the thread's history, as the thread page reads it (times in epoch ms). */
+export type DirectiveHistoryRow = Omit<DirectiveHistory, "createdAt" | "deliveredAt" | "acknowledgedAt"> & {
+  createdAt: number;
+  deliveredAt: number | null;
+  acknowledgedAt: number | null;
 };
 
-export function toEpisodeView(episode: EpisodeRow): EpisodeView {
-  return {
+/** Each episode in order with its attempts in order (`attempts` ordered by episode, then n). */
+export function toEpisodeViews(episodes: EpisodeRow[], attempts: AttemptRow[]): EpisodeView[] {
+  const byEpisode = new Map<number, AttemptRow[]>();
+  for (const attempt of attempts) {
+    const ofEpisode = byEpisode.get(attempt.episodeId);
+    if (ofEpisode) ofEpisode.push(attempt);
+    else byEpisode.set(attempt.episodeId, [attempt]);
+  }
+  return episodes.map((episode) => ({
     seq: episode.seq,
     turnId: episode.turnId,
     kind: episode.kind,
     policy: episode.policy,
     maxAttempts: episode.maxAttempts,
-    startedAt: episode.startedAt.toISOString(),
+    startedAt: iso(episode.startedAt)!,
     endedAt: iso(episode.endedAt),
     outcome: episode.outcome,
     outcomeCode: episode.outcomeCode,
     outcomeReason: episode.outcomeReason,
     resetAt: iso(episode.resetAt),
-    attempts: episode.attempts.map((attempt) => ({
+    attempts: (byEpisode.get(episode.id) ?? []).map((attempt) => ({
       n: attempt.n,
-      noticeAt: attempt.noticeAt.toISOString(),
+      noticeAt: iso(attempt.noticeAt)!,
       advisedDelayMs: attempt.advisedDelayMs,
       expectedAt: iso(attempt.expectedAt),
-      estimated: attempt.estimated,
+      estimated: Boolean(attempt.estimated),
       deadlineAt: iso(attempt.deadlineAt),
       startedAt: iso(attempt.startedAt),
-      actualGapMs: attempt.startedAt ? attempt.startedAt.getTime() - attempt.noticeAt.getTime() : null,
+      actualGapMs: attempt.startedAt === null ? null : attempt.startedAt - attempt.noticeAt,
       earlyByMs: attempt.earlyByMs,
       httpStatus: attempt.httpStatus,
       code: attempt.code,
       message: attempt.message,
     })),
-  };
+  }));
 }
 
-export function toDirectiveHistory(directive: DirectiveRow): DirectiveHistory {
+export function toDirectiveHistory(directive: DirectiveHistoryRow): DirectiveHistory {
   return {
     id: directive.id,
     kind: directive.kind,
@@ -206,7 +217,7 @@ export function toDirectiveHistory(directive: DirectiveRow): DirectiveHistory {
     reason: directive.reason,
     state: directive.state,
     turnId: directive.turnId,
-    createdAt: directive.createdAt.toISOString(),
+    createdAt: iso(directive.createdAt)!,
     deliveredAt: iso(directive.deliveredAt),
     acknowledgedAt: iso(directive.acknowledgedAt),
     result: directive.result,
@@ -223,21 +234,44 @@ export function mergedEvents(own: EventView[], joined: EventView[]): EventView[]
   return newestFirst.toReversed();
 }
 
-export interface DetailParts {
-  thread: ThreadView;
-  parent: ThreadView | null;
-  children: ThreadView[];
+/** The thread row of a thread page: what the board shows of it, its engine state and the thread it is joined to. */
+export type DetailRow = SqlViewRow & { state: string; joinedTo: number | null };
+
+/**
+ * Everything a thread page shows, as each store reads it in one snapshot (lib/db/threads.ts,
+ * lib/db/postgres/threads.ts): the thread's status, episodes and directives never disagree.
+ */
+export interface DetailRows {
+  thread: DetailRow;
+  /** The threads joined to this one (lib/db/thread-join.ts). */
+  otherPaths: OtherPathRow[];
+  parent: SqlViewRow | null;
+  children: SqlViewRow[];
+  joinedTo: SqlViewRow | null;
   episodes: EpisodeRow[];
-  events: EventView[];
-  earlierEvents: number | null;
-  directives: DirectiveRow[];
-  state: ThreadState;
+  attempts: AttemptRow[];
+  directives: DirectiveHistoryRow[];
+  events: EventPage;
+  /** The newest page of each thread joined to this one. */
+  joinedEvents: EventPage[];
   limits: BlockingWindow[];
-  joinedTo: ThreadView | null;
 }
 
-export function toThreadDetail(parts: DetailParts): ThreadDetail {
-  return { ...parts, episodes: parts.episodes.map(toEpisodeView), directives: parts.directives.map(toDirectiveHistory) };
+export function toThreadDetail(rows: DetailRows, state: ThreadState, now: number): ThreadDetail {
+  const [thread] = withOtherPaths(viewsOf([rows.thread], now), rows.otherPaths);
+  const view = (row: SqlViewRow | null) => (row === null ? null : viewsOf([row], now)[0]);
+  return {
+    thread,
+    parent: view(rows.parent),
+    children: viewsOf(rows.children, now),
+    episodes: toEpisodeViews(rows.episodes, rows.attempts),
+    events: mergedEvents(rows.events.events, rows.joinedEvents.flatMap((page) => page.events)),
+    earlierEvents: rows.events.earlier,
+    directives: rows.directives.map(toDirectiveHistory),
+    state,
+    limits: rows.limits,
+    joinedTo: view(rows.joinedTo),
+  };
 }
 
 /** How many threads of `counts` have one of `statuses` (all of them when `statuses` is empty or absent). */
