@@ -7,6 +7,7 @@ import { chromium, type Page } from "@playwright/test";
 import { ensureChromium } from "./lib/chromium.mjs";
 import { fail } from "./lib/cli";
 import { benchDatabase } from "./bench-insights";
+import { postEvents } from "./lib/post-events";
 import { startServer, type RunningServer } from "./lib/server";
 import { percentile } from "./lib/stats";
 import type { StreamThreads } from "@/lib/wire/types";
@@ -36,12 +37,8 @@ const PERSON = { email: "bench@radar.test", password: "bench-person-password" };
 
 
 async function post(server: RunningServer, events: unknown[]): Promise<void> {
-  const response = await fetch(`${server.url}/api/v1/events`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
-    body: JSON.stringify(events),
-  });
-  if (!response.ok) throw new Error(`ingest failed: ${response.status} ${await response.text()}`);
+  const answer = await postEvents(server, events);
+  if (answer.status < 200 || answer.status >= 300) throw new Error(`ingest failed: ${answer.status} ${answer.text}`);
 }
 
 const retry = (threadId: string, attempt: number, at: number) => ({

@@ -4,6 +4,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
 import { migrate } from "../lib/db/migrate";
+import { postEvents } from "./lib/post-events";
 import { startServer, type RunningServer } from "./lib/server";
 import { percentile } from "./lib/stats";
 
@@ -46,7 +47,16 @@ export function event(i: number, base: number) {
 }
 
 
+/** One POST of `body` (an event or a batch) that must store something; its time in ms. */
 export async function postJson(server: RunningServer, body: unknown): Promise<number> {
+  const answer = await postEvents(server, body);
+  const result = JSON.parse(answer.text) as { accepted: number };
+  if (answer.status < 200 || answer.status >= 300 || result.accepted === 0) throw new Error(`ingest failed: ${answer.status} ${answer.text}`);
+  return answer.ms;
+}
+
+/** The same POST through fetch, for `--clients` alone: what the benches' client cost before post-events.ts. */
+async function postWithFetch(server: RunningServer, body: unknown): Promise<number> {
   const started = performance.now();
   const response = await fetch(`${server.url}/api/v1/events`, {
     method: "POST",
@@ -97,7 +107,7 @@ export interface IngestBench {
   batch: { events: number; eventsPerSecond: number; p50Ms: number; p99Ms: number };
   raw: { rowsPerSecond: number };
   ratio: number;
-  single: { requests: number; clients: number; requestsPerSecond: number; p50Ms: number; p99Ms: number };
+  single: { requests: number; clients: number; requestsPerSecond: number; p50Ms: number; p99Ms: number; clientCpuMsPerRequest: number; serverCpuMsPerRequest: number | null };
   /**
    * Next's own share of a single-event POST: one client alone, each POST followed by a GET
    * /api/health (a route that does next to nothing), so their difference is the ingest work.
@@ -150,7 +160,15 @@ export async function benchIngest(): Promise<IngestBench> {
       batch: { events: rows.length, eventsPerSecond: Math.round(batchRate), p50Ms: +percentile(batchLatencies, 50).toFixed(1), p99Ms: +percentile(batchLatencies, 99).toFixed(1) },
       raw: { rowsPerSecond: Math.round(rawRate) },
       ratio: +(batchRate / rawRate).toFixed(3),
-      single: { requests: single.requests, clients: single.clients, requestsPerSecond: single.requestsPerSecond, p50Ms: single.p50Ms, p99Ms: single.p99Ms },
+      single: {
+        requests: single.requests,
+        clients: single.clients,
+        requestsPerSecond: single.requestsPerSecond,
+        p50Ms: single.p50Ms,
+        p99Ms: single.p99Ms,
+        clientCpuMsPerRequest: single.clientCpuMsPerRequest,
+        serverCpuMsPerRequest: single.cpuMsPerRequest,
+      },
       alone: { postP50Ms: +percentile(alonePosts, 50).toFixed(2), healthP50Ms: +percentile(aloneHealth, 50).toFixed(2) },
       serverPeakRssMiB: serverPeak === null ? null : Math.round(serverPeak / 2 ** 20),
     };
@@ -168,6 +186,8 @@ export interface SinglesRun {
   p99Ms: number;
   /** The server's main thread (the ingest thread): CPU ms per request, null where /proc cannot tell. */
   cpuMsPerRequest: number | null;
+  /** This process's CPU per request: the clients' own cost, on the cores the server runs on. */
+  clientCpuMsPerRequest: number;
 }
 
 /**
@@ -181,23 +201,25 @@ export type SinglesOrder = "own" | "shared";
 /** Apart enough that no two clients' events share a thread (the thread's id carries the base). */
 const CLIENT_BASE_STEP = 1_000_000;
 
-export async function singlesRun(server: RunningServer, clients: number, requests: number, base: number, order: SinglesOrder = "own"): Promise<SinglesRun> {
+export async function singlesRun(server: RunningServer, clients: number, requests: number, base: number, order: SinglesOrder = "own", post = postJson): Promise<SinglesRun> {
   const latencies: number[] = [];
   let next = 0;
   const cpuBefore = server.mainThreadCpuMs();
+  const clientCpuBefore = process.cpuUsage();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: clients }, async (_, client) => {
       if (order === "shared") {
-        while (next < requests) latencies.push(await postJson(server, event(next++, base)));
+        while (next < requests) latencies.push(await post(server, event(next++, base)));
         return;
       }
       const own = base + client * CLIENT_BASE_STEP;
-      for (let i = 0; next < requests; i++, next++) latencies.push(await postJson(server, event(i, own)));
+      for (let i = 0; next < requests; i++, next++) latencies.push(await post(server, event(i, own)));
     }),
   );
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = server.mainThreadCpuMs();
+  const clientCpu = process.cpuUsage(clientCpuBefore);
   latencies.sort((a, b) => a - b);
   return {
     clients,
@@ -206,6 +228,7 @@ export async function singlesRun(server: RunningServer, clients: number, request
     p50Ms: +percentile(latencies, 50).toFixed(2),
     p99Ms: +percentile(latencies, 99).toFixed(2),
     cpuMsPerRequest: cpuBefore === null || cpuAfter === null ? null : +((cpuAfter - cpuBefore) / requests).toFixed(3),
+    clientCpuMsPerRequest: +((clientCpu.user + clientCpu.system) / 1000 / requests).toFixed(3),
   };
 }
 
@@ -226,6 +249,28 @@ async function benchSingles(rounds: number): Promise<string[]> {
         const run = await singlesRun(server, clients, 2_000, base + (round * runs.length + index) * 10_000_000, order);
         const how = order === "own" ? "each its own threads in order" : "sharing threads, out of order";
         lines.push(`singles, ${run.clients} client(s), ${how}: ${run.requestsPerSecond}/s p50 ${run.p50Ms} ms p99 ${run.p99Ms} ms, main-thread CPU ${run.cpuMsPerRequest} ms/request`);
+      }
+    }
+    return lines;
+  } finally {
+    await server.stop();
+  }
+}
+
+/**
+ * `--clients [rounds]`: single-event POSTs from 8 clients through post-events.ts and through fetch,
+ * in alternation on one server after a warm-up: each client's CPU per request beside the rate.
+ */
+async function benchClients(rounds: number): Promise<string[]> {
+  const server = await startServer();
+  try {
+    const base = Date.now() - 86_400_000;
+    await singlesRun(server, SINGLE_CLIENTS, 1_000, base - 10_000_000);
+    const lines: string[] = [];
+    for (let round = 0; round < rounds; round++) {
+      for (const [index, [name, post]] of ([["node:http", postJson], ["fetch", postWithFetch]] as const).entries()) {
+        const run = await singlesRun(server, SINGLE_CLIENTS, 3_000, base + (round * 2 + index) * 10_000_000, "own", post);
+        lines.push(`${name}: ${run.requestsPerSecond}/s p99 ${run.p99Ms} ms, client CPU ${run.clientCpuMsPerRequest} ms/request, server main-thread CPU ${run.cpuMsPerRequest} ms/request`);
       }
     }
     return lines;
@@ -294,7 +339,7 @@ export function formatIngestBench(result: IngestBench): string {
   return [
     `ingest, batches of ${BATCH} over HTTP: ${result.batch.events.toLocaleString("en")} events at ${result.batch.eventsPerSecond.toLocaleString("en")} events/s (p50 ${result.batch.p50Ms} ms, p99 ${result.batch.p99Ms} ms per batch)`,
     `raw better-sqlite3 inserts of the same rows: ${result.raw.rowsPerSecond.toLocaleString("en")} rows/s → HTTP ingestion reaches ${(result.ratio * 100).toFixed(1)} % of raw (target ≥ 25 %)`,
-    `ingest, single-event POSTs from ${result.single.clients} clients, each its own threads in order: ${result.single.requestsPerSecond.toLocaleString("en")} requests/s (p50 ${result.single.p50Ms} ms, p99 ${result.single.p99Ms} ms; target ≥ 1,000/s, p99 < 50 ms)`,
+    `ingest, single-event POSTs from ${result.single.clients} clients, each its own threads in order: ${result.single.requestsPerSecond.toLocaleString("en")} requests/s (p50 ${result.single.p50Ms} ms, p99 ${result.single.p99Ms} ms; target ≥ 1,000/s, p99 < 50 ms; CPU per request: the server's ingest thread ${result.single.serverCpuMsPerRequest ?? "unknown"} ms, the bench's clients ${result.single.clientCpuMsPerRequest} ms)`,
     `single-event POST from 1 client alone: p50 ${result.alone.postP50Ms} ms, of which Next's own per-request cost is about a GET /api/health: p50 ${result.alone.healthP50Ms} ms`,
     `peak RSS of the server during ingestion: ${result.serverPeakRssMiB ?? "unknown"} MiB`,
   ].join("\n");
@@ -303,7 +348,9 @@ export function formatIngestBench(result: IngestBench): string {
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const singles = process.argv.indexOf("--singles");
   const usage = process.argv.indexOf("--usage");
-  if (usage !== -1) {
+  const clients = process.argv.indexOf("--clients");
+  if (clients !== -1) benchClients(Number(process.argv[clients + 1] ?? 3)).then((lines) => console.log(lines.join("\n")));
+  else if (usage !== -1) {
     const chunks = (process.argv[usage + 2] ?? "10000,1000").split(",").map(Number);
     benchUsage(Number(process.argv[usage + 1] ?? 1_000_000), chunks, 3).then((lines) => console.log(lines.join("\n")));
   } else if (singles !== -1) benchSingles(Number(process.argv[singles + 1] ?? 3)).then((lines) => console.log(lines.join("\n")));

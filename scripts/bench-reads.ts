@@ -4,6 +4,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { benchDatabase } from "./bench-insights";
 import { freePort } from "./lib/port.mjs";
+import { postEvents } from "./lib/post-events";
 import { startServer, type RunningServer } from "./lib/server";
 import { median, percentile } from "./lib/stats";
 import { within } from "../lib/within";
@@ -69,15 +70,9 @@ async function singlePosts(server: RunningServer, round: number): Promise<number
           ...(type === "retry" ? { attempt: 1, maxAttempts: 5, error: { httpStatus: 429, code: "rate_limit_exceeded", message: "Please try again in 2s." } } : {}),
           ...(type === "attempt" ? { attempt: 1 } : {}),
         };
-        const started = performance.now();
-        const response = await fetch(`${server.url}/api/v1/events`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
-          body: JSON.stringify(event),
-        });
-        await response.arrayBuffer();
-        if (!response.ok) throw new Error(`ingest failed: ${response.status}`);
-        latencies.push(performance.now() - started);
+        const answer = await postEvents(server, event);
+        if (answer.status < 200 || answer.status >= 300) throw new Error(`ingest failed: ${answer.status}`);
+        latencies.push(answer.ms);
       }
     }),
   );
