@@ -232,23 +232,28 @@ export async function singlesRun(server: RunningServer, clients: number, request
   };
 }
 
-/**
- * `--singles [rounds]`: only single-event POSTs, from 1 client and from 8 (each its own threads, then sharing them out of order), on one server after a
- * warm-up; for comparing two builds of the ingest path (run each build's rounds in alternation:
- * the server main thread's CPU per request is the figure least disturbed by a busy machine).
- */
-async function benchSingles(rounds: number): Promise<string[]> {
+/** One run of a rounds comparison: its line's label and how its clients post. */
+interface SinglesPlan {
+  label: string;
+  clients: number;
+  order: SinglesOrder;
+  post?: typeof postJson;
+}
+
+/** `rounds` rounds of `plans` in alternation, on one server after a warm-up: a line per run. */
+async function singlesRounds(rounds: number, requests: number, plans: readonly SinglesPlan[]): Promise<string[]> {
   const server = await startServer();
   try {
     const base = Date.now() - 86_400_000;
     await singlesRun(server, SINGLE_CLIENTS, 1_000, base - 10_000_000);
     const lines: string[] = [];
     for (let round = 0; round < rounds; round++) {
-      const runs = [[1, "own"], [SINGLE_CLIENTS, "own"], [SINGLE_CLIENTS, "shared"]] as const;
-      for (const [index, [clients, order]] of runs.entries()) {
-        const run = await singlesRun(server, clients, 2_000, base + (round * runs.length + index) * 10_000_000, order);
-        const how = order === "own" ? "each its own threads in order" : "sharing threads, out of order";
-        lines.push(`singles, ${run.clients} client(s), ${how}: ${run.requestsPerSecond}/s p50 ${run.p50Ms} ms p99 ${run.p99Ms} ms, main-thread CPU ${run.cpuMsPerRequest} ms/request`);
+      for (const [index, plan] of plans.entries()) {
+        const run = await singlesRun(server, plan.clients, requests, base + (round * plans.length + index) * 10_000_000, plan.order, plan.post);
+        lines.push(
+          `${plan.label}: ${run.requestsPerSecond}/s p50 ${run.p50Ms} ms p99 ${run.p99Ms} ms, ` +
+            `CPU per request: the server's main thread ${run.cpuMsPerRequest} ms, the clients ${run.clientCpuMsPerRequest} ms`,
+        );
       }
     }
     return lines;
@@ -258,26 +263,24 @@ async function benchSingles(rounds: number): Promise<string[]> {
 }
 
 /**
- * `--clients [rounds]`: single-event POSTs from 8 clients through post-events.ts and through fetch,
- * in alternation on one server after a warm-up: each client's CPU per request beside the rate.
+ * `--singles [rounds]`: only single-event POSTs, from 1 client and from 8 (each its own threads,
+ * then sharing them out of order); for comparing two builds of the ingest path (run each build's
+ * rounds in alternation: the server main thread's CPU per request is the figure least disturbed
+ * by a busy machine).
  */
-async function benchClients(rounds: number): Promise<string[]> {
-  const server = await startServer();
-  try {
-    const base = Date.now() - 86_400_000;
-    await singlesRun(server, SINGLE_CLIENTS, 1_000, base - 10_000_000);
-    const lines: string[] = [];
-    for (let round = 0; round < rounds; round++) {
-      for (const [index, [name, post]] of ([["node:http", postJson], ["fetch", postWithFetch]] as const).entries()) {
-        const run = await singlesRun(server, SINGLE_CLIENTS, 3_000, base + (round * 2 + index) * 10_000_000, "own", post);
-        lines.push(`${name}: ${run.requestsPerSecond}/s p99 ${run.p99Ms} ms, client CPU ${run.clientCpuMsPerRequest} ms/request, server main-thread CPU ${run.cpuMsPerRequest} ms/request`);
-      }
-    }
-    return lines;
-  } finally {
-    await server.stop();
-  }
-}
+const benchSingles = (rounds: number) =>
+  singlesRounds(rounds, 2_000, [
+    { label: "singles, 1 client, its own threads in order", clients: 1, order: "own" },
+    { label: `singles, ${SINGLE_CLIENTS} clients, each its own threads in order`, clients: SINGLE_CLIENTS, order: "own" },
+    { label: `singles, ${SINGLE_CLIENTS} clients, sharing threads, out of order`, clients: SINGLE_CLIENTS, order: "shared" },
+  ]);
+
+/** `--clients [rounds]`: single-event POSTs from 8 clients through post-events.ts and through fetch, in alternation. */
+const benchClients = (rounds: number) =>
+  singlesRounds(rounds, 3_000, [
+    { label: "node:http", clients: SINGLE_CLIENTS, order: "own", post: postJson },
+    { label: "fetch", clients: SINGLE_CLIENTS, order: "own", post: postWithFetch },
+  ]);
 
 /**
  * `--usage [events] [chunk,chunk…]`: the start-up count of source usage (lib/server/usage.ts) on a database of

@@ -51,6 +51,18 @@ export function useStore(store: TestStore): void {
 
 export type Row = Record<string, unknown>;
 
+/** A source row for a contract test's lines, written with plain SQL on the store under test. */
+export async function insertSource(store: TestStore, source: { id: string; name: string }, createdAt: number): Promise<void> {
+  if (store === "sqlite") {
+    const { db } = await import("@/lib/db/client");
+    db().sql.prepare(`INSERT INTO "Source" (id, name, createdAt, capacityRecovery) VALUES (?, ?, ?, 0)`).run(source.id, source.name, createdAt);
+  } else {
+    const { pool } = await import("@/lib/db/postgres/pool");
+    const { timestampFromMs } = await import("@/lib/db/postgres/time");
+    await pool().query(`INSERT INTO "Source" (id, name, "createdAt") VALUES ($1, $2, ${timestampFromMs("$3")})`, [source.id, source.name, createdAt]);
+  }
+}
+
 /** Plain SQL on the store under test: SQLite's connection, or PostgreSQL's pool with times as ms and booleans as 0/1. */
 export async function tableRows(store: TestStore, table: string): Promise<Row[]> {
   if (store === "sqlite") {

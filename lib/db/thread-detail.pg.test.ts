@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { STORES, useStore, type TestStore } from "@/e2e/support/both-stores";
+import { insertSource, STORES, useStore, type TestStore } from "@/e2e/support/both-stores";
 import type { NormalizedEvent, NormalizedLine } from "@/lib/ingest/types";
 import type { SourceRecord } from "./records/sources";
 
@@ -24,17 +24,6 @@ const line = (event: Partial<NormalizedEvent>): NormalizedLine => ({
   raw: event,
   receivedAt: T0,
 });
-
-async function insertSource(store: TestStore): Promise<void> {
-  if (store === "sqlite") {
-    const { db } = await import("./client");
-    db().sql.prepare(`INSERT INTO "Source" (id, name, createdAt, capacityRecovery) VALUES (?, ?, ?, 0)`).run(SOURCE.id, SOURCE.name, T0);
-  } else {
-    const { pool } = await import("./postgres/pool");
-    const { timestampFromMs } = await import("./postgres/time");
-    await pool().query(`INSERT INTO "Source" (id, name, "createdAt") VALUES ($1, $2, ${timestampFromMs("$3")})`, [SOURCE.id, SOURCE.name, T0]);
-  }
-}
 
 /**
  * Ends every episode of the thread and marks the thread failed, in one transaction on a
@@ -105,7 +94,7 @@ describe.each(STORES)("a thread's page on %s", (store) => {
   const keys: Record<string, number> = {};
 
   beforeAll(async () => {
-    await insertSource(store);
+    await insertSource(store, SOURCE, T0);
     const { ingestLines } = await import("@/lib/server/pipeline");
     await ingestLines(SOURCE, [
       line({ threadId: "parent", type: "turn.started", turnId: "p1" }),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STORES, tableRows, useStore, type TestStore, type Row } from "@/e2e/support/both-stores";
+import { insertSource, STORES, tableRows, useStore, type TestStore, type Row } from "@/e2e/support/both-stores";
 import { generator } from "@/e2e/support/seeded";
 import type { NormalizedEvent, NormalizedLine } from "@/lib/ingest/types";
 import type { SourceRecord } from "./records/sources";
@@ -43,17 +43,6 @@ async function snapshot(store: TestStore): Promise<Record<string, Row[]>> {
     out[table] = await tableRows(store, table);
   }
   return Object.fromEntries(Object.entries(out).map(([table, rows]) => [table, ordered(rows)]));
-}
-
-async function insertSource(store: TestStore, source = SOURCE): Promise<void> {
-  if (store === "sqlite") {
-    const { db } = await import("./client");
-    db().sql.prepare(`INSERT INTO "Source" (id, name, createdAt, capacityRecovery) VALUES (?, ?, ?, 0)`).run(source.id, source.name, T0);
-  } else {
-    const { pool } = await import("./postgres/pool");
-    const { timestampFromMs } = await import("./postgres/time");
-    await pool().query(`INSERT INTO "Source" (id, name, "createdAt") VALUES ($1, $2, ${timestampFromMs("$3")})`, [source.id, source.name, T0]);
-  }
 }
 
 async function threadIds(store: TestStore): Promise<number[]> {
@@ -114,7 +103,7 @@ const quarantines = new Map<TestStore, unknown>();
 
 describe.each(STORES)("a unit of work on %s", (store) => {
   useStore(store);
-  beforeAll(() => insertSource(store));
+  beforeAll(() => insertSource(store, SOURCE, T0));
 
   it("ingests, ticks and stops through the pipeline", async () => {
     await run(store);
@@ -181,7 +170,7 @@ describe.each(STORES)("a unit of work on %s", (store) => {
     const { ingestLines } = await import("@/lib/server/pipeline");
     const { OTLP_FORMAT } = await import("@/lib/ingest/types");
     const otel: SourceRecord = { ...SOURCE, id: "src-otel", name: "otel" };
-    await insertSource(store, otel);
+    await insertSource(store, otel, T0);
     let key = 0;
     const batch = (format: NormalizedLine["format"], threadIds: string[], at: number): NormalizedLine[] =>
       threadIds.flatMap((threadId) =>
