@@ -241,7 +241,11 @@ export async function benchBoard(): Promise<BoardBench> {
     requests = 0;
     bytes = 0;
     byPath.clear();
+    // With RADAR_BENCH_TRACE=<file>: a Chromium trace of the loaded probes (chrome://tracing opens it; scripts/trace-summary.ts sums it).
+    const tracePath = process.env.RADAR_BENCH_TRACE;
+    if (tracePath) await browser.startTracing(page, { path: tracePath, categories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "blink", "v8.execute"] });
     const loaded = await measure(page, server, PROBES);
+    if (tracePath) await browser.stopTracing();
     if (process.env.RADAR_BENCH_VERBOSE) {
       const counts = [...byPath].sort((a, b) => b[1] - a[1]).slice(0, 12);
       process.stderr.write(`requests under load by path: ${counts.map(([path, n]) => `${path} ${n}`).join(", ")}\n`);

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { Fragment, memo } from "react";
+import { Fragment, memo, useId, useState } from "react";
 import type { IncidentView, ThreadView } from "@/lib/wire/types";
 import { incidentTitle, useIncidentOfThread } from "@/components/incidents/incident-banners";
 import { isStoppable } from "@/lib/threads/statuses";
@@ -121,12 +121,28 @@ const ThreadRow = memo(function ThreadRow({ thread, incident }: { thread: Thread
   );
 });
 
+/**
+ * The last error: its code, and its message clamped to two lines until expanded. A disclosure
+ * button, not <details>: Chromium gives every <details> a shadow root with a style sheet of its
+ * own, and each one a new row brings makes the whole document's style be worked out again; a
+ * busy fleet brings hundreds of rows a second (scripts/trace-summary.ts on the board bench's
+ * trace: 1,844 of them in 7 s of load).
+ */
 function LastError({ error }: { error: ThreadView["lastError"] }) {
+  const [open, setOpen] = useState(false);
+  const fullText = useId();
   if (!error?.message && !error?.code) return <span className="text-slate-400">—</span>;
   const head = [error.httpStatus, error.code].filter(Boolean).join(" ");
   return (
-    <details className="group text-xs" data-testid="last-error">
-      <summary className="cursor-pointer list-none text-slate-800 focus-visible:outline-2 focus-visible:outline-sky-600">
+    <div className="text-xs" data-testid="last-error">
+      <button
+        type="button"
+        aria-expanded={open}
+        aria-controls={fullText}
+        onClick={() => setOpen((was) => !was)}
+        data-testid="last-error-toggle"
+        className="block w-full cursor-pointer text-left text-slate-800 focus-visible:outline-2 focus-visible:outline-sky-600"
+      >
         {head && (
           <span className="block font-mono font-semibold [overflow-wrap:anywhere]">
             {codeBreaks(head).map((piece, i) => (
@@ -137,10 +153,11 @@ function LastError({ error }: { error: ThreadView["lastError"] }) {
             ))}
           </span>
         )}
-        <span className="line-clamp-2 group-open:hidden">{error.message}</span>
-        <span className="hidden text-sky-800 underline group-open:inline">hide full text</span>
-      </summary>
-      <p className="mt-1 whitespace-pre-wrap break-words text-slate-700">{error.message}</p>
-    </details>
+        {open ? <span className="text-sky-800 underline">hide full text</span> : <span className="line-clamp-2">{error.message}</span>}
+      </button>
+      <p id={fullText} hidden={!open} className="mt-1 whitespace-pre-wrap break-words text-slate-700">
+        {error.message}
+      </p>
+    </div>
   );
 }

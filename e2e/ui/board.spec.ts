@@ -52,6 +52,32 @@ test("a 429 retry notice appears live, without a reload, with Retrying 1/5 and a
   expect(seconds(await countdown.textContent())).toBeLessThan(first);
 });
 
+test("a last error shows its code and two lines of its message; the keyboard opens and closes the full text", async ({ page, request }) => {
+  const id = uid("long-error");
+  const message = `Overloaded. ${"The model is at capacity for this request; try again shortly. ".repeat(6)}End of message.`;
+  await send(request, [
+    { threadId: id, type: "turn.started", turnId: "t1", agent: "claude-code", provider: "anthropic", model: "claude-opus-4-8" },
+    { threadId: id, type: "retry", turnId: "t1", attempt: 1, maxAttempts: 10, error: { httpStatus: 529, code: "overloaded_error", message } },
+  ]);
+  await page.goto("/");
+  const error = row(page, id).getByTestId("last-error");
+  const toggle = error.getByTestId("last-error-toggle");
+  const fullText = error.locator("p");
+  await expect(toggle).toContainText("529 overloaded_error");
+  await expect(toggle).toHaveAttribute("aria-expanded", "false");
+  await expect(fullText).toBeHidden();
+  await toggle.focus();
+  await page.keyboard.press("Enter");
+  await expect(toggle).toHaveAttribute("aria-expanded", "true");
+  await expect(fullText).toBeVisible();
+  await expect(fullText).toHaveText(message);
+  await expect(toggle).toContainText("hide full text");
+  await expect(page.locator(`#${await toggle.getAttribute("aria-controls")}`)).toHaveText(message);
+  await page.keyboard.press("Space");
+  await expect(toggle).toHaveAttribute("aria-expanded", "false");
+  await expect(fullText).toBeHidden();
+});
+
 test("a reset time shows both as a clock time and relative to now", async ({ page, request }) => {
   const id = uid("usage-limited");
   const resetAt = new Date(Date.now() + 12 * 60_000);
