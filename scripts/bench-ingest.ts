@@ -4,6 +4,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
 import { migrate } from "../lib/db/migrate";
+import { fail } from "./lib/cli";
 import { postEvents } from "./lib/post-events";
 import { startServer, type RunningServer } from "./lib/server";
 import { percentile } from "./lib/stats";
@@ -50,8 +51,9 @@ export function event(i: number, base: number) {
 /** One POST of `body` (an event or a batch) that must store something; its time in ms. */
 export async function postJson(server: RunningServer, body: unknown): Promise<number> {
   const answer = await postEvents(server, body);
-  const result = JSON.parse(answer.text) as { accepted: number };
-  if (answer.status < 200 || answer.status >= 300 || result.accepted === 0) throw new Error(`ingest failed: ${answer.status} ${answer.text}`);
+  if (answer.status < 200 || answer.status >= 300 || (JSON.parse(answer.text) as { accepted: number }).accepted === 0) {
+    throw new Error(`ingest failed: ${answer.status} ${answer.text}`);
+  }
   return answer.ms;
 }
 
@@ -352,10 +354,15 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const singles = process.argv.indexOf("--singles");
   const usage = process.argv.indexOf("--usage");
   const clients = process.argv.indexOf("--clients");
-  if (clients !== -1) benchClients(Number(process.argv[clients + 1] ?? 3)).then((lines) => console.log(lines.join("\n")));
+  const rounds = (index: number) => {
+    const n = Number(process.argv[index + 1] ?? 3);
+    if (!(Number.isInteger(n) && n > 0)) fail("bench-ingest", `${process.argv[index]} takes a whole number of rounds above 0; got "${process.argv[index + 1]}"`);
+    return n;
+  };
+  if (clients !== -1) benchClients(rounds(clients)).then((lines) => console.log(lines.join("\n")));
   else if (usage !== -1) {
     const chunks = (process.argv[usage + 2] ?? "10000,1000").split(",").map(Number);
     benchUsage(Number(process.argv[usage + 1] ?? 1_000_000), chunks, 3).then((lines) => console.log(lines.join("\n")));
-  } else if (singles !== -1) benchSingles(Number(process.argv[singles + 1] ?? 3)).then((lines) => console.log(lines.join("\n")));
+  } else if (singles !== -1) benchSingles(rounds(singles)).then((lines) => console.log(lines.join("\n")));
   else benchIngest().then((result) => console.log(formatIngestBench(result)));
 }

@@ -21,7 +21,11 @@ const file = process.argv[2];
 if (!file || !fs.existsSync(file)) fail("trace-summary", `give a trace file; got "${file ?? ""}"`);
 const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as { traceEvents?: TraceEvent[] } | TraceEvent[];
 const events = Array.isArray(parsed) ? parsed : (parsed.traceEvents ?? []);
-const main = events.find((event) => event.ph === "M" && event.name === "thread_name" && event.args?.name === "CrRendererMain");
+// The busiest renderer main thread: a trace may hold several renderers (an extension's, a blank tab's).
+const mains = events.filter((event) => event.ph === "M" && event.name === "thread_name" && event.args?.name === "CrRendererMain");
+const eventsOn = new Map<string, number>();
+for (const event of events) if (event.ph === "X") eventsOn.set(`${event.pid}:${event.tid}`, (eventsOn.get(`${event.pid}:${event.tid}`) ?? 0) + 1);
+const main = mains.sort((a, b) => (eventsOn.get(`${b.pid}:${b.tid}`) ?? 0) - (eventsOn.get(`${a.pid}:${a.tid}`) ?? 0))[0];
 if (!main) fail("trace-summary", "no renderer main thread (CrRendererMain) in the trace");
 const complete = events
   .filter((event) => event.pid === main.pid && event.tid === main.tid && event.ph === "X" && event.dur !== undefined)
@@ -43,7 +47,7 @@ for (const [event, ms] of selfMs) {
   entry.count++;
   byName.set(event.name, entry);
 }
-const span = complete.length ? (Math.max(...complete.map((event) => event.ts + event.dur!)) - complete[0].ts) / 1000 : 0;
+const span = complete.length ? (complete.reduce((end, event) => Math.max(end, event.ts + event.dur!), 0) - complete[0].ts) / 1000 : 0;
 const busy = [...byName.values()].reduce((sum, entry) => sum + entry.ms, 0);
 console.log(`renderer main thread: ${busy.toFixed(0)} ms inside traced events over ${span.toFixed(0)} ms traced; self time by event:`);
 for (const [name, entry] of [...byName].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25)) {

@@ -12,8 +12,8 @@ import { processQueue } from "./queue";
  * - `sql`: a raw better-sqlite3 connection for every write and the hot paths (ingestion,
  *   directives, insights, exports, metrics): prepared statements in one transaction per batch,
  *   far faster than Prisma's per-row writes;
- * - `prisma`: the Prisma client, for the authentication library's tables and a few lookups of
- *   threads by id (threads.ts).
+ * - `prisma`: the Prisma client, for the authentication library's tables and three thread
+ *   lookups (threads.ts: by agent id, Stop all's keys, existence).
  * Both live on globalThis so Next's dev reload and repeated imports reuse one connection.
  *
  * Every write transaction begins IMMEDIATE (`.immediate()`, unit-of-work.ts's BEGIN IMMEDIATE,

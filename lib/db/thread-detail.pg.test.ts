@@ -41,18 +41,12 @@ async function ending(store: TestStore): Promise<(threadKey: number) => void | P
       })();
     };
   }
-  const { pool } = await import("./postgres/pool");
-  return async (threadKey) => {
-    const client = await pool().connect();
-    try {
-      await client.query("BEGIN");
+  const { inTransaction } = await import("./postgres/pool");
+  return (threadKey) =>
+    inTransaction(async (client) => {
       await client.query(`UPDATE "Thread" SET status = 'failed' WHERE id = $1`, [threadKey]);
       await client.query(`UPDATE "Episode" SET outcome = 'failed' WHERE "threadId" = $1`, [threadKey]);
-      await client.query("COMMIT");
-    } finally {
-      client.release();
-    }
-  };
+    });
 }
 
 /**

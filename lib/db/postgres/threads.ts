@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { ATTENTION_STATUSES, STOPPABLE_STATUSES } from "@/lib/threads/statuses";
-import { EVENT_PAGE_SIZE, type FilterOptions, type ThreadBoard, type ThreadDetail, type ThreadView } from "@/lib/wire/types";
+import { EVENT_PAGE_SIZE, type EventPage, type FilterOptions, type ThreadBoard, type ThreadDetail, type ThreadView } from "@/lib/wire/types";
 import type { Clause, ThreadFilter } from "../thread-filter";
 import {
   countOf,
@@ -166,18 +166,17 @@ export function threadDetail(key: number, now = Date.now()): Promise<ThreadDetai
     const one = async (text: string, params: unknown[]) => (await rowsOf<SqlViewRow>(text, params, db))[0] ?? null;
     const otherPaths = await rowsOf<OtherPathRow>(OTHER_PATHS, [[key]], db);
     const page = (threadKey: number) => eventPageOn(db, threadKey, { limit: EVENT_PAGE_SIZE });
-    // One connection answers one statement at a time: these are sent in turn, each without waiting on the one before.
-    const [parent, children, joinedTo, episodes, attempts, directives, events, joinedEvents, limits] = await Promise.all([
-      thread.parentExternalId === null ? null : one(DETAIL.byExternalId, [thread.sourceId, thread.parentExternalId]),
-      rowsOf<SqlViewRow>(DETAIL.children, [thread.sourceId, thread.externalId], db),
-      thread.joinedTo === null ? null : one(DETAIL.byKey, [thread.joinedTo]),
-      rowsOf<EpisodeRow>(DETAIL.episodes, [key], db),
-      rowsOf<AttemptRow>(DETAIL.attempts, [key], db),
-      rowsOf<DirectiveHistoryRow>(DETAIL.directives, [key], db),
-      page(key),
-      Promise.all(otherPaths.map((other) => page(other.key))),
-      windowsBlockingOn(db, key, now),
-    ]);
+    // One after another: the snapshot is one connection, which answers one statement at a time.
+    const parent = thread.parentExternalId === null ? null : await one(DETAIL.byExternalId, [thread.sourceId, thread.parentExternalId]);
+    const children = await rowsOf<SqlViewRow>(DETAIL.children, [thread.sourceId, thread.externalId], db);
+    const joinedTo = thread.joinedTo === null ? null : await one(DETAIL.byKey, [thread.joinedTo]);
+    const episodes = await rowsOf<EpisodeRow>(DETAIL.episodes, [key], db);
+    const attempts = await rowsOf<AttemptRow>(DETAIL.attempts, [key], db);
+    const directives = await rowsOf<DirectiveHistoryRow>(DETAIL.directives, [key], db);
+    const events = await page(key);
+    const joinedEvents: EventPage[] = [];
+    for (const other of otherPaths) joinedEvents.push(await page(other.key));
+    const limits = await windowsBlockingOn(db, key, now);
     const rows: DetailRows = { thread, otherPaths, parent, children, joinedTo, episodes, attempts, directives, events, joinedEvents, limits };
     return toThreadDetail(rows, parseState(thread.state), now);
   });
