@@ -22,7 +22,6 @@ import {
 import { onEitherStore } from "./store";
 import { eventPageOn } from "./events";
 import { blockingWindowKeys, windowsBlockingOn } from "./limits";
-import { parseState } from "./thread-state";
 import { pluck, statement, type Sql } from "./statement";
 import { threadFilterSql, threadWhere, viewStatusSql, type Clause, type ThreadFilter } from "./thread-filter";
 
@@ -193,7 +192,6 @@ async function threadExistsOnSqlite(key: number): Promise<boolean> {
 const WITH_SOURCE = `FROM "Thread" t JOIN "Source" s ON s.id = t.sourceId`;
 const DETAIL = {
   thread: `SELECT ${VIEW_COLUMNS}, t.state, t.joinedTo ${WITH_SOURCE} WHERE t.id = ?`,
-  byKey: `SELECT ${VIEW_COLUMNS} ${WITH_SOURCE} WHERE t.id = ?`,
   byExternalId: `SELECT ${VIEW_COLUMNS} ${WITH_SOURCE} WHERE t.sourceId = ? AND t.externalId = ?`,
   children: `SELECT ${VIEW_COLUMNS} ${WITH_SOURCE} WHERE t.sourceId = ? AND t.parentExternalId = ? ORDER BY t.createdAt, t.id`,
   episodes: `SELECT id, seq, turnId, kind, policy, maxAttempts, startedAt, endedAt, outcome, outcomeCode, outcomeReason, resetAt
@@ -222,7 +220,7 @@ function threadDetailOnSqlite(key: number, now = Date.now()): Promise<ThreadDeta
       otherPaths,
       parent: thread.parentExternalId === null ? null : one(DETAIL.byExternalId, thread.sourceId, thread.parentExternalId),
       children: statement(DETAIL.children, sql).all(thread.sourceId, thread.externalId) as SqlViewRow[],
-      joinedTo: thread.joinedTo === null ? null : one(DETAIL.byKey, thread.joinedTo),
+      joinedTo: thread.joinedTo === null ? null : one(DETAIL.thread, thread.joinedTo),
       episodes: statement(DETAIL.episodes, sql).all(key) as EpisodeRow[],
       attempts: statement(DETAIL.attempts, sql).all(key) as AttemptRow[],
       directives: statement(DETAIL.directives, sql).all(key) as DirectiveHistoryRow[],
@@ -230,7 +228,7 @@ function threadDetailOnSqlite(key: number, now = Date.now()): Promise<ThreadDeta
       joinedEvents: otherPaths.map((other) => page(other.key)),
       limits: windowsBlockingOn(sql, key, now),
     };
-    return toThreadDetail(rows, parseState(thread.state), now);
+    return toThreadDetail(rows, now);
   });
 }
 

@@ -18,7 +18,6 @@ import {
   type PageOptions,
   type SqlViewRow,
 } from "../records/threads";
-import { parseState } from "../records/thread-state";
 import { postgresPrisma } from "./client";
 import { blockingWindowKeys, windowsBlockingOn } from "./limits-read";
 import { eventPageOn } from "./thread-events";
@@ -27,7 +26,8 @@ import { threadFilterSql, viewStatusSql } from "./thread-filter";
 
 /**
  * lib/db/threads.ts on PostgreSQL: the board's reads are plain queries on the pool, those of one
- * board answer, and a thread's page, in one REPEATABLE READ snapshot (sql.ts). Rows are selected in SQLite's shape (times in epoch ms) so records/threads.ts maps both.
+ * board answer, and a thread's page, in one REPEATABLE READ snapshot (sql.ts). Rows are selected
+ * in SQLite's shape (times in epoch ms) so records/threads.ts maps both.
  */
 
 const VIEW_COLUMNS = `t.id, t."externalId", t.title, t.agent, t.provider, t.model, t."sourceId", t."parentExternalId", t.status,
@@ -146,7 +146,6 @@ export async function threadExists(key: number): Promise<boolean> {
 const WITH_SOURCE = `FROM "Thread" t JOIN "Source" s ON s.id = t."sourceId"`;
 const DETAIL = {
   thread: `SELECT ${VIEW_COLUMNS}, t.state, t."joinedTo" ${WITH_SOURCE} WHERE t.id = ?`,
-  byKey: `SELECT ${VIEW_COLUMNS} ${WITH_SOURCE} WHERE t.id = ?`,
   byExternalId: `SELECT ${VIEW_COLUMNS} ${WITH_SOURCE} WHERE t."sourceId" = ? AND t."externalId" = ?`,
   children: `SELECT ${VIEW_COLUMNS} ${WITH_SOURCE} WHERE t."sourceId" = ? AND t."parentExternalId" = ? ORDER BY t."createdAt", t.id`,
   episodes: `SELECT id, seq, "turnId", kind, policy, "maxAttempts", ${ms(`"startedAt"`)}, ${ms(`"endedAt"`)}, outcome, "outcomeCode",
@@ -169,7 +168,7 @@ export function threadDetail(key: number, now = Date.now()): Promise<ThreadDetai
     // One after another: the snapshot is one connection, which answers one statement at a time.
     const parent = thread.parentExternalId === null ? null : await one(DETAIL.byExternalId, [thread.sourceId, thread.parentExternalId]);
     const children = await rowsOf<SqlViewRow>(DETAIL.children, [thread.sourceId, thread.externalId], db);
-    const joinedTo = thread.joinedTo === null ? null : await one(DETAIL.byKey, [thread.joinedTo]);
+    const joinedTo = thread.joinedTo === null ? null : await one(DETAIL.thread, [thread.joinedTo]);
     const episodes = await rowsOf<EpisodeRow>(DETAIL.episodes, [key], db);
     const attempts = await rowsOf<AttemptRow>(DETAIL.attempts, [key], db);
     const directives = await rowsOf<DirectiveHistoryRow>(DETAIL.directives, [key], db);
@@ -178,6 +177,6 @@ export function threadDetail(key: number, now = Date.now()): Promise<ThreadDetai
     for (const other of otherPaths) joinedEvents.push(await page(other.key));
     const limits = await windowsBlockingOn(db, key, now);
     const rows: DetailRows = { thread, otherPaths, parent, children, joinedTo, episodes, attempts, directives, events, joinedEvents, limits };
-    return toThreadDetail(rows, parseState(thread.state), now);
+    return toThreadDetail(rows, now);
   });
 }

@@ -1,7 +1,7 @@
-import type { ThreadState } from "@/lib/retry/types";
 import { threadControl, type SourceReach } from "@/lib/threads/control";
 import type { BlockingWindow, DirectiveHistory, EpisodeView, EventPage, EventView, ThreadDetail, ThreadView } from "@/lib/wire/types";
 import { isStalledRow } from "../thread-filter";
+import { parseState } from "./thread-state";
 
 /**
  * A thread as both stores' readers answer it: the board's rows (ThreadView), and the thread page
@@ -257,7 +257,7 @@ export interface DetailRows {
   limits: BlockingWindow[];
 }
 
-export function toThreadDetail(rows: DetailRows, state: ThreadState, now: number): ThreadDetail {
+export function toThreadDetail(rows: DetailRows, now: number): ThreadDetail {
   const [thread] = withOtherPaths(viewsOf([rows.thread], now), rows.otherPaths);
   const view = (row: SqlViewRow | null) => (row === null ? null : viewsOf([row], now)[0]);
   return {
@@ -268,7 +268,7 @@ export function toThreadDetail(rows: DetailRows, state: ThreadState, now: number
     events: mergedEvents(rows.events.events, rows.joinedEvents.flatMap((page) => page.events)),
     earlierEvents: rows.events.earlier,
     directives: rows.directives.map(toDirectiveHistory),
-    state,
+    state: parseState(rows.thread.state),
     limits: rows.limits,
     joinedTo: view(rows.joinedTo),
   };
