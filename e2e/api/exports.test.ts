@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXPORT_COLUMNS, TIMELINE_COLUMNS } from "@/lib/db/exports";
 import { INCIDENT_SPAN_MS, incidentEvents } from "@/lib/insights/incident-fixture";
-import { get, post, startServer, type RunningServer } from "../support/server";
+import { get, post, startServer, storeOfServer, type RunningServer } from "../support/server";
 
 /**
  * Exports against the built app: the known incident in, then threads, episodes and attempts out
@@ -204,4 +204,21 @@ describe("compression", () => {
       expect(b).toBe(a);
     },
   );
+});
+
+describe("the read worker", () => {
+  // It serves the exports (on SQLite: on PostgreSQL the database does the work and there is no
+  // worker) at a lower CPU priority than the thread that ingests, which keeps the normal one.
+  it("runs below the ingest thread's CPU priority", async (context) => {
+    if (storeOfServer(server) !== "sqlite" || server.threadNices() === null) context.skip();
+    const served = await server.fetch(`/api/v1/exports/attempts?${RANGE}&format=csv`);
+    expect(served.status).toBe(200);
+    await served.text();
+    const nices = server.threadNices()!;
+    const main = nices.find((thread) => thread.main)!.nice;
+    // A server started at a nice value of 10 or more already runs every thread that low.
+    if (main >= 10) context.skip();
+    expect(nices.filter((thread) => thread.nice > main)).toHaveLength(1);
+    expect(nices.filter((thread) => thread.nice < main)).toEqual([]);
+  });
 });

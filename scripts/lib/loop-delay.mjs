@@ -28,7 +28,7 @@ if (isMainThread && port) {
  * RADAR_BENCH_LOOP_TRACE=<file>: appends every stall of 20 ms or more and every garbage
  * collection pause of 5 ms or more to <file>, each at its time on this thread's clock, to tell a
  * collection's pause from a statement's. Where Linux tells (/proc/thread-self/sched), a stall also
- * says how much of it the thread ran: the rest it waited, for a core on a busy machine or for I/O.
+ * says how much of it the thread ran and whether it waited for a core (preempted) or blocked.
  */
 function trace(file) {
   const line = (text) => fs.appendFileSync(file, `${performance.now().toFixed(1)} ${text}\n`);
@@ -37,21 +37,32 @@ function trace(file) {
       if (entry.duration >= 5) line(`gc kind=${entry.detail?.kind} ${entry.duration.toFixed(1)} ms from ${entry.startTime.toFixed(1)}`);
     }
   }).observe({ entryTypes: ["gc"] });
-  const ranMs = () => {
+  // Where Linux tells (/proc/thread-self/sched): the thread's CPU time, and how often it gave up
+  // its core (voluntary: it blocked, on I/O or a lock) or had it taken (involuntary: preempted by
+  // another thread or process, then waited for a core).
+  const sched = () => {
     try {
-      const found = /se\.sum_exec_runtime\s*:\s*([\d.]+)/.exec(fs.readFileSync("/proc/thread-self/sched", "utf8"));
-      return found ? Number(found[1]) : null;
+      const text = fs.readFileSync("/proc/thread-self/sched", "utf8");
+      const field = (name) => Number(new RegExp(`${name}\\s*:\\s*([\\d.]+)`).exec(text)?.[1] ?? NaN);
+      const ran = field("se\\.sum_exec_runtime");
+      return Number.isNaN(ran) ? null : { ran, voluntary: field("nr_voluntary_switches"), involuntary: field("nr_involuntary_switches") };
     } catch {
       return null;
     }
   };
   let last = performance.now();
-  let lastRan = ranMs();
+  let lastSched = sched();
   setInterval(() => {
     const now = performance.now();
-    const ran = ranMs();
-    if (now - last >= 20) line(`stall ${(now - last).toFixed(1)} ms from ${last.toFixed(1)}${ran !== null && lastRan !== null ? ` (ran ${(ran - lastRan).toFixed(1)} ms)` : ""}`);
+    const at = sched();
+    if (now - last >= 20) {
+      const how =
+        at && lastSched
+          ? ` (ran ${(at.ran - lastSched.ran).toFixed(1)} ms; blocked ${at.voluntary - lastSched.voluntary}×, preempted ${at.involuntary - lastSched.involuntary}×)`
+          : "";
+      line(`stall ${(now - last).toFixed(1)} ms from ${last.toFixed(1)}${how}`);
+    }
     last = now;
-    lastRan = ran;
+    lastSched = at;
   }, 1).unref();
 }
