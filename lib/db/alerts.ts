@@ -3,7 +3,7 @@ import type { AlertFormat } from "@/lib/alerts/body";
 import type { AlertState } from "@/lib/alerts/delivery";
 import type { AlertsOverview } from "@/lib/wire/types";
 import { auditRows } from "./audit";
-import { db, serialized } from "./client";
+import { serialized, writeTransaction } from "./client";
 import * as postgresReads from "./postgres/alerts-read";
 import * as postgres from "./postgres/alerts";
 import { alertAttemptAudit, toAlertsOverview, type DeliveryAttempt, type DeliveryRow, type DueAlert, type OutboxRow } from "./records/alerts";
@@ -169,16 +169,13 @@ const sqlite = {
 
   /** Removes a destination and its rules; its alerts still waiting are marked failed. Returns its name, or null when unknown. */
   deleteAlertDestination(id: string, now: number): Promise<string | null> {
-    return serialized(() => {
-      const { sql } = db();
-      return sql.transaction(() => {
-        const name = pluck(`SELECT name FROM "AlertDestination" WHERE id = ?`).get(id) as string | undefined;
-        if (name === undefined) return null;
-        statement(`DELETE FROM "AlertRule" WHERE destinationId = ?`).run(id);
-        statement(`UPDATE "AlertOutbox" SET state = 'failed', lastError = 'destination deleted', lastAttemptAt = ? WHERE destinationId = ? AND state = 'pending'`).run(now, id);
-        statement(`DELETE FROM "AlertDestination" WHERE id = ?`).run(id);
-        return name;
-      }).immediate();
+    return writeTransaction(() => {
+      const name = pluck(`SELECT name FROM "AlertDestination" WHERE id = ?`).get(id) as string | undefined;
+      if (name === undefined) return null;
+      statement(`DELETE FROM "AlertRule" WHERE destinationId = ?`).run(id);
+      statement(`UPDATE "AlertOutbox" SET state = 'failed', lastError = 'destination deleted', lastAttemptAt = ? WHERE destinationId = ? AND state = 'pending'`).run(now, id);
+      statement(`DELETE FROM "AlertDestination" WHERE id = ?`).run(id);
+      return name;
     });
   },
 
@@ -211,13 +208,11 @@ const sqlite = {
    * `limit` per call); pending ones stay whatever their age. Returns how many alerts went.
    */
   pruneAlerts(cutoff: number, limit: number): Promise<number> {
-    return serialized(() =>
-      db().sql.transaction(() => {
-        const ids = JSON.stringify(pluck(`SELECT id FROM "AlertOutbox" WHERE createdAt < ? AND state != 'pending' ORDER BY createdAt LIMIT ?`).all(cutoff, limit));
-        statement(`DELETE FROM "AlertDelivery" WHERE outboxId IN (SELECT value FROM json_each(?))`).run(ids);
-        return statement(`DELETE FROM "AlertOutbox" WHERE id IN (SELECT value FROM json_each(?))`).run(ids).changes;
-      }).immediate(),
-    );
+    return writeTransaction(() => {
+      const ids = JSON.stringify(pluck(`SELECT id FROM "AlertOutbox" WHERE createdAt < ? AND state != 'pending' ORDER BY createdAt LIMIT ?`).all(cutoff, limit));
+      statement(`DELETE FROM "AlertDelivery" WHERE outboxId IN (SELECT value FROM json_each(?))`).run(ids);
+      return statement(`DELETE FROM "AlertOutbox" WHERE id IN (SELECT value FROM json_each(?))`).run(ids).changes;
+    });
   },
 };
 

@@ -117,6 +117,32 @@ export function walCheckpoints(): { byThread: boolean; walFrames: number | null;
   return { byThread: byThread !== null, walFrames: last?.walFrames ?? null, framesLeft: last ? last.walFrames - last.copied : null };
 }
 
+/**
+ * BEGIN IMMEDIATE on the writer connection, never sleeping on the thread while another
+ * connection holds the write lock (the WAL checkpointer's thread copying the WAL back, a
+ * command-line import, another process). SQLite's own busy handler would sleep where it is
+ * called, in steps of 1, 2, 5, 10 ms and more, and the thread that takes every request would
+ * answer nothing meanwhile (up to BUSY_TIMEOUT_MS). Here each attempt fails at once, and the next
+ * comes after a timer of a millisecond, the event loop free in between; after BUSY_TIMEOUT_MS the
+ * last SQLITE_BUSY is thrown, as SQLite's handler would have.
+ */
+export async function beginImmediate(sql: Database.Database, timeoutMs = BUSY_TIMEOUT_MS): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const timeout = sql.pragma("busy_timeout", { simple: true }) as number;
+    sql.pragma("busy_timeout = 0");
+    try {
+      sql.exec("BEGIN IMMEDIATE");
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== "SQLITE_BUSY" || Date.now() >= deadline) throw error;
+    } finally {
+      sql.pragma(`busy_timeout = ${timeout}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}
+
 /** The process-wide database, opened (and migrated) on first use. */
 export function db(): DatabaseHandles {
   globalForDb.__radarDb ??= openDatabase();
@@ -133,6 +159,26 @@ const writerQueue = processQueue("__radarWriterQueue");
 
 export function serialized<T>(fn: () => T | Promise<T>): Promise<T> {
   return writerQueue.run(fn);
+}
+
+/**
+ * A write transaction on the writer connection, queued like every use of it: `write` runs whole
+ * (synchronously) between BEGIN IMMEDIATE, taken without holding the thread (beginImmediate), and
+ * COMMIT; a throw rolls it back and rejects.
+ */
+export function writeTransaction<T>(write: (sql: Database.Database) => T): Promise<T> {
+  return serialized(async () => {
+    const { sql } = db();
+    await beginImmediate(sql);
+    try {
+      const value = write(sql);
+      sql.exec("COMMIT");
+      return value;
+    } catch (error) {
+      if (sql.inTransaction) sql.exec("ROLLBACK");
+      throw error;
+    }
+  });
 }
 
 /** Whether `queued` (a promise serialized() returned) is the last thing queued: nothing was queued after it. */

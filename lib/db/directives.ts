@@ -1,6 +1,6 @@
 import type { DirectiveIntent } from "@/lib/retry";
 import type { DirectiveView } from "@/lib/wire/types";
-import { committedRead, db, serialized } from "./client";
+import { committedRead, writeTransaction } from "./client";
 import * as postgresReads from "./postgres/directives-read";
 import { EXPIRED_DETAIL, toView, type AckOutcome, type DirectiveRow } from "./records/directives";
 import * as postgres from "./postgres/directives";
@@ -77,14 +77,12 @@ async function openDirectivesForThreadsOnSqlite(sourceId: string, threadIds: num
  * Delivery is at least once; sources recognise a directive they already carried out by its id.
  */
 function takePending(sourceId: string, now: number, redeliverAfterMs: number): Promise<DirectiveView[]> {
-  return serialized(() =>
-    db().sql.transaction(() => {
-      const rows = statement(DELIVERABLE).all(sourceId, now - redeliverAfterMs) as DirectiveRow[];
-      const mark = statement(MARK_DELIVERED);
-      for (const row of rows) mark.run(now, row.id);
-      return rows.map(toView);
-    }).immediate(),
-  );
+  return writeTransaction(() => {
+    const rows = statement(DELIVERABLE).all(sourceId, now - redeliverAfterMs) as DirectiveRow[];
+    const mark = statement(MARK_DELIVERED);
+    for (const row of rows) mark.run(now, row.id);
+    return rows.map(toView);
+  });
 }
 
 export const { openDirectivesForThreads } = onEitherStore({ openDirectivesForThreads: openDirectivesForThreadsOnSqlite }, postgresReads);

@@ -1,4 +1,4 @@
-import { serialized, db } from "./client";
+import { writeTransaction } from "./client";
 import { rollupRows } from "./rollups";
 import { countedThrough, subtractUsage } from "./sources";
 import * as postgres from "./postgres/retention";
@@ -42,26 +42,23 @@ interface Candidate {
  * `after`, and deletes those received before it whose thread is quiet since before it.
  */
 function prune(cutoff: number, after: PruneCursor, limit: number): Promise<PruneStep> {
-  return serialized(() => {
-    const { sql } = db();
-    return sql.transaction((): PruneStep => {
-      const rows = statement(CANDIDATES).all({ cutoff, at: after.at, id: after.id, limit }) as Candidate[];
-      // Only events already counted in their source's usage, so the subtraction below is exact.
-      const counted = countedThrough();
-      const ids = rows
-        .filter((row) => row.id <= counted && row.receivedAt < cutoff && (row.threadId === null || (row.threadUpdatedAt ?? 0) < cutoff))
-        .map((row) => row.id);
-      if (ids.length) {
-        const list = JSON.stringify(ids);
-        subtractUsage(list);
-        rollupRows.removeNoticeFacts(list);
-        statement(DELETE_KEYS).run(list);
-        statement(FORGET_OPEN_PROGRESS).run(list);
-        statement(DELETE_EVENTS).run(list);
-      }
-      const last = rows[rows.length - 1];
-      return { pruned: ids.length, after: rows.length < limit ? null : { at: last.at, id: last.id } };
-    }).immediate();
+  return writeTransaction((): PruneStep => {
+    const rows = statement(CANDIDATES).all({ cutoff, at: after.at, id: after.id, limit }) as Candidate[];
+    // Only events already counted in their source's usage, so the subtraction below is exact.
+    const counted = countedThrough();
+    const ids = rows
+      .filter((row) => row.id <= counted && row.receivedAt < cutoff && (row.threadId === null || (row.threadUpdatedAt ?? 0) < cutoff))
+      .map((row) => row.id);
+    if (ids.length) {
+      const list = JSON.stringify(ids);
+      subtractUsage(list);
+      rollupRows.removeNoticeFacts(list);
+      statement(DELETE_KEYS).run(list);
+      statement(FORGET_OPEN_PROGRESS).run(list);
+      statement(DELETE_EVENTS).run(list);
+    }
+    const last = rows[rows.length - 1];
+    return { pruned: ids.length, after: rows.length < limit ? null : { at: last.at, id: last.id } };
   });
 }
 

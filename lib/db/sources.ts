@@ -1,7 +1,7 @@
 import type { IncidentSettingsBySource } from "@/lib/retry";
 import type { SourceOverview } from "@/lib/wire/types";
 import { engineReach, type EngineReach, type SourceReach, type ThreadControl } from "@/lib/threads/control";
-import { committedRead, db, serialized } from "./client";
+import { committedRead, db, serialized, writeTransaction } from "./client";
 import {
   incidentSettingsOf, newSource, sourceOverviewsThrough, threadControlsThrough, tokenStatusOf,
   type IncidentThresholds, type SourceRecord, type SourceSettings, type SourceUsage, type StoredToken,
@@ -108,17 +108,15 @@ const sqlite = {
    * its counted size (a few bytes per fold).
    */
   countNewEvents(limit: number): Promise<boolean> {
-    return serialized(() =>
-      db().sql.transaction(() => {
-        const from = pluck(COUNTED_THROUGH).get() as number;
-        const last = pluck(LAST_EVENT_ID).get() as number;
-        if (last <= from) return false;
-        const to = Math.min(last, from + limit);
-        statement(COUNT_RANGE).run({ from, to });
-        statement(SET_COUNTED_THROUGH).run(to);
-        return to < last;
-      }).immediate(),
-    );
+    return writeTransaction(() => {
+      const from = pluck(COUNTED_THROUGH).get() as number;
+      const last = pluck(LAST_EVENT_ID).get() as number;
+      if (last <= from) return false;
+      const to = Math.min(last, from + limit);
+      statement(COUNT_RANGE).run({ from, to });
+      statement(SET_COUNTED_THROUGH).run(to);
+      return to < last;
+    });
   },
 
   /** The first source created (the one a configured token belongs to), or null on an empty database. */

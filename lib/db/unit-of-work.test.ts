@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { NormalizedEvent, NormalizedLine } from "@/lib/ingest/types";
 import { countUnitsOfWork, normalizedLines, useFreshDatabase } from "@/e2e/support/in-process";
@@ -179,6 +180,78 @@ describe("group commit", () => {
     });
     expect(units).toBe(2);
     expect(eventCount(s.id)).toBe(5);
+  });
+});
+
+describe("the write lock held by another connection", () => {
+  // The WAL checkpointer's thread, an import in another process: while one of them holds the
+  // write lock, the thread that takes requests keeps answering, and writes wait for the lock.
+  const holdWriteLock = () => {
+    const other = new Database(m.client.db().path);
+    other.exec("BEGIN IMMEDIATE");
+    return {
+      release() {
+        other.exec("COMMIT");
+        other.close();
+      },
+    };
+  };
+  const settledYet = (work: Promise<unknown>) => {
+    const state = { settled: false };
+    work.then(
+      () => (state.settled = true),
+      () => (state.settled = true),
+    );
+    return state;
+  };
+  const turnsOfTheLoop = async (count: number) => {
+    for (let i = 0; i < count; i++) await new Promise((resolve) => setTimeout(resolve, 1));
+  };
+
+  it("a unit of work waits for it with the event loop free, then commits", async () => {
+    const s = await source("locked");
+    const now = Date.now();
+    const lock = holdWriteLock();
+    let ingested: Promise<unknown>;
+    try {
+      ingested = m.pipeline.ingestLines(s, line("t-locked", { type: "turn.started", turnId: "u1", at: now }, now), now);
+      const state = settledYet(ingested);
+      // Timers fire meanwhile: SQLite's own busy handler would have slept on this thread instead.
+      await turnsOfTheLoop(20);
+      expect(state.settled).toBe(false);
+      expect(eventCount(s.id)).toBe(0);
+    } finally {
+      lock.release();
+    }
+    await expect(ingested).resolves.toMatchObject({ accepted: 1 });
+    expect(eventCount(s.id)).toBe(1);
+  });
+
+  it("so does any other write transaction (writeTransaction)", async () => {
+    const lock = holdWriteLock();
+    let written: Promise<number>;
+    try {
+      written = m.client.writeTransaction((db) => db.prepare(`UPDATE "Source" SET lastSeenAt = lastSeenAt WHERE 0`).run().changes);
+      const state = settledYet(written);
+      await turnsOfTheLoop(20);
+      expect(state.settled).toBe(false);
+    } finally {
+      lock.release();
+    }
+    await expect(written).resolves.toBe(0);
+  });
+
+  it("gives up with SQLITE_BUSY once the lock stays held past the bound, and the connection stays usable", async () => {
+    const busyTimeout = sql().pragma("busy_timeout", { simple: true });
+    const lock = holdWriteLock();
+    try {
+      await expect(m.client.beginImmediate(sql(), 20)).rejects.toMatchObject({ code: "SQLITE_BUSY" });
+      expect(sql().inTransaction).toBe(false);
+      expect(sql().pragma("busy_timeout", { simple: true })).toBe(busyTimeout);
+    } finally {
+      lock.release();
+    }
+    await expect(m.uow.transaction(async () => "after")).resolves.toBe("after");
   });
 });
 

@@ -1,6 +1,6 @@
 import { alertRows } from "./alerts";
 import { auditRows } from "./audit";
-import { db, isWriterTail, serialized } from "./client";
+import { beginImmediate, db, isWriterTail, serialized } from "./client";
 import { directiveRows } from "./directives";
 import { episodeRows } from "./episodes";
 import { incidentRows } from "./incidents";
@@ -129,8 +129,9 @@ async function runMembers(group: Group): Promise<void> {
   let sql: ReturnType<typeof db>["sql"] | null = null;
   try {
     sql = db().sql;
-    // IMMEDIATE: take the write lock now, so the commit can never fail on a busy database.
-    sql.exec("BEGIN IMMEDIATE");
+    // IMMEDIATE: take the write lock now, so the commit can never fail on a busy database;
+    // awaited, so a lock held elsewhere never holds this thread (beginImmediate).
+    await beginImmediate(sql);
     let turnStarted = performance.now();
     for (const [index, member] of group.members.entries()) {
       // A long group never holds the thread: once members have run for TURN_BUDGET_MS, the next
