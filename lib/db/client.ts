@@ -128,19 +128,35 @@ export function walCheckpoints(): { byThread: boolean; walFrames: number | null;
  */
 export async function beginImmediate(sql: Database.Database, timeoutMs = BUSY_TIMEOUT_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  const busy = busyTimeouts(sql);
   for (;;) {
-    const timeout = sql.pragma("busy_timeout", { simple: true }) as number;
-    sql.pragma("busy_timeout = 0");
+    busy.none.run();
     try {
       sql.exec("BEGIN IMMEDIATE");
       return;
     } catch (error) {
       if ((error as { code?: string }).code !== "SQLITE_BUSY" || Date.now() >= deadline) throw error;
     } finally {
-      sql.pragma(`busy_timeout = ${timeout}`);
+      busy.own.run();
     }
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
+}
+
+/**
+ * A connection's busy timeout set to none and back to its own, prepared once per connection:
+ * db.pragma() prepares its statement anew each time, several microseconds per unit of work.
+ */
+const busyTimeoutStatements = new WeakMap<Database.Database, { none: Database.Statement; own: Database.Statement }>();
+
+function busyTimeouts(sql: Database.Database): { none: Database.Statement; own: Database.Statement } {
+  let found = busyTimeoutStatements.get(sql);
+  if (!found) {
+    const own = sql.pragma("busy_timeout", { simple: true }) as number;
+    found = { none: sql.prepare("PRAGMA busy_timeout = 0"), own: sql.prepare(`PRAGMA busy_timeout = ${own}`) };
+    busyTimeoutStatements.set(sql, found);
+  }
+  return found;
 }
 
 /** The process-wide database, opened (and migrated) on first use. */
