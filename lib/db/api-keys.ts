@@ -1,5 +1,5 @@
 import type { ApiKeyOverview } from "@/lib/wire/types";
-import { committedRead, db, serialized } from "./client";
+import { committedRead, db, serialized, writeTransaction } from "./client";
 import * as postgres from "./postgres/api-keys";
 import { KEY_ORDER, needsTouch, toApiKey, toKeyHolder, type ApiKeyRecord, type HolderRow, type KeyHolder, type KeyRow, type NewApiKey } from "./records/api-keys";
 import { isoOrNull, statement, type Sql } from "./statement";
@@ -19,7 +19,8 @@ export function insertApiKeyInto(sql: Sql, key: NewApiKey, now: number): void {
 
 /** A use is a record, never a reason to refuse the request: a failed touch is dropped and the next use retries it. */
 function touchApiKey(id: string, now: number): void {
-  serialized(() => statement(`UPDATE "ApiKey" SET lastUsedAt = ? WHERE id = ? AND (lastUsedAt IS NULL OR lastUsedAt < ?)`).run(now, id, now)).catch(() => undefined);
+  // On every request made with a key: a write transaction, so a lock held elsewhere never holds the thread (client.ts beginImmediate).
+  writeTransaction(() => statement(`UPDATE "ApiKey" SET lastUsedAt = ? WHERE id = ? AND (lastUsedAt IS NULL OR lastUsedAt < ?)`).run(now, id, now)).catch(() => undefined);
 }
 
 const sqlite = {

@@ -188,6 +188,8 @@ export function writeTransaction<T>(write: (sql: Database.Database) => T): Promi
     await beginImmediate(sql);
     try {
       const value = write(sql);
+      // COMMIT follows at once: work that is still to come would land outside the transaction.
+      if (value instanceof Promise) throw new Error("writeTransaction takes synchronous work only");
       sql.exec("COMMIT");
       return value;
     } catch (error) {

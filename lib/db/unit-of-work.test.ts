@@ -239,6 +239,9 @@ describe("the write lock held by another connection", () => {
       lock.release();
     }
     await expect(written).resolves.toBe(0);
+    // Work still to come would land outside the transaction: refused, rolled back.
+    await expect(m.client.writeTransaction(async () => 1)).rejects.toThrow("synchronous work only");
+    expect(sql().inTransaction).toBe(false);
   });
 
   it("gives up with SQLITE_BUSY once the lock stays held past the bound, and the connection stays usable", async () => {
