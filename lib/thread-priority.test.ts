@@ -36,5 +36,6 @@ describe.runIf(linux)("lowerThreadPriority", () => {
     const others = nices.filter((t) => !t.main);
     expect(others.length).toBeGreaterThan(0);
     expect(others.every((t) => t.nice === before)).toBe(true);
-  });
+    // A process started with tsx: allowed the time a busy machine takes.
+  }, 60_000);
 });

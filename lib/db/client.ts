@@ -127,36 +127,33 @@ export function walCheckpoints(): { byThread: boolean; walFrames: number | null;
  * last SQLITE_BUSY is thrown, as SQLite's handler would have.
  */
 export async function beginImmediate(sql: Database.Database, timeoutMs = BUSY_TIMEOUT_MS): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  const busy = busyTimeouts(sql);
+  const deadline = performance.now() + timeoutMs;
+  const own = ownBusyTimeout(sql);
   for (;;) {
-    busy.none.run();
+    // exec, not a kept statement: SQLite applies a busy_timeout pragma when it is prepared.
+    sql.exec("PRAGMA busy_timeout = 0");
     try {
       sql.exec("BEGIN IMMEDIATE");
       return;
     } catch (error) {
-      if ((error as { code?: string }).code !== "SQLITE_BUSY" || Date.now() >= deadline) throw error;
+      if (!String((error as { code?: string }).code).startsWith("SQLITE_BUSY") || performance.now() >= deadline) throw error;
     } finally {
-      busy.own.run();
+      sql.exec(`PRAGMA busy_timeout = ${own}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
 }
 
-/**
- * A connection's busy timeout set to none and back to its own, prepared once per connection:
- * db.pragma() prepares its statement anew each time, several microseconds per unit of work.
- */
-const busyTimeoutStatements = new WeakMap<Database.Database, { none: Database.Statement; own: Database.Statement }>();
+/** Each connection's own busy timeout, read once (it is set when the connection opens). */
+const ownBusyTimeouts = new WeakMap<Database.Database, number>();
 
-function busyTimeouts(sql: Database.Database): { none: Database.Statement; own: Database.Statement } {
-  let found = busyTimeoutStatements.get(sql);
-  if (!found) {
-    const own = sql.pragma("busy_timeout", { simple: true }) as number;
-    found = { none: sql.prepare("PRAGMA busy_timeout = 0"), own: sql.prepare(`PRAGMA busy_timeout = ${own}`) };
-    busyTimeoutStatements.set(sql, found);
+function ownBusyTimeout(sql: Database.Database): number {
+  let own = ownBusyTimeouts.get(sql);
+  if (own === undefined) {
+    own = sql.pragma("busy_timeout", { simple: true }) as number;
+    ownBusyTimeouts.set(sql, own);
   }
-  return found;
+  return own;
 }
 
 /** The process-wide database, opened (and migrated) on first use. */
@@ -193,7 +190,11 @@ export function writeTransaction<T>(write: (sql: Database.Database) => T): Promi
       sql.exec("COMMIT");
       return value;
     } catch (error) {
-      if (sql.inTransaction) sql.exec("ROLLBACK");
+      try {
+        if (sql.inTransaction) sql.exec("ROLLBACK");
+      } catch {
+        // The connection is unusable; the error that brought us here is the one to report.
+      }
       throw error;
     }
   });

@@ -244,15 +244,22 @@ describe("the write lock held by another connection", () => {
     expect(sql().inTransaction).toBe(false);
   });
 
-  it("gives up with SQLITE_BUSY once the lock stays held past the bound, and the connection stays usable", async () => {
-    const busyTimeout = sql().pragma("busy_timeout", { simple: true });
+  it("gives up with SQLITE_BUSY once the lock stays held past the bound, the event loop free meanwhile, even on a connection's first attempt", async () => {
+    // A connection of its own, never used before: its first attempt must not sleep either.
+    const fresh = new Database(m.client.db().path, { timeout: 5_000 });
     const lock = holdWriteLock();
+    let ticks = 0;
+    const ticking = setInterval(() => ticks++, 1);
     try {
-      await expect(m.client.beginImmediate(sql(), 20)).rejects.toMatchObject({ code: "SQLITE_BUSY" });
-      expect(sql().inTransaction).toBe(false);
-      expect(sql().pragma("busy_timeout", { simple: true })).toBe(busyTimeout);
+      await expect(m.client.beginImmediate(fresh, 20)).rejects.toMatchObject({ code: "SQLITE_BUSY" });
+      // SQLite's busy handler would have slept through the whole bound (and past it) on this thread.
+      expect(ticks).toBeGreaterThan(0);
+      expect(fresh.inTransaction).toBe(false);
+      expect(fresh.pragma("busy_timeout", { simple: true })).toBe(5_000);
     } finally {
+      clearInterval(ticking);
       lock.release();
+      fresh.close();
     }
     await expect(m.uow.transaction(async () => "after")).resolves.toBe("after");
   });
