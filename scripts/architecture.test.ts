@@ -103,6 +103,7 @@ const NOT_ON_EITHER_STORE: Record<string, string> = {
   "threads.ts#readBoard": "the read worker's SQLite read (the board page)",
   "threads.ts#readFilterOptions": "the read worker's SQLite read (the filter menus)",
   "incidents.ts#readIncidents": "the read worker's SQLite read (the board's banners)",
+  "limits.ts#readLimitWindows": "the read worker's SQLite read (the Limits page and GET /api/v1/limits)",
   // Through a connection given: seeding a test's or bench's database file, rebuilding SQLite's rollups.
   "sources.ts#insertSourceInto": "seeds a given SQLite connection",
   "api-keys.ts#insertApiKeyInto": "seeds a given SQLite connection",

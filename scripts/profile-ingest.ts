@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { event } from "./bench-ingest";
 import { median } from "./lib/stats";
 
@@ -9,7 +10,9 @@ import { median } from "./lib/stats";
  * batches of 500, each timed by stage — body parse, normalisation, the unit of work (reduce and
  * persist, commit included), the directives of the answer. Prints the mean per batch and the CPU
  * this process spent per batch (less sensitive than wall time to a busy machine). Run with
- * `node --cpu-prof --import tsx scripts/profile-ingest.ts` for a profile of the same work.
+ * `node --cpu-prof --import tsx scripts/profile-ingest.ts` for a profile of the same work;
+ * `--statements` also lists each SQL statement's runs and time per batch (COMMIT included; without
+ * the WAL checkpointer's thread, SQLite's own checkpoints land in some COMMITs).
  */
 if (!process.env.DATABASE_URL) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-profile-"));
@@ -19,6 +22,43 @@ if (!process.env.DATABASE_URL) {
 
 const BATCH = 500;
 const BATCHES = Number(process.env.BATCHES ?? 100);
+
+/** Every statement's runs and time, by its text, from the moment this is called. */
+function timeStatements(): Map<string, { runs: number; ms: number }> {
+  const byText = new Map<string, { runs: number; ms: number }>();
+  const count = (text: string, started: number) => {
+    const entry = byText.get(text) ?? { runs: 0, ms: 0 };
+    entry.runs++;
+    entry.ms += performance.now() - started;
+    byText.set(text, entry);
+  };
+  const probe = new Database(":memory:");
+  const statementClass = probe.prepare("SELECT 1").constructor.prototype as Record<string, (...args: unknown[]) => unknown>;
+  probe.close();
+  for (const method of ["run", "get", "all"]) {
+    const original = statementClass[method];
+    statementClass[method] = function (this: Database.Statement, ...args: unknown[]) {
+      const started = performance.now();
+      try {
+        return original.apply(this, args);
+      } finally {
+        count(this.source, started);
+      }
+    };
+  }
+  const exec = Database.prototype.exec;
+  Database.prototype.exec = function (this: Database.Database, text: string) {
+    const started = performance.now();
+    try {
+      return exec.call(this, text);
+    } finally {
+      count(text, started);
+    }
+  };
+  return byText;
+}
+
+const statements = process.argv.includes("--statements") ? timeStatements() : null;
 
 async function main() {
   const { parseBody } = await import("@/lib/ingest/body");
@@ -53,6 +93,12 @@ async function main() {
   const perBatch = (ms: number) => `${(ms / BATCHES).toFixed(2)} ms`;
   console.log(`${BATCHES} batches of ${BATCH}: p50 ${median(latencies).toFixed(1)} ms per batch, CPU ${perBatch((cpu.user + cpu.system) / 1000)} per batch`);
   console.log(Object.entries(stages).map(([stage, ms]) => `${stage} ${perBatch(ms)}`).join(", "));
+  if (statements) {
+    console.log("per batch, the statements taking the most time (runs, time, text):");
+    for (const [text, { runs, ms }] of [...statements].sort((a, b) => b[1].ms - a[1].ms).slice(0, 20)) {
+      console.log(`${(runs / BATCHES).toFixed(1).padStart(7)} ${perBatch(ms).padStart(9)}  ${text.replace(/\s+/g, " ").slice(0, 100)}`);
+    }
+  }
 }
 
 main();

@@ -12,6 +12,7 @@ process.env.DATABASE_URL = `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(
 
 type Modules = {
   limits: typeof import("./limits");
+  unitOfWork: typeof import("./unit-of-work");
   pipeline: typeof import("@/lib/server/pipeline");
   tokens: typeof import("@/lib/server/tokens");
   bus: typeof import("@/lib/server/bus");
@@ -22,6 +23,7 @@ type Source = Parameters<Modules["pipeline"]["ingestLines"]>[0];
 beforeAll(async () => {
   m = {
     limits: await import("./limits"),
+    unitOfWork: await import("./unit-of-work"),
     pipeline: await import("@/lib/server/pipeline"),
     tokens: await import("@/lib/server/tokens"),
     bus: await import("@/lib/server/bus"),
@@ -92,6 +94,34 @@ describe("usage windows through the data path", () => {
     const row = (await m.limits.listLimitWindows()).windows.find((w) => w.sourceId === source.id)!;
     expect(row.usedPercent).toBe(60);
     expect(row.history.map((h) => h.usedPercent)).toEqual([20, 40, 60]);
+  });
+
+  it("reads the windows as committed, never waiting behind a unit of work that writes them", async () => {
+    const source = await newSource("committed");
+    const t = Date.now() - 60_000;
+    await m.pipeline.ingestLines(source, [canonicalLine([snapshot({ usedPercent: 30, observedAt: t })], "c1", t)], t);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let written!: () => void;
+    const snapshotWritten = new Promise<void>((resolve) => (written = resolve));
+    const unit = m.unitOfWork.transaction(async (tx) => {
+      await tx.saveLimitSnapshots(source.id, [snapshot({ usedPercent: 90, observedAt: t + 1_000 })]);
+      written();
+      await gate;
+    });
+    await snapshotWritten;
+    try {
+      // The unit of work holds the writer open until the gate opens: the read answers meanwhile,
+      // within this turn of the event loop, with what was committed before it.
+      const read = m.limits.listLimitWindows();
+      const first = await Promise.race([read.then(() => "answered"), new Promise((resolve) => setImmediate(() => resolve("still waiting")))]);
+      expect(first).toBe("answered");
+      expect((await read).windows.find((w) => w.sourceId === source.id)!.usedPercent).toBe(30);
+    } finally {
+      release();
+      await unit;
+    }
+    expect((await m.limits.listLimitWindows()).windows.find((w) => w.sourceId === source.id)!.usedPercent).toBe(90);
   });
 
   it("a snapshot older than the stale bound is flagged", async () => {

@@ -3,6 +3,7 @@ import { readInsights } from "./insights";
 import { readMetrics } from "./metrics";
 import { readBoard, readFilterOptions } from "./threads";
 import { readIncidents } from "./incidents";
+import { readLimitWindows } from "./limits";
 import type { InsightsQuery } from "@/lib/insights/range";
 import type { IncidentStateFilter } from "@/lib/wire/types";
 import type { ThreadFilter } from "./thread-filter";
@@ -11,7 +12,7 @@ import { exportBodies } from "./records/exports";
 
 /**
  * The reads that take more than a few milliseconds at scale (insights, the metrics snapshot, and
- * what the board and insights pages render first: the board, its filter menus, the incidents), by name: what the read worker
+ * what the board, insights and Limits pages render first: the board, its filter menus, the incidents, the usage windows), by name: what the read worker
  * (read-worker.ts) runs off the ingest thread. Their arguments and results cross between
  * threads, so they are plain data.
  *
@@ -26,6 +27,7 @@ export const READS = {
   board: (filter: ThreadFilter, options: PageOptions, now: number) => readBoard(filter, options, now),
   filterOptions: () => readFilterOptions(),
   incidents: (state: IncidentStateFilter, now: number) => readIncidents(state, now),
+  limits: (now: number) => readLimitWindows(now),
 };
 export type ReadName = keyof typeof READS;
 

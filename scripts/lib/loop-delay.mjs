@@ -46,16 +46,17 @@ function waitedForCore() {
  * longest synchronous stretch whatever the machine does; and the longest wait, `maxWaitedMs`.
  * Reading the counter costs about 11 µs a tick (1 % of the thread), in every window alike.
  *
- * `traceFile` (RADAR_BENCH_LOOP_TRACE=<file>): every gap of 20 ms or more, split so, and every
- * garbage collection pause of 5 ms or more are appended to it, each at its time on this thread's
- * clock, to tell a collection's pause from a statement's.
+ * `traceFile` (RADAR_BENCH_LOOP_TRACE=<file>): every gap of 20 ms or more
+ * (RADAR_BENCH_LOOP_TRACE_MS=<ms> sets another bound), split so, and every garbage collection
+ * pause of 5 ms or more (or of half that bound, if less) are appended to it, each at its time on
+ * this thread's clock, to tell a collection's pause from a statement's.
  */
-function sampleGaps(traceFile) {
+function sampleGaps(traceFile, traceFromMs = Number(process.env.RADAR_BENCH_LOOP_TRACE_MS || 20)) {
   const line = (text) => fs.appendFileSync(traceFile, `${performance.now().toFixed(1)} ${text}\n`);
   if (traceFile) {
     new PerformanceObserver((list) => {
       for (const entry of list.getEntries()) {
-        if (entry.duration >= 5) line(`gc kind=${entry.detail?.kind} ${entry.duration.toFixed(1)} ms from ${entry.startTime.toFixed(1)}`);
+        if (entry.duration >= Math.min(5, traceFromMs / 2)) line(`gc kind=${entry.detail?.kind} ${entry.duration.toFixed(1)} ms from ${entry.startTime.toFixed(1)}`);
       }
     }).observe({ entryTypes: ["gc"] });
   }
@@ -72,7 +73,7 @@ function sampleGaps(traceFile) {
       maxOwnMs = Math.max(maxOwnMs, gap - waited);
       maxWaitedMs = Math.max(maxWaitedMs, waited);
     }
-    if (traceFile && gap >= 20) {
+    if (traceFile && gap >= traceFromMs) {
       line(`stall ${gap.toFixed(1)} ms from ${last.toFixed(1)}${waited === null ? "" : ` (waited for a core ${waited.toFixed(1)} ms, its own ${(gap - waited).toFixed(1)} ms)`}`);
     }
     last = now;

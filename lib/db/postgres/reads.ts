@@ -5,6 +5,7 @@ import { insights } from "./insights";
 import { metricsSnapshot } from "./metrics";
 import { filterOptions, threadBoard } from "./threads";
 import { listIncidents } from "./incidents-read";
+import { listLimitWindows } from "./limits-read";
 import type { IncidentStateFilter } from "@/lib/wire/types";
 import type { ThreadFilter } from "../thread-filter";
 import type { PageOptions } from "../records/threads";
@@ -20,6 +21,7 @@ export const READS = {
   board: (filter: ThreadFilter, options: PageOptions, now: number) => threadBoard(filter, options, now),
   filterOptions: () => filterOptions(),
   incidents: (state: IncidentStateFilter, now: number) => listIncidents(state, now),
+  limits: (now: number) => listLimitWindows(now),
 };
 
 export const EXPORTS = exportBodies(pages);

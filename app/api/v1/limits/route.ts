@@ -1,4 +1,4 @@
-import { listLimitWindows } from "@/lib/db/limits";
+import { read } from "@/lib/server/off-thread";
 import { route } from "@/lib/server/route";
 
 export const dynamic = "force-dynamic";
@@ -8,4 +8,4 @@ export const dynamic = "force-dynamic";
  * provider, window) with ISO-8601 times, percentages 0–100, status, staleness and the threads it
  * blocks. Fields: LimitWindowView in lib/wire/types.ts.
  */
-export const GET = route({ access: "viewer" }, async ({ now }) => Response.json(await listLimitWindows(now)));
+export const GET = route({ access: "viewer" }, async ({ now }) => Response.json(await read("limits", now)));
