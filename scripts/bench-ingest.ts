@@ -22,8 +22,8 @@ const BATCHES = 100;
 /**
  * Batches sent (and inserted raw) before the measured ones, not counted: a server just started
  * compiles its ingest path and prepares its statements during its first few batches (the first
- * three took 67–89 ms against 21–25 ms later, `npx tsx scripts/bench-ingest.ts`), a cost paid once
- * per start, not per batch. Reported apart.
+ * three took 67–89 ms against 21–25 ms later on this machine), a cost paid once per start, not per
+ * batch. Their mean is printed apart.
  */
 const WARM_UP_BATCHES = 10;
 const SINGLES = 6_000;

@@ -87,12 +87,11 @@ function toView(sql: Sql, row: WindowRow, now: number) {
 }
 
 /**
- * The current row of every window, with the threads blocked by it and its recent history,
- * synchronous on `sql` and read in the caller's snapshot: one of the reads by name (reads.ts),
- * like the board's. A window's blocked threads are looked for among all its source's threads:
- * 13–15 ms for 6 windows over 10,000 threads half of them held by a usage limit, as a fleet-wide
- * limit leaves them (measured in process on the bench's 1M-event database), which the listener's
- * thread, when it answers the Limits page itself (no page renderer), leaves to the read worker.
+ * The current row of every window, with the threads blocked by it and its recent history, in the
+ * caller's snapshot on `sql`: a read by name (reads.ts), so the listener's thread leaves it to the
+ * read worker. Each window's blocked threads are sought among all its source's threads: 13–15 ms
+ * for 6 windows over 10,000 threads half held by a usage limit (in process, on the bench's
+ * 1M-event database).
  */
 export function readLimitWindows(now = Date.now(), sql: Sql = db().sql): LimitsView {
   const rows = statement(CURRENT, sql).all() as WindowRow[];

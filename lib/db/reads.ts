@@ -12,8 +12,9 @@ import { exportBodies } from "./records/exports";
 
 /**
  * The reads that take more than a few milliseconds at scale (insights, the metrics snapshot, and
- * what the board, insights and Limits pages render first: the board, its filter menus, the incidents, the usage windows), by name: what the read worker
- * (read-worker.ts) runs off the ingest thread. Their arguments and results cross between
+ * what the board, insights and Limits pages render first: the board, its filter menus, the
+ * incidents, the usage windows), by name: what the read worker (read-worker.ts) runs off the
+ * ingest thread. Their arguments and results cross between
  * threads, so they are plain data.
  *
  * - `READS` answer at once, each synchronously inside one read transaction (one snapshot for

@@ -10,10 +10,12 @@ import { monitorEventLoopDelay, performance, PerformanceObserver } from "node:pe
 
 const port = Number(process.env.RADAR_BENCH_LOOP_PORT);
 if (isMainThread && port) {
+  const traceFromMs = Number(process.env.RADAR_BENCH_LOOP_TRACE_MS || 20);
+  if (!(traceFromMs > 0)) throw new Error(`RADAR_BENCH_LOOP_TRACE_MS must be a number of milliseconds above 0; got "${process.env.RADAR_BENCH_LOOP_TRACE_MS}"`);
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
   const ms = (ns) => +(ns / 1e6).toFixed(1);
-  const gaps = sampleGaps(process.env.RADAR_BENCH_LOOP_TRACE);
+  const gaps = sampleGaps(process.env.RADAR_BENCH_LOOP_TRACE, traceFromMs);
   http
     .createServer((request, response) => {
       const window = { maxMs: ms(histogram.max), p99Ms: ms(histogram.percentile(99)), meanMs: ms(histogram.mean), ...gaps.window() };
@@ -46,12 +48,12 @@ function waitedForCore() {
  * longest synchronous stretch whatever the machine does; and the longest wait, `maxWaitedMs`.
  * Reading the counter costs about 11 µs a tick (1 % of the thread), in every window alike.
  *
- * `traceFile` (RADAR_BENCH_LOOP_TRACE=<file>): every gap of 20 ms or more
- * (RADAR_BENCH_LOOP_TRACE_MS=<ms> sets another bound), split so, and every garbage collection
- * pause of 5 ms or more (or of half that bound, if less) are appended to it, each at its time on
- * this thread's clock, to tell a collection's pause from a statement's.
+ * `traceFile` (RADAR_BENCH_LOOP_TRACE=<file>): every gap of `traceFromMs` or more
+ * (RADAR_BENCH_LOOP_TRACE_MS, 20 by default), split so, and every garbage collection pause of 5 ms
+ * or more (or of half that bound, if less) are appended to it, each at its time on this thread's
+ * clock, to tell a collection's pause from a statement's.
  */
-function sampleGaps(traceFile, traceFromMs = Number(process.env.RADAR_BENCH_LOOP_TRACE_MS || 20)) {
+function sampleGaps(traceFile, traceFromMs) {
   const line = (text) => fs.appendFileSync(traceFile, `${performance.now().toFixed(1)} ${text}\n`);
   if (traceFile) {
     new PerformanceObserver((list) => {
