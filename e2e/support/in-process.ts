@@ -31,18 +31,25 @@ export function normalizedLines(
   }));
 }
 
-/** What `run` returned, and how many units of work it began on `connection` (each is one BEGIN IMMEDIATE, committed or rolled back). */
-export async function countUnitsOfWork<T>(connection: Database.Database, run: () => Promise<T>): Promise<{ units: number; value: T }> {
+/** The statements `run` had `connection` exec (BEGIN, COMMIT, SAVEPOINT…), in order, with its value or its error. */
+export async function execsDuring<T>(connection: Database.Database, run: () => Promise<T>): Promise<{ executed: string[]; result: PromiseSettledResult<T> }> {
   const exec = connection.exec.bind(connection);
-  let units = 0;
+  const executed: string[] = [];
   connection.exec = (text: string) => {
-    if (text === "BEGIN IMMEDIATE") units++;
+    executed.push(text);
     return exec(text);
   };
   try {
-    const value = await run();
-    return { units, value };
+    const [result] = await Promise.allSettled([run()]);
+    return { executed, result };
   } finally {
     connection.exec = exec;
   }
+}
+
+/** What `run` returned, and how many units of work it began on `connection` (each is one BEGIN IMMEDIATE, committed or rolled back). */
+export async function countUnitsOfWork<T>(connection: Database.Database, run: () => Promise<T>): Promise<{ units: number; value: T }> {
+  const { executed, result } = await execsDuring(connection, run);
+  if (result.status === "rejected") throw result.reason;
+  return { units: executed.filter((text) => text === "BEGIN IMMEDIATE").length, value: result.value };
 }

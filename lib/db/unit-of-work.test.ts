@@ -4,7 +4,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { NormalizedEvent, NormalizedLine } from "@/lib/ingest/types";
-import { countUnitsOfWork, normalizedLines, useFreshDatabase } from "@/e2e/support/in-process";
+import { countUnitsOfWork, execsDuring, normalizedLines, useFreshDatabase } from "@/e2e/support/in-process";
 
 /**
  * Group commit, in process on a real SQLite file: units of work that arrive together share one
@@ -92,31 +92,22 @@ describe("group commit", () => {
   it("runs a unit of work alone without a savepoint; failing, it leaves nothing and the next one commits", async () => {
     const s = await source("alone");
     const now = Date.now();
-    const connection = sql();
-    const exec = connection.exec.bind(connection);
-    const executed: string[] = [];
-    connection.exec = (text: string) => {
-      executed.push(text);
-      return exec(text);
-    };
-    try {
-      const failed = m.uow.transaction(async (tx) => {
+    const { executed, result } = await execsDuring(sql(), () =>
+      m.uow.transaction(async (tx) => {
         await tx.touchSource(s.id, now + 99);
         await tx.insertEvent({ sourceId: s.id, threadId: null, idempotencyKey: "alone-bad", format: "canonical", nativeType: null, event: { type: "unknown", at: now, threadId: "" }, kind: null, receivedAt: now, raw: {} });
         throw new Error("this unit of work fails alone");
-      });
-      await expect(failed).rejects.toThrow("this unit of work fails alone");
-      // A savepoint would make SQLite copy each page the unit of work changes into a statement journal.
-      expect(executed.filter((text) => text.includes("SAVEPOINT"))).toEqual([]);
-      expect(executed).toContain("ROLLBACK");
-      expect(connection.inTransaction).toBe(false);
-      expect(sql().prepare(`SELECT count(*) FROM "Event" WHERE sourceId = ?`).pluck().get(s.id)).toBe(0);
-      expect(sql().prepare(`SELECT lastSeenAt FROM "Source" WHERE id = ?`).pluck().get(s.id)).not.toBe(now + 99);
-      await m.pipeline.ingestLines(s, line("after", { type: "turn.started", turnId: "u1" }, now), now);
-      expect(eventCount(s.id)).toBe(1);
-    } finally {
-      connection.exec = exec;
-    }
+      }),
+    );
+    expect(result.status === "rejected" && (result.reason as Error).message).toBe("this unit of work fails alone");
+    // A savepoint would make SQLite copy each page the unit of work changes into a statement journal.
+    expect(executed.filter((text) => text.includes("SAVEPOINT"))).toEqual([]);
+    expect(executed).toContain("ROLLBACK");
+    expect(sql().inTransaction).toBe(false);
+    expect(sql().prepare(`SELECT count(*) FROM "Event" WHERE sourceId = ?`).pluck().get(s.id)).toBe(0);
+    expect(sql().prepare(`SELECT lastSeenAt FROM "Source" WHERE id = ?`).pluck().get(s.id)).not.toBe(now + 99);
+    await m.pipeline.ingestLines(s, line("after", { type: "turn.started", turnId: "u1" }, now), now);
+    expect(eventCount(s.id)).toBe(1);
   });
 
   it("answers a member only once the group has committed", async () => {

@@ -141,15 +141,14 @@ describe("the cost of an event", () => {
     const s = await m.tokens.createSource("promises", `rr_p_${Date.now()}`);
     const types = ["retry", "attempt", "progress", "retry", "attempt", "progress"] as const;
     const events = (base: number) =>
-      Array.from({ length: 100 }, (_, i) => ({
-        threadId: `p-${i % 5}`,
-        type: types[Math.floor(i / 5) % types.length],
-        turnId: "u1",
-        at: base + i,
-        ...(types[Math.floor(i / 5) % types.length] === "retry" ? { attempt: 1, error: { httpStatus: 429, message: "Please try again in 2s." } } : {}),
-      }));
+      Array.from({ length: 100 }, (_, i) => {
+        const type = types[Math.floor(i / 5) % types.length];
+        const retry = type === "retry" ? { attempt: 1, error: { httpStatus: 429, message: "Please try again in 2s." } } : {};
+        return { threadId: `p-${i % 5}`, type, turnId: "u1", at: base + i, ...retry };
+      });
     // The threads exist: the batch measured finds them, as a busy source's batches do.
-    await m.pipeline.ingestLines(s, lines([{ threadId: "p-0", type: "turn.started", turnId: "u1", at: T0 }]), T0);
+    const started = Array.from({ length: 5 }, (_, i) => ({ threadId: `p-${i}`, type: "turn.started" as const, turnId: "u1", at: T0 }));
+    await m.pipeline.ingestLines(s, lines(started), T0);
     const { createHook } = await import("node:async_hooks");
     let promises = 0;
     const hook = createHook({ init: (_id, type) => void (type === "PROMISE" && promises++) });
