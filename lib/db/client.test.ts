@@ -40,3 +40,17 @@ describe("write transactions take the write lock as they begin", () => {
     expect(otherCanWrite()).toBe(true);
   });
 });
+
+describe("the writer's temporary b-trees", () => {
+  // A unit of work's GROUP BYs and IN lists, and a group member's statement journal, would each
+  // set up a temporary file otherwise (client.ts): 2 is MEMORY, 0 SQLite's default.
+  it("stay in memory on the writer, not on a read-only connection", () => {
+    expect(client.db().sql.pragma("temp_store", { simple: true })).toBe(2);
+    const reader = new Database(client.db().path, { readonly: true });
+    try {
+      expect(reader.pragma("temp_store", { simple: true })).toBe(0);
+    } finally {
+      reader.close();
+    }
+  });
+});

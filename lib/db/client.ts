@@ -36,6 +36,11 @@ export function openDatabase(file = resolveDatabasePath()): DatabaseHandles {
   // NORMAL is durable across application crashes in WAL mode and avoids an fsync per commit.
   sql.pragma("synchronous = NORMAL");
   sql.pragma("foreign_keys = ON");
+  // The writer's temporary b-trees (a unit of work's GROUP BYs and IN lists, a savepoint's
+  // statement journal) stay in memory: kept as temporary files, each query paid for setting one
+  // up (the rollups' facts query of a batch of 500 events: 0.85 → 0.7 ms, 0.56 → 0.13 ms when it
+  // finds nothing). The read-only connections, where the long reads run, keep the default.
+  sql.pragma("temp_store = MEMORY");
   sql.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   checkpointsAsAgreed(sql);
   migrate(sql);

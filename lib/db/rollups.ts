@@ -64,7 +64,7 @@ export function factsSql(episodeWhere: string | null, eventWhere: string | null)
        FROM a WHERE retriedAt IS NOT NULL AND advisedDelayMs IS NOT NULL GROUP BY 1, 2, 3, 4, 5`,
       // An outcome without an end time (none is written so) counts in metrics, never in a range.
       `SELECT ep.threadId, 'outcome', coalesce(${minuteOf("ep.endedAt")}, -1), ep.kind, ep.outcome, count(*), 0, 0, 0, 0, 0
-       FROM "Episode" ep WHERE (${episodeWhere}) AND ep.outcome IS NOT NULL GROUP BY 1, 2, 3, 4, 5`,
+       FROM ep WHERE ep.outcome IS NOT NULL GROUP BY 1, 2, 3, 4, 5`,
     );
   }
   if (eventWhere !== null) {
@@ -77,11 +77,15 @@ export function factsSql(episodeWhere: string | null, eventWhere: string | null)
        FROM "Event" e WHERE ${retry} AND e.threadId IS NOT NULL AND (${eventWhere}) GROUP BY 1, 2, 3, 4, 5`,
     );
   }
-  // CROSS JOIN keeps the facts outermost, each finding its thread by id: left to itself, SQLite
-  // walks every thread that is not joined (its index) to meet the few facts of a unit of work.
-  return `WITH a AS MATERIALIZED (
+  // The episodes are found once (`ep`), their attempts through them (`a`): a unit of work asking
+  // for episodes not stored yet pays only for that lookup. CROSS JOIN keeps the facts outermost,
+  // each finding its thread by id: left to itself, SQLite walks every thread that is not joined
+  // (its index) to meet the few facts of a unit of work.
+  return `WITH ep AS MATERIALIZED (
+      SELECT ep.id, ep.threadId, ep.kind, ep.endedAt, ep.outcome FROM "Episode" ep WHERE (${episodeWhere ?? "0"})),
+    a AS MATERIALIZED (
       SELECT ep.threadId, ep.kind, ep.endedAt, a.noticeAt, a.advisedDelayMs, a.earlyByMs, ${RETRIED_AT_SQL} AS retriedAt
-      FROM "Attempt" a JOIN "Episode" ep ON ep.id = a.episodeId WHERE (${episodeWhere ?? "0"}))
+      FROM ep JOIN "Attempt" a ON a.episodeId = ep.id)
     SELECT f.fact, f.minute, f.kind, coalesce(t.provider, 'unknown') AS provider, coalesce(t.model, 'unknown') AS model,
       coalesce(t.agent, 'unknown') AS agent, t.sourceId, f.label,
       sum(f.n) AS n, sum(f.ms) AS ms, sum(f.waited) AS waited, sum(f.judged) AS judged, sum(f.early) AS early, sum(f.earlyMs) AS earlyMs
