@@ -12,7 +12,9 @@ import { median } from "./lib/stats";
  * this process spent per batch (less sensitive than wall time to a busy machine). Run with
  * `node --cpu-prof --import tsx scripts/profile-ingest.ts` for a profile of the same work;
  * `--statements` also lists each SQL statement's runs and time per batch (COMMIT included; without
- * the WAL checkpointer's thread, SQLite's own checkpoints land in some COMMITs).
+ * the WAL checkpointer's thread, SQLite's own checkpoints land in some COMMITs). `--async-context`
+ * runs the batches inside an AsyncLocalStorage, as Next's request handling does: Node then runs a
+ * hook for every promise, the cost lib/server/pipeline.ts's "Promises per event" is about.
  */
 if (!process.env.DATABASE_URL) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-profile-"));
@@ -101,4 +103,5 @@ async function main() {
   }
 }
 
-main();
+if (process.argv.includes("--async-context")) void import("node:async_hooks").then(({ AsyncLocalStorage }) => new AsyncLocalStorage().run({}, main));
+else void main();

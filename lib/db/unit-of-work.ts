@@ -39,7 +39,16 @@ import { threadRows } from "./thread-state";
  */
 const sqliteTx = { ...eventRows, ...threadRows, ...episodeRows, ...directiveRows, ...sourceRows, ...auditRows, ...quarantineRows, ...limitRows, ...incidentRows, ...threadJoinRows, ...alertRows, noticesSeen: rollupRows.noticesSeen, noticeFacts: rollupRows.noticeFacts };
 
-type Awaitable<T> = T | Promise<T>;
+/** A value now, or a promise of it: what a `Tx` method answers (see above). */
+export type Awaitable<T> = T | Promise<T>;
+
+/**
+ * `next` of `value` now, or once its promise settles: a caller that chains answers this way makes
+ * no promise where the store answered at once (lib/server/pipeline.ts, "Promises per event").
+ */
+export function andThen<T, U>(value: Awaitable<T>, next: (value: T) => Awaitable<U>): Awaitable<U> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
 
 /** The handle of a unit of work: every store operation it may use, each answering now or later. */
 export type Tx = {
@@ -135,8 +144,8 @@ async function runMembers(group: Group): Promise<void> {
     await beginImmediate(sql);
     // A member alone needs no savepoint: rolling it back is rolling back the transaction. A
     // savepoint is not free: SQLite copies every page a member changes first into a statement
-    // journal, a temporary file past 64 KiB (2.3 of 21 ms per batch of 500 events in
-    // scripts/profile-ingest.ts).
+    // journal (2.3 of 21 ms per batch of 500 events in scripts/profile-ingest.ts, when that
+    // journal was a temporary file; the writer keeps it in memory since, client.ts).
     const alone = group.members.length === 1;
     let turnStarted = performance.now();
     for (const [index, member] of group.members.entries()) {

@@ -137,7 +137,7 @@ describe("the cost of an event", () => {
   // Under Next's AsyncLocalStorage every promise runs a hook (see "Promises per event" in
   // pipeline.ts): an event that meets no timer, no directive and no new thread creates no more
   // than its few unavoidable awaits. A count, not a time: the same on any machine.
-  it("creates at most 8 promises per event of a thread the batch already holds", async () => {
+  it("creates at most 3 promises per event of a thread the batch already holds", async () => {
     const s = await m.tokens.createSource("promises", `rr_p_${Date.now()}`);
     const types = ["retry", "attempt", "progress", "retry", "attempt", "progress"] as const;
     const events = (base: number) =>
@@ -159,8 +159,9 @@ describe("the cost of an event", () => {
     } finally {
       hook.disable();
     }
-    // 5.7 per event here; 17.5 before the per-event path stopped awaiting what it already held.
-    expect(promises / batch.length).toBeLessThanOrEqual(8);
+    // 1.6 per event here, the batch's own; 5.7 while storing and applying an event still awaited
+    // SQLite's answers, 17.5 before the per-event path stopped awaiting what it already held.
+    expect(promises / batch.length).toBeLessThanOrEqual(3);
   });
 });
 

@@ -5,7 +5,7 @@ import { SERVER_FORMAT, type NormalizedEvent, type NormalizedLine } from "@/lib/
 import type { SourceRecord } from "@/lib/db/sources";
 import type { StoredThread } from "@/lib/db/thread-state";
 import type { TurnRow } from "@/lib/db/episodes";
-import { transaction, type Tx } from "@/lib/db/unit-of-work";
+import { andThen, transaction, type Awaitable, type Tx } from "@/lib/db/unit-of-work";
 import { isStoreFailure } from "@/lib/db/store-failure";
 import { config, incidentSettings } from "@/lib/config";
 import { isStoppable } from "@/lib/threads/statuses";
@@ -71,8 +71,11 @@ export interface BatchOutcome {
  * Promises per event: on the listener's thread, Next's AsyncLocalStorage instances make Node run
  * a hook for every promise created, so the path each event takes awaits only what may really wait
  * (a store call of PostgreSQL, a directive to send), not what this unit of work already holds or
- * SQLite answered at once. A batch of 500 went from 8,480 promises to 2,580
- * (scripts/profile-ingest.ts inside an AsyncLocalStorage: 19–24 → 17–17.5 ms per batch).
+ * SQLite answered at once: an event's steps answer `Awaitable`s chained by `andThen`, a promise
+ * only where one of them had to wait. A batch of 500 went from 8,480 promises to 2,580
+ * (scripts/profile-ingest.ts inside an AsyncLocalStorage: 19–24 → 17–17.5 ms per batch); storing
+ * and applying an event then stopped making any on SQLite (5.7 → 1.6 per event in pipeline.test.ts,
+ * what is left being the batch's own).
  */
 class Batch {
   private readonly threads = new Map<number, WorkingThread>();
@@ -169,18 +172,21 @@ class Batch {
   }
 
   /**
-   * Stores one event of a thread and applies it, unless it must wait for a replay. Returns how
-   * the engine applied it (null when it waits for the replay).
+   * Stores one event of a thread and applies it, unless it must wait for a replay. Answers how
+   * the engine applied it (null when it waits for the replay), now unless something had to wait.
    */
-  async apply(
+  apply(
     thread: WorkingThread,
     event: NormalizedEvent,
     meta: { key: string; format: string; nativeType: string | null; raw: unknown; rawJson?: string; receivedAt: number; clampedFrom?: number },
-  ): Promise<AppliedStep | null> {
+  ): Awaitable<AppliedStep | null> {
     thread.changed = true;
     const range = this.windowResetRange(thread, event);
-    if (range) event = await this.withWindowReset(thread, event, range);
-    let notice: IncidentNotice | null = null;
+    return range ? this.withWindowReset(thread, event, range).then((reset) => this.store(thread, reset, meta)) : this.store(thread, event, meta);
+  }
+
+  /** Stores an event, as a row of its own or folded into the thread's open progress row, then applies it (see apply). */
+  private store(thread: WorkingThread, event: NormalizedEvent, meta: Parameters<Batch["apply"]>[2]): Awaitable<AppliedStep | null> {
     const inOrder = !thread.needsReplay && (thread.state.lastEventAt == null || event.at >= thread.state.lastEventAt);
     // Fold only into the progress row that is still the thread's last applied event, and only in
     // order: a folded row then spans a stretch of pure progress, which a replay reproduces.
@@ -188,52 +194,57 @@ class Batch {
       event.type === "progress" && inOrder && thread.openProgressEventId !== null && thread.state.lastSeq === thread.openProgressEventId
         ? thread.openProgressEventId
         : null;
-    let seq: number;
     if (foldInto !== null) {
-      await this.tx.foldProgress(thread.sourceId, foldInto, meta.key, event.progressCount ?? 1, event.lastAt ?? event.at);
-      seq = foldInto;
-    } else {
-      const kind = event.error ? classify(event.error).kind : null;
-      if (event.type === "retry" && !thread.joinedTo) {
-        thread.noticesSeen.push(kind ?? "other");
-        notice = {
-          type: "notice",
-          thread: thread.id,
-          at: event.at,
-          kind: kind ?? "other",
-          sourceId: thread.sourceId,
-          provider: event.provider ?? thread.state.provider,
-          model: event.model ?? thread.state.model,
-        };
-        this.incidentInputs.push(notice);
-      }
-      const inserted = this.tx.insertEvent({
+      const folding = this.tx.foldProgress(thread.sourceId, foldInto, meta.key, event.progressCount ?? 1, event.lastAt ?? event.at);
+      return andThen(folding, () => this.applyStored(thread, event, foldInto, null));
+    }
+    let notice: IncidentNotice | null = null;
+    const kind = event.error ? classify(event.error).kind : null;
+    if (event.type === "retry" && !thread.joinedTo) {
+      thread.noticesSeen.push(kind ?? "other");
+      notice = {
+        type: "notice",
+        thread: thread.id,
+        at: event.at,
+        kind: kind ?? "other",
         sourceId: thread.sourceId,
-        threadId: thread.id,
-        idempotencyKey: meta.key,
-        format: meta.format,
-        nativeType: meta.nativeType,
-        event,
-        kind,
-        receivedAt: meta.receivedAt,
-        raw: meta.raw,
-        rawJson: meta.rawJson,
-        clampedFrom: meta.clampedFrom,
-      });
-      // SQLite answers at once: awaiting its answer would cost two promises per event.
-      seq = typeof inserted === "number" ? inserted : await inserted;
+        provider: event.provider ?? thread.state.provider,
+        model: event.model ?? thread.state.model,
+      };
+      this.incidentInputs.push(notice);
+    }
+    const inserted = this.tx.insertEvent({
+      sourceId: thread.sourceId,
+      threadId: thread.id,
+      idempotencyKey: meta.key,
+      format: meta.format,
+      nativeType: meta.nativeType,
+      event,
+      kind,
+      receivedAt: meta.receivedAt,
+      raw: meta.raw,
+      rawJson: meta.rawJson,
+      clampedFrom: meta.clampedFrom,
+    });
+    return andThen(inserted, (seq) => {
       if (event.type === "retry") thread.noticeIds.push(seq);
       thread.openProgressEventId = event.type === "progress" && inOrder ? seq : null;
-    }
+      return this.applyStored(thread, event, seq, notice);
+    });
+  }
+
+  /** Applies a stored event (`seq`, its row), unless the thread waits for a replay or the event is late and starts one. */
+  private applyStored(thread: WorkingThread, event: NormalizedEvent, seq: number, notice: IncidentNotice | null): Awaitable<AppliedStep | null> {
     if (thread.needsReplay) return null;
     if (thread.state.lastEventAt != null && event.at < thread.state.lastEventAt) {
       thread.needsReplay = true;
       return null;
     }
-    const applied = await this.step(thread, { ...event, seq }, seq);
-    // The reset the engine read from the notice, when it named one.
-    if (notice) notice.resetAt = thread.state.retry?.resetAt ?? null;
-    return applied;
+    return andThen(this.step(thread, { ...event, seq }, seq), (applied) => {
+      // The reset the engine read from the notice, when it named one.
+      if (notice) notice.resetAt = thread.state.retry?.resetAt ?? null;
+      return applied;
+    });
   }
 
   /**
@@ -261,18 +272,20 @@ class Batch {
    * would fire them too, but ticking separately lets every episode a timer ends be saved before
    * the event may start the next one.
    */
-  private async step(thread: WorkingThread, event: RadarEvent, eventId: number | null): Promise<AppliedStep | null> {
-    const advancing = this.advance(thread, event.at);
-    if (advancing) await advancing;
-    const before = thread.state;
-    const after = reduce(before, event, event.at);
-    const sending = this.record(thread, before, after);
-    if (sending) await sending;
-    if (eventId !== null && after.effects.applied?.late) await this.tx.markLate(eventId, true);
-    if (event.turnId && event.type.startsWith("turn.")) {
-      this.turn(thread.id, event.turnId, TURN_STATUS[event.type] ?? "running", event.at, event.type === "turn.started" ? null : event.at);
-    }
-    return after.effects.applied;
+  private step(thread: WorkingThread, event: RadarEvent, eventId: number | null): Awaitable<AppliedStep | null> {
+    return andThen(this.advance(thread, event.at), () => {
+      const before = thread.state;
+      const after = reduce(before, event, event.at);
+      return andThen(this.record(thread, before, after), () => {
+        const marking = eventId !== null && after.effects.applied?.late ? this.tx.markLate(eventId, true) : undefined;
+        return andThen(marking, () => {
+          if (event.turnId && event.type.startsWith("turn.")) {
+            this.turn(thread.id, event.turnId, TURN_STATUS[event.type] ?? "running", event.at, event.type === "turn.started" ? null : event.at);
+          }
+          return after.effects.applied;
+        });
+      });
+    });
   }
 
   /**
@@ -290,10 +303,10 @@ class Batch {
    * Fires the timers due by `until` as an on-time watchdog did (see tickOnTime). Answers a
    * promise only when a timer was due (see "Promises per event" above).
    */
-  private advance(thread: WorkingThread, until: number): Promise<void> | null {
+  private advance(thread: WorkingThread, until: number): Awaitable<void> {
     const steps: [ThreadState, StepResult][] = [];
     tickOnTime(thread.state, until, (before, after) => steps.push([before, after]), this.reachableSince());
-    return steps.length ? this.recordSteps(thread, steps) : null;
+    if (steps.length) return this.recordSteps(thread, steps);
   }
 
   private async recordSteps(thread: WorkingThread, steps: readonly [ThreadState, StepResult][]) {
@@ -323,7 +336,7 @@ class Batch {
    * Keeps a step's state and carries out its effects: episodes to write, directives to send.
    * Answers a promise only when there are directives to send (see "Promises per event" above).
    */
-  private record(thread: WorkingThread, before: ThreadState, { state: after, effects }: StepResult): Promise<void> | null {
+  private record(thread: WorkingThread, before: ThreadState, { state: after, effects }: StepResult): Awaitable<void> {
     thread.state = after;
     thread.changed = true;
     if (effects.endedEpisode) {
@@ -331,7 +344,7 @@ class Batch {
       if (effects.endedEpisode.outcome === "recovered" && !thread.joinedTo) this.incidentInputs.push({ type: "recovered", thread: thread.id, at: effects.endedEpisode.endedAt ?? this.now });
     }
     if (after.episode && after.episode !== before.episode) thread.episodes.set(after.episode.seq, after.episode);
-    return effects.directives.length ? this.directives(thread, effects.directives) : null;
+    if (effects.directives.length) return this.directives(thread, effects.directives);
   }
 
   private async directives(thread: WorkingThread, intents: readonly DirectiveIntent[]) {
@@ -372,7 +385,7 @@ class Batch {
   }
 
   /** A server-originated event (stop, acknowledgement, settings): stored like any other, then applied. */
-  internal(thread: WorkingThread, event: Omit<NormalizedEvent, "seq">): Promise<AppliedStep | null> {
+  internal(thread: WorkingThread, event: Omit<NormalizedEvent, "seq">): Awaitable<AppliedStep | null> {
     return this.apply(thread, event, {
       key: `radar:${crypto.randomUUID()}`,
       format: SERVER_FORMAT,
@@ -548,7 +561,8 @@ export async function ingestLines(source: SourceRecord, given: NormalizedLine[],
       else {
         const thread = batch.known(source, line.event.threadId) ?? (await batch.thread(source, line.event.threadId));
         if (!thread.pathsJoined) await batch.joinPaths(thread, line.format);
-        await batch.apply(thread, line.event, meta);
+        const applying = batch.apply(thread, line.event, meta);
+        if (applying instanceof Promise) await applying;
       }
       // Usage windows go to their own store beside the event; they change no thread's state.
       if (line.limits?.length) {
