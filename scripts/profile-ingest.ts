@@ -13,8 +13,8 @@ import { median } from "./lib/stats";
  * `node --cpu-prof --import tsx scripts/profile-ingest.ts` for a profile of the same work;
  * `--statements` also lists each SQL statement's runs and time per batch (COMMIT included; without
  * the WAL checkpointer's thread, SQLite's own checkpoints land in some COMMITs). `--async-context`
- * runs the batches inside an AsyncLocalStorage, as Next's request handling does: Node then runs a
- * hook for every promise, the cost lib/server/pipeline.ts's "Promises per event" is about.
+ * runs the batches inside an AsyncLocalStorage, as Next's request handling does: Node 20 then runs
+ * a hook for every promise, the cost lib/server/pipeline.ts's "Promises per event" is about.
  */
 if (!process.env.DATABASE_URL) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-profile-"));

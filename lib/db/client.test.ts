@@ -42,15 +42,39 @@ describe("write transactions take the write lock as they begin", () => {
 });
 
 describe("the writer's temporary b-trees", () => {
-  // A unit of work's GROUP BYs and IN lists, and a group member's statement journal, would each
-  // set up a temporary file otherwise (client.ts): 2 is MEMORY, 0 SQLite's default.
-  it("stay in memory on the writer, not on a read-only connection", () => {
-    expect(client.db().sql.pragma("temp_store", { simple: true })).toBe(2);
-    const reader = new Database(client.db().path, { readonly: true });
+  // In memory for a unit of work's small queries, on disk for the rebuild over all history
+  // (client.ts, withTempOnDisk). temp_store: 2 is MEMORY, 1 FILE.
+  const tempStore = () => client.db().sql.pragma("temp_store", { simple: true });
+
+  it("stay in memory on the writer's connection", () => {
+    expect(tempStore()).toBe(2);
+  });
+
+  it("go to disk for the rollups' rebuild, and back to memory after it", async () => {
+    const sql = client.db().sql;
+    const exec = sql.exec.bind(sql);
+    const during: unknown[] = [];
+    sql.exec = (text: string) => {
+      during.push(tempStore());
+      return exec(text);
+    };
     try {
-      expect(reader.pragma("temp_store", { simple: true })).toBe(0);
+      await (await import("./rollups")).rebuildAllRollups();
     } finally {
-      reader.close();
+      sql.exec = exec;
     }
+    expect(during.length).toBeGreaterThan(0);
+    expect(new Set(during)).toEqual(new Set([1]));
+    expect(tempStore()).toBe(2);
+  });
+
+  it("come back to memory when the work on disk throws", () => {
+    expect(() =>
+      client.withTempOnDisk(client.db().sql, () => {
+        expect(tempStore()).toBe(1);
+        throw new Error("failed on disk");
+      }),
+    ).toThrow("failed on disk");
+    expect(tempStore()).toBe(2);
   });
 });

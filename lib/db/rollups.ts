@@ -1,7 +1,7 @@
 import { gapBinSql, RETRIED_AT_SQL } from "./fact-sql";
 import { hourOf, HOUR_MS, MINUTE_MS, ROLLUP_COUNTERS, ROLLUP_ONLY_FACTS, type FactRow } from "./records/rollups";
 import { pluck, statement, type Sql } from "./statement";
-import { db, serialized } from "./client";
+import { db, serialized, withTempOnDisk } from "./client";
 import * as postgres from "./postgres/rollups";
 import { onEitherStore } from "./store";
 import { notJoinedSql } from "./thread-filter";
@@ -234,9 +234,12 @@ export function rebuildRollups(sql: Sql): { rollups: number; hours: number; tota
   };
 }
 
-/** The whole rebuild in its own transaction, on either store (`npm run rollups -- rebuild`). */
+/**
+ * The whole rebuild in its own transaction, on either store (`npm run rollups -- rebuild`). It
+ * sorts and materializes every fact of the history: on SQLite, in temporary files that may spill.
+ */
 export const { rebuildAllRollups } = onEitherStore(
-  { rebuildAllRollups: () => serialized(() => db().sql.transaction(() => rebuildRollups(db().sql))()) },
+  { rebuildAllRollups: () => serialized(() => withTempOnDisk(db().sql, () => db().sql.transaction(() => rebuildRollups(db().sql))())) },
   { rebuildAllRollups: postgres.rebuildRollups },
 );
 
