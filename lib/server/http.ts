@@ -82,7 +82,9 @@ async function readBodyBytes(request: Request, limit: number): Promise<Buffer> {
   }
   const declared = Number(request.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > limit) {
-    if (request.body) await discardRest(request.body.getReader(), limit);
+    // The whole declared body, up to what a body read to its limit may still discard: a budget
+    // of `limit` left the rest of a body just over it unread, and the client's write reset.
+    if (request.body) await discardRest(request.body.getReader(), Math.min(declared, 2 * limit));
     throw new BodyTooLargeError();
   }
   if (!request.body) return Buffer.alloc(0);
