@@ -28,14 +28,14 @@ import { threadRows } from "./thread-state";
  * - `work` receives the transaction's handle, `Tx`, does everything through it, and awaits every
  *   call or chains it with `andThen`: a `Tx` method may answer with a value or a promise. On SQLite
  *   (better-sqlite3: one connection, a single writer) every method answers synchronously and the
- *   awaits only pass through microtasks: the event loop takes no new request while a unit of work runs (between
- *   the members of a group it may), and the queue keeps every other use of the connection out
- *   until the group commits. On PostgreSQL (node-postgres,
+ *   awaits only pass through microtasks: the event loop takes no new request while a unit of work
+ *   runs (between the members of a group it may), and the queue keeps every other use of the
+ *   connection out until the group commits. On PostgreSQL (node-postgres,
  *   lib/db/postgres/unit-of-work.ts) each unit of work gets a pooled connection inside BEGIN …
- *   COMMIT and a `Tx` whose methods return native promises (which `andThen` tells from values); the
- *   pipeline does not change. Units of work of one process still run one after another (a queue of their own);
- *   those of several instances on one database lock the threads and sources they change
- *   (lib/db/postgres/locks.ts).
+ *   COMMIT and a `Tx` whose methods return native promises (which `andThen` tells from values);
+ *   the pipeline does not change. Units of work of one process still run one after another (a
+ *   queue of their own); those of several instances on one database lock the threads and sources
+ *   they change (lib/db/postgres/locks.ts).
  */
 const sqliteTx = { ...eventRows, ...threadRows, ...episodeRows, ...directiveRows, ...sourceRows, ...auditRows, ...quarantineRows, ...limitRows, ...incidentRows, ...threadJoinRows, ...alertRows, noticesSeen: rollupRows.noticesSeen, noticeFacts: rollupRows.noticeFacts };
 

@@ -65,6 +65,9 @@ export interface BatchOutcome {
   newDirectives: number;
 }
 
+/** What is stored with an event beside its normalized form: its key, its format and what arrived. */
+type EventMeta = { key: string; format: string; nativeType: string | null; raw: unknown; rawJson?: string; receivedAt: number; clampedFrom?: number };
+
 /**
  * One unit of work: a request's batch, an operator action or a watchdog pass.
  *
@@ -179,7 +182,7 @@ class Batch {
   apply(
     thread: WorkingThread,
     event: NormalizedEvent,
-    meta: { key: string; format: string; nativeType: string | null; raw: unknown; rawJson?: string; receivedAt: number; clampedFrom?: number },
+    meta: EventMeta,
   ): Awaitable<AppliedStep | null> {
     thread.changed = true;
     const range = this.windowResetRange(thread, event);
@@ -187,7 +190,7 @@ class Batch {
   }
 
   /** Stores an event, as a row of its own or folded into the thread's open progress row, then applies it (see apply). */
-  private store(thread: WorkingThread, event: NormalizedEvent, meta: Parameters<Batch["apply"]>[2]): Awaitable<AppliedStep | null> {
+  private store(thread: WorkingThread, event: NormalizedEvent, meta: EventMeta): Awaitable<AppliedStep | null> {
     const inOrder = !thread.needsReplay && (thread.state.lastEventAt == null || event.at >= thread.state.lastEventAt);
     // Fold only into the progress row that is still the thread's last applied event, and only in
     // order: a folded row then spans a stretch of pure progress, which a replay reproduces.
@@ -277,15 +280,12 @@ class Batch {
     return andThen(this.advance(thread, event.at), () => {
       const before = thread.state;
       const after = reduce(before, event, event.at);
-      return andThen(this.record(thread, before, after), () => {
-        const marking = eventId !== null && after.effects.applied?.late ? this.tx.markLate(eventId, true) : undefined;
-        return andThen(marking, () => {
-          if (event.turnId && event.type.startsWith("turn.")) {
-            this.turn(thread.id, event.turnId, TURN_STATUS[event.type] ?? "running", event.at, event.type === "turn.started" ? null : event.at);
-          }
-          return after.effects.applied;
-        });
-      });
+      // The turn's row is kept in memory until finish: noting it first changes nothing stored.
+      if (event.turnId && event.type.startsWith("turn.")) {
+        this.turn(thread.id, event.turnId, TURN_STATUS[event.type] ?? "running", event.at, event.type === "turn.started" ? null : event.at);
+      }
+      const marking = eventId !== null && after.effects.applied?.late ? () => this.tx.markLate(eventId, true) : () => undefined;
+      return andThen(andThen(this.record(thread, before, after), marking), () => after.effects.applied);
     });
   }
 
