@@ -7,10 +7,12 @@ import { percentile } from "./lib/stats";
  * What one retry notice costs while an incident of `threads` threads is open, in process (no
  * HTTP, no Next): the open incident is built first (a notice for each thread, batches of 500),
  * then NOTICES single-notice units of work, each a notice of one of its threads, as single-event
- * POSTs make them. Every such unit of work reads the active incidents and saves the one it
- * changed (lib/server/pipeline.ts › updateIncidents), their thread lists whole. Compare sizes:
- * `for n in 20 200 2000; do npx tsx scripts/profile-incident.ts $n; done`. Run with
- * `node --cpu-prof --import tsx scripts/profile-incident.ts 2000` for a profile of the same work.
+ * POSTs make them. Every commit reads the active incidents and saves the one it changed, their
+ * thread lists whole (lib/server/pipeline.ts › INCIDENTS_AT_COMMIT), once for all the units of
+ * work it holds: several clients at once share commits, and that cost. Compare sizes:
+ * `for n in 20 200 2000; do npx tsx scripts/profile-incident.ts $n; done`; `--clients 8` runs
+ * eight at a time. Run with `node --cpu-prof --import tsx scripts/profile-incident.ts 2000` for a
+ * profile of the same work.
  */
 if (!process.env.DATABASE_URL) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-profile-"));
@@ -20,9 +22,12 @@ if (!process.env.DATABASE_URL) {
 
 const THREADS = Number(process.argv[2] ?? 200);
 const NOTICES = 400;
+/** `--clients K`: K units of work at a time, as K clients posting at once make them (they share commits: unit-of-work.ts). */
+const CLIENTS = process.argv.includes("--clients") ? Number(process.argv[process.argv.indexOf("--clients") + 1]) : 1;
 
 async function main() {
   if (!(Number.isInteger(THREADS) && THREADS >= 1)) throw new Error(`the incident's size must be a whole number of threads above 0; got "${process.argv[2]}"`);
+  if (!(Number.isInteger(CLIENTS) && CLIENTS >= 1)) throw new Error(`--clients takes a whole number above 0; got "${process.argv[process.argv.indexOf("--clients") + 1]}"`);
   const { normalizeBatch, withoutIgnored } = await import("@/lib/ingest");
   const { ingestLines } = await import("@/lib/server/pipeline");
   const { createSource } = await import("@/lib/server/tokens");
@@ -52,16 +57,22 @@ async function main() {
 
   const latencies: number[] = [];
   const cpuBefore = process.cpuUsage();
-  for (let n = 1; n <= NOTICES; n++) {
-    const started = performance.now();
-    await ingestLines(source, lines([notice(n % THREADS, n)]), Date.now());
-    latencies.push(performance.now() - started);
-  }
+  const began = performance.now();
+  let next = 1;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      for (let n = next++; n <= NOTICES; n = next++) {
+        const started = performance.now();
+        await ingestLines(source, lines([notice(n % THREADS, n)]), Date.now());
+        latencies.push(performance.now() - started);
+      }
+    }),
+  );
   const cpu = process.cpuUsage(cpuBefore);
   latencies.sort((a, b) => a - b);
   console.log(
-    `an open incident of ${THREADS} threads: ${NOTICES} single-notice units of work, p50 ${percentile(latencies, 50).toFixed(2)} ms, ` +
-      `p99 ${percentile(latencies, 99).toFixed(2)} ms, CPU ${((cpu.user + cpu.system) / 1000 / NOTICES).toFixed(2)} ms each`,
+    `an open incident of ${THREADS} threads: ${NOTICES} single-notice units of work from ${CLIENTS} client${CLIENTS === 1 ? "" : "s"}, p50 ${percentile(latencies, 50).toFixed(2)} ms, ` +
+      `p99 ${percentile(latencies, 99).toFixed(2)} ms, CPU ${((cpu.user + cpu.system) / 1000 / NOTICES).toFixed(2)} ms each, ${(NOTICES / ((performance.now() - began) / 1000)).toFixed(0)} notices/s`,
   );
 }
 

@@ -37,6 +37,25 @@ async function newSource(name: string): Promise<Source> {
 
 const T = Date.parse("2026-11-30T14:02:00Z");
 
+/** How many times statements whose text matches `text` ran on `connection` while `run` ran. */
+async function statementRunsDuring(connection: import("better-sqlite3").Database, text: RegExp, run: () => Promise<unknown>): Promise<number> {
+  const prototype = Object.getPrototypeOf(connection.prepare("SELECT 1")) as Record<"run" | "get" | "all", (...args: unknown[]) => unknown>;
+  const originals = { run: prototype.run, get: prototype.get, all: prototype.all };
+  let runs = 0;
+  for (const method of ["run", "get", "all"] as const) {
+    prototype[method] = function (this: import("better-sqlite3").Statement, ...args: unknown[]) {
+      if (this.database === connection && text.test(this.source)) runs++;
+      return originals[method].apply(this, args);
+    };
+  }
+  try {
+    await run();
+  } finally {
+    Object.assign(prototype, originals);
+  }
+  return runs;
+}
+
 async function send(source: Source, items: Record<string, unknown>[], receivedAt: number) {
   const lines = m.ingest.withoutIgnored(m.ingest.normalizeBatch("canonical", items, { receivedAt }).lines).lines;
   return m.pipeline.ingestLines(source, lines, receivedAt);
@@ -77,6 +96,19 @@ describe("incidents through the data path", () => {
     expect(await m.incidents.annotateIncident("inc-nope", "ops@example.com", "lost", T + 8 * 60_000)).toBe(false);
     expect((await m.incidents.incidentDetail(open.id, T + 9 * 60_000))!.notes).toEqual([{ at: new Date(T + 8 * 60_000).toISOString(), actor: "ops@example.com", text: "failed over to gpt-5.4" }]);
     expect((await m.incidents.openIncidentThreads()).size).toBe(0);
+  });
+
+  it("folds notices that arrive together once per commit, every one of them counted", async () => {
+    const source = await newSource("fleet-together");
+    const at = T + 2 * 60 * 60_000;
+    const { db } = await import("./client");
+    const reads = await statementRunsDuring(db().sql, /FROM "Incident" WHERE state IN \('forming', 'open'\)/, () =>
+      Promise.all(Array.from({ length: 8 }, (_, i) => send(source, [retry(`g${i}`, at + i, "o-together")], at + 10))),
+    );
+    // One group commit, one fold: the active incidents were read once, not once per request.
+    expect(reads).toBe(1);
+    const [open] = (await m.incidents.listIncidents("open", at + 10)).incidents.filter((i) => i.model === "o-together");
+    expect(open).toMatchObject({ threadCount: 8, notices: 8, startedAt: new Date(at).toISOString() });
   });
 
   it("closes when every thread recovered", async () => {

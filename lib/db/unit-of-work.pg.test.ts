@@ -320,6 +320,34 @@ describe.each(STORES)("a unit of work on %s", (store) => {
     // The next unit of work runs as usual.
     expect(await transaction(async (tx) => tx.storedKeys(SOURCE.id, ["never-1", "resent-0"]))).toEqual(new Set(["resent-0"]));
   });
+
+  it("runs its commit steps once it is done, in its transaction; a step that throws leaves nothing", async () => {
+    const { transaction } = await import("./unit-of-work");
+    const log: string[] = [];
+    const step: import("./unit-of-work").CommitStep<number> = {
+      async run(tx, inputs) {
+        log.push(`step ${inputs.join(" ")}`);
+        await tx.insertAudit({ at: T0, actor: "test", action: "commit-step", result: "ok" });
+        if (inputs.includes(0)) throw new Error("the step fails");
+      },
+    };
+    await transaction(async (_tx, atCommit) => {
+      atCommit(step, 1);
+      atCommit(step, 2);
+      log.push("work");
+    });
+    expect(log).toEqual(["work", "step 1 2"]);
+    const steps = async () => (await tableRows(store, "AuditEntry")).filter((row) => row.action === "commit-step").length;
+    expect(await steps()).toBe(1);
+    const before = await snapshot(store);
+    await expect(
+      transaction(async (tx, atCommit) => {
+        await tx.touchSource(SOURCE.id, T0 + 99_000_000);
+        atCommit(step, 0);
+      }),
+    ).rejects.toThrow("the step fails");
+    expect(await snapshot(store)).toEqual(before);
+  });
 });
 
 describe("both stores", () => {

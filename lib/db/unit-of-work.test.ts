@@ -204,6 +204,72 @@ describe("group commit", () => {
   });
 });
 
+describe("commit steps", () => {
+  const touched = (sourceId: string) => sql().prepare(`SELECT lastSeenAt FROM "Source" WHERE id = ?`).pluck().get(sourceId) as number | null;
+
+  it("run once per group commit, after every member, with the inputs of the members that committed, in their order", async () => {
+    const s = await source("steps");
+    const log: string[] = [];
+    const step: import("./unit-of-work").CommitStep<string> = {
+      async run(tx, inputs) {
+        log.push(`step ${inputs.join(" ")}`);
+        // The step writes in the members' transaction.
+        await tx.touchSource(s.id, 42);
+      },
+    };
+    const unit = (name: string, fails = false) =>
+      m.uow.transaction(async (_tx, atCommit) => {
+        atCommit(step, `${name}1`);
+        atCommit(step, `${name}2`);
+        log.push(name);
+        if (fails) throw new Error(`${name} fails`);
+        return name;
+      });
+    const { units, value } = await counted(() => Promise.allSettled([unit("a"), unit("b", true), unit("c")]));
+    expect(units).toBe(1);
+    expect(value.map((result) => result.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    // b was rolled back to its savepoint: its inputs are not the step's.
+    expect(log).toEqual(["a", "b", "c", "step a1 a2 c1 c2"]);
+    expect(touched(s.id)).toBe(42);
+  });
+
+  it("run for a unit of work alone, once it is done", async () => {
+    const log: string[] = [];
+    const step: import("./unit-of-work").CommitStep<number> = { run: async (_tx, inputs) => void log.push(`step ${inputs.join(" ")}`) };
+    const other: import("./unit-of-work").CommitStep<number> = { run: async (_tx, inputs) => void log.push(`other ${inputs.join(" ")}`) };
+    await m.uow.transaction(async (_tx, atCommit) => {
+      atCommit(step, 1);
+      atCommit(other, 2);
+      atCommit(step, 3);
+      log.push("work");
+    });
+    // Each step once, in the order each was first given an input.
+    expect(log).toEqual(["work", "step 1 3", "other 2"]);
+  });
+
+  it("that throws loses the commit: every member is rejected with its error and none of their writes is stored", async () => {
+    const s = await source("step-fails");
+    const now = Date.now();
+    const step: import("./unit-of-work").CommitStep<null> = {
+      run: async () => {
+        throw new Error("the step fails");
+      },
+    };
+    const results = await Promise.allSettled([
+      m.pipeline.ingestLines(s, line("before", { type: "turn.started", turnId: "u1" }, now), now),
+      m.uow.transaction(async (tx, atCommit) => {
+        await tx.touchSource(s.id, now + 99);
+        atCommit(step, null);
+      }),
+      m.pipeline.ingestLines(s, line("after", { type: "turn.started", turnId: "u1" }, now), now),
+    ]);
+    expect(results.map((result) => result.status === "rejected" && (result.reason as Error).message)).toEqual(["the step fails", "the step fails", "the step fails"]);
+    expect(eventCount(s.id)).toBe(0);
+    expect(touched(s.id)).not.toBe(now + 99);
+    expect(sql().inTransaction).toBe(false);
+  });
+});
+
 describe("the write lock held by another connection", () => {
   // The WAL checkpointer's thread, an import in another process: while one of them holds the
   // write lock, the thread that takes requests keeps answering, and writes wait for the lock.

@@ -55,9 +55,53 @@ export type Tx = {
   [K in keyof typeof sqliteTx]: (...args: Parameters<(typeof sqliteTx)[K]>) => Awaitable<ReturnType<(typeof sqliteTx)[K]>>;
 };
 
+/**
+ * Work that units of work leave to the end of their commit: `run` once, after every unit of work
+ * of the commit and before COMMIT, with the inputs they gave it in their order. On SQLite the
+ * members of a group commit share one run (a member rolled back to its savepoint gives nothing);
+ * on PostgreSQL each unit of work is a commit of its own. A run that throws loses the commit:
+ * every unit of work in it is rejected, as when COMMIT fails. For work whose cost grows with what
+ * it reads and writes whole, not with its inputs: the active incidents, read and saved with
+ * every thread they hold (lib/server/pipeline.ts › INCIDENTS_AT_COMMIT).
+ */
+export interface CommitStep<I> {
+  run(tx: Tx, inputs: I[]): Promise<void>;
+}
+
+/** Leaves `input` to `step` at the end of the commit (see CommitStep). */
+export type AtCommit = <I>(step: CommitStep<I>, input: I) => void;
+
+/** The commit steps of a commit, each with its inputs, in the order they were first given one. */
+class CommitSteps {
+  readonly #inputs = new Map<CommitStep<unknown>, unknown[]>();
+
+  readonly add: AtCommit = (step, input) => {
+    const inputs = this.#inputs.get(step as CommitStep<unknown>);
+    if (inputs) inputs.push(input);
+    else this.#inputs.set(step as CommitStep<unknown>, [input]);
+  };
+
+  /** Adds what `other` holds, after what this holds. */
+  merge(other: CommitSteps): void {
+    for (const [step, inputs] of other.#inputs) for (const input of inputs) this.add(step, input);
+  }
+
+  async run(tx: Tx): Promise<void> {
+    for (const [step, inputs] of this.#inputs) await step.run(tx, inputs);
+  }
+}
+
 /** Runs `work` as one unit of work on the store DATABASE_URL names (lib/db/postgres/unit-of-work.ts for PostgreSQL). */
-export function transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-  return currentStore() === "postgres" ? postgresTransaction(work) : sqliteTransaction(work);
+export function transaction<T>(work: (tx: Tx, atCommit: AtCommit) => Promise<T>): Promise<T> {
+  return currentStore() === "postgres" ? postgresTransaction((tx) => ownCommit(tx, work)) : sqliteTransaction(work);
+}
+
+/** `work` as a commit of its own: its commit steps run once it is done. */
+async function ownCommit<T>(tx: Tx, work: (tx: Tx, atCommit: AtCommit) => Promise<T>): Promise<T> {
+  const steps = new CommitSteps();
+  const value = await work(tx, steps.add);
+  await steps.run(tx);
+  return value;
 }
 
 /**
@@ -80,7 +124,7 @@ export function transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
  * a single client the turn's latency.
  */
 interface Member {
-  work: (tx: Tx) => Promise<unknown>;
+  work: (tx: Tx, atCommit: AtCommit) => Promise<unknown>;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -103,7 +147,7 @@ const globalForGroup = globalThis as unknown as {
   __radarGroupJustEnded?: boolean;
 };
 
-function sqliteTransaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+function sqliteTransaction<T>(work: (tx: Tx, atCommit: AtCommit) => Promise<T>): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const member: Member = { work, resolve: resolve as (value: unknown) => void, reject };
     const open = globalForGroup.__radarOpenGroup;
@@ -147,6 +191,7 @@ async function runMembers(group: Group): Promise<void> {
     // journal (2.3 of 21 ms per batch of 500 events in scripts/profile-ingest.ts, when that
     // journal was a temporary file; the writer keeps it in memory since, client.ts).
     const alone = group.members.length === 1;
+    const steps = new CommitSteps();
     let turnStarted = performance.now();
     for (const [index, member] of group.members.entries()) {
       // A long group never holds the thread: once members have run for TURN_BUDGET_MS, the next
@@ -159,9 +204,11 @@ async function runMembers(group: Group): Promise<void> {
         turnStarted = performance.now();
       }
       if (!alone) sql.exec("SAVEPOINT member");
+      const own = new CommitSteps();
       try {
-        const value = await member.work(sqliteTx);
+        const value = await member.work(sqliteTx, own.add);
         if (!alone) sql.exec("RELEASE member");
+        steps.merge(own);
         settled.push({ member, ok: true, value });
       } catch (error) {
         // Alone, or the transaction already lost: the whole transaction goes, below. Otherwise
@@ -172,6 +219,7 @@ async function runMembers(group: Group): Promise<void> {
         settled.push({ member, ok: false, value: error });
       }
     }
+    await steps.run(sqliteTx);
     sql.exec("COMMIT");
   } catch (error) {
     // Whatever failed (opening the database, a statement, COMMIT, even the ROLLBACK itself),
