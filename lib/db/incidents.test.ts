@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { countUnitsOfWork } from "@/e2e/support/in-process";
 
 /**
  * Incidents on the data path, on a real SQLite file: notices stored by ingestion open an incident
@@ -109,6 +110,19 @@ describe("incidents through the data path", () => {
     expect(reads).toBe(1);
     const [open] = (await m.incidents.listIncidents("open", at + 10)).incidents.filter((i) => i.model === "o-together");
     expect(open).toMatchObject({ threadCount: 8, notices: 8, startedAt: new Date(at).toISOString() });
+  });
+
+  it("never closes for quiet an incident that a notice in the same commit keeps open", async () => {
+    const source = await newSource("fleet-late");
+    const at = T + 3 * 60 * 60_000;
+    await send(source, ["l1", "l2", "l3"].map((id, i) => retry(id, at + i * 1000, "o-late")), at + 2_000);
+    const [open] = (await m.incidents.listIncidents("open", at + 2_000)).incidents.filter((i) => i.model === "o-late");
+    const quietEnd = at + 2_000 + 5 * 60_000;
+    const { db } = await import("./client");
+    // The watchdog's pass comes due as a late notice arrives: both join one group commit.
+    const { units } = await countUnitsOfWork(db().sql, () => Promise.all([send(source, [retry("l4", quietEnd - 1_000, "o-late")], quietEnd - 1_000), m.pipeline.closeQuietIncidents(quietEnd)]));
+    expect(units).toBe(1);
+    expect(await m.incidents.incidentDetail(open.id, quietEnd)).toMatchObject({ state: "open", threadCount: 4, notices: 4, lastNoticeAt: new Date(quietEnd - 1_000).toISOString() });
   });
 
   it("closes when every thread recovered", async () => {

@@ -247,6 +247,20 @@ describe("commit steps", () => {
     expect(log).toEqual(["work", "step 1 3", "other 2"]);
   });
 
+  it("refuse an input given after its unit of work ended: it would be lost unseen", async () => {
+    const step: import("./unit-of-work").CommitStep<number> = { run: async () => {} };
+    let late: import("./unit-of-work").AtCommit | undefined;
+    await m.uow.transaction(async (_tx, atCommit) => {
+      late = atCommit;
+    });
+    expect(() => late!(step, 1)).toThrow("atCommit was called after its unit of work ended");
+    // A unit of work's own error is not a step's.
+    const own = await m.uow.transaction(async () => {
+      throw new Error("its own");
+    }).catch((error: unknown) => error);
+    expect(m.uow.failedInCommitStep(own)).toBe(false);
+  });
+
   it("that throws loses the commit: every member is rejected with its error and none of their writes is stored", async () => {
     const s = await source("step-fails");
     const now = Date.now();
@@ -264,6 +278,8 @@ describe("commit steps", () => {
       m.pipeline.ingestLines(s, line("after", { type: "turn.started", turnId: "u1" }, now), now),
     ]);
     expect(results.map((result) => result.status === "rejected" && (result.reason as Error).message)).toEqual(["the step fails", "the step fails", "the step fails"]);
+    // Known for what it is: no fault of the units of work it rejected (the watchdog quarantines none for it).
+    expect(results.map((result) => result.status === "rejected" && m.uow.failedInCommitStep(result.reason))).toEqual([true, true, true]);
     expect(eventCount(s.id)).toBe(0);
     expect(touched(s.id)).not.toBe(now + 99);
     expect(sql().inTransaction).toBe(false);

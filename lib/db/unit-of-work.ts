@@ -71,23 +71,51 @@ export interface CommitStep<I> {
 /** Leaves `input` to `step` at the end of the commit (see CommitStep). */
 export type AtCommit = <I>(step: CommitStep<I>, input: I) => void;
 
-/** The commit steps of a commit, each with its inputs, in the order they were first given one. */
+/** Errors a commit step threw: they reject every unit of work of the commit, whichever gave the input. */
+const failedInStep = new WeakSet<object>();
+
+/** Whether `error` came from a commit step (see CommitStep), not from the unit of work it rejected. */
+export function failedInCommitStep(error: unknown): boolean {
+  return typeof error === "object" && error !== null && failedInStep.has(error);
+}
+
+/** The commit steps of a unit of work or a commit, each with its inputs, in the order they were first given one. */
 class CommitSteps {
   readonly #inputs = new Map<CommitStep<unknown>, unknown[]>();
+  #closed = false;
 
   readonly add: AtCommit = (step, input) => {
+    // A unit of work that has ended can no longer add to its commit: the input would be lost unseen.
+    if (this.#closed) throw new Error("atCommit was called after its unit of work ended");
     const inputs = this.#inputs.get(step as CommitStep<unknown>);
     if (inputs) inputs.push(input);
     else this.#inputs.set(step as CommitStep<unknown>, [input]);
   };
 
+  /** Takes no more inputs through `add`. */
+  close(): void {
+    this.#closed = true;
+  }
+
   /** Adds what `other` holds, after what this holds. */
   merge(other: CommitSteps): void {
-    for (const [step, inputs] of other.#inputs) for (const input of inputs) this.add(step, input);
+    for (const [step, inputs] of other.#inputs) {
+      const mine = this.#inputs.get(step);
+      if (mine) mine.push(...inputs);
+      else this.#inputs.set(step, [...inputs]);
+    }
   }
 
   async run(tx: Tx): Promise<void> {
-    for (const [step, inputs] of this.#inputs) await step.run(tx, inputs);
+    this.close();
+    for (const [step, inputs] of this.#inputs) {
+      try {
+        await step.run(tx, inputs);
+      } catch (error) {
+        if (typeof error === "object" && error !== null) failedInStep.add(error);
+        throw error;
+      }
+    }
   }
 }
 
@@ -99,7 +127,12 @@ export function transaction<T>(work: (tx: Tx, atCommit: AtCommit) => Promise<T>)
 /** `work` as a commit of its own: its commit steps run once it is done. */
 async function ownCommit<T>(tx: Tx, work: (tx: Tx, atCommit: AtCommit) => Promise<T>): Promise<T> {
   const steps = new CommitSteps();
-  const value = await work(tx, steps.add);
+  let value: T;
+  try {
+    value = await work(tx, steps.add);
+  } finally {
+    steps.close();
+  }
   await steps.run(tx);
   return value;
 }
@@ -112,8 +145,8 @@ async function ownCommit<T>(tx: Tx, work: (tx: Tx, atCommit: AtCommit) => Promis
  * settles only once the whole group has committed: a member that throws is rolled back to its
  * savepoint and rejected without touching the others (alone, the transaction is rolled back).
  * Should the transaction itself be lost (SQLite rolls it back whole on a full disk or an I/O
- * error, or COMMIT fails), every member is rejected: none of them was written, so none was
- * reported as stored.
+ * error, COMMIT fails, or a commit step throws: the members' shared work, see CommitStep), every
+ * member is rejected: none of them was written, so none was reported as stored.
  *
  * A group accepts members only while it has not started and nothing else was queued after it,
  * so no unit of work ever runs ahead of anything queued before it.
@@ -206,7 +239,7 @@ async function runMembers(group: Group): Promise<void> {
       if (!alone) sql.exec("SAVEPOINT member");
       const own = new CommitSteps();
       try {
-        const value = await member.work(sqliteTx, own.add);
+        const value = await member.work(sqliteTx, own.add).finally(() => own.close());
         if (!alone) sql.exec("RELEASE member");
         steps.merge(own);
         settled.push({ member, ok: true, value });

@@ -5,7 +5,7 @@ import { SERVER_FORMAT, type NormalizedEvent, type NormalizedLine } from "@/lib/
 import type { SourceRecord } from "@/lib/db/sources";
 import type { StoredThread } from "@/lib/db/thread-state";
 import type { TurnRow } from "@/lib/db/episodes";
-import { andThen, transaction, type Awaitable, type CommitStep, type Tx } from "@/lib/db/unit-of-work";
+import { andThen, failedInCommitStep, transaction, type Awaitable, type CommitStep, type Tx } from "@/lib/db/unit-of-work";
 import { isStoreFailure } from "@/lib/db/store-failure";
 import { config, incidentSettings } from "@/lib/config";
 import { isStoppable } from "@/lib/threads/statuses";
@@ -552,9 +552,15 @@ const INCIDENTS_AT_COMMIT: CommitStep<IncidentsAtCommit> = {
   },
 };
 
-/** The watchdog's incident pass: closes incidents quiet for long enough. */
+/**
+ * The watchdog's incident pass: closes incidents quiet for long enough. Through the commit step, as
+ * ingestion's notices: a notice in the same group commit is folded with it, in time order, so an
+ * incident it keeps open is never closed first.
+ */
 export async function closeQuietIncidents(now = Date.now()): Promise<void> {
-  if (await transaction((tx) => updateIncidents(tx, [], now))) publishIncidentsChanged(now);
+  const incidents: IncidentsAtCommit = { inputs: [], now, changed: false };
+  await transaction(async (_tx, atCommit) => atCommit(INCIDENTS_AT_COMMIT, incidents));
+  if (incidents.changed) publishIncidentsChanged(now);
 }
 
 /**
@@ -701,8 +707,9 @@ export async function tickThreads(threadIds: number[], now = Date.now()): Promis
         tickFailures.set(id, failures);
         const message = `watchdog could not tick the thread: ${(error as Error)?.message ?? String(error)}`;
         process.stderr.write(`[radar] thread ${id}: ${message} (${failures}/${QUARANTINE_AFTER_FAILURES})\n`);
-        // A database-level failure (disk full, I/O) is no fault of the thread: never quarantine for it.
-        if (failures >= QUARANTINE_AFTER_FAILURES && !isStoreFailure(error)) {
+        // A database-level failure (disk full, I/O) is no fault of the thread: never quarantine for it;
+        // nor for a commit step's, which fails every unit of work its commit holds (unit-of-work.ts).
+        if (failures >= QUARANTINE_AFTER_FAILURES && !isStoreFailure(error) && !failedInCommitStep(error)) {
           await quarantine(id, message, now);
           tickFailures.delete(id);
           changed.push(id);
