@@ -247,6 +247,19 @@ describe("commit steps", () => {
     expect(log).toEqual(["work", "step 1 3", "other 2"]);
   });
 
+  it("never run outside the transaction: one SQLite rolled back under a member that went on leaves them unrun", async () => {
+    const s = await source("step-lost");
+    const step: import("./unit-of-work").CommitStep<null> = { run: async (tx) => void (await tx.touchSource(s.id, 7)) };
+    const lost = m.uow.transaction(async (_tx, atCommit) => {
+      atCommit(step, null);
+      // As SQLite does on a full disk: the transaction is gone, and this member carries on.
+      sql().exec("ROLLBACK");
+    });
+    await expect(lost).rejects.toThrow("rolled back by SQLite before its commit steps ran");
+    expect(touched(s.id)).not.toBe(7);
+    expect(sql().inTransaction).toBe(false);
+  });
+
   it("refuse an input given after its unit of work ended: it would be lost unseen", async () => {
     const step: import("./unit-of-work").CommitStep<number> = { run: async () => {} };
     let late: import("./unit-of-work").AtCommit | undefined;

@@ -252,6 +252,9 @@ async function runMembers(group: Group): Promise<void> {
         settled.push({ member, ok: false, value: error });
       }
     }
+    // Lost meanwhile (a member swallowed the error that rolled it back), the steps would write
+    // outside any transaction: COMMIT would fail after them, their writes stored all the same.
+    if (!sql.inTransaction) throw new Error("the group's transaction was rolled back by SQLite before its commit steps ran");
     await steps.run(sqliteTx);
     sql.exec("COMMIT");
   } catch (error) {
