@@ -67,6 +67,7 @@ const NOT_ON_EITHER_STORE: Record<string, string> = {
   "migrate.ts": "SQLite's migrations (PostgreSQL's: postgres/migrate.ts)",
   "unit-of-work.ts#transaction": "chooses the store itself (postgres/unit-of-work.ts)",
   "unit-of-work.ts#andThen": "chains either store's answer to a unit of work's call, a value or a promise; touches no connection",
+  "unit-of-work.ts#failedInCommitStep": "tells an error a commit step threw, on either store; touches no connection",
   "store.ts": "the choice of store itself",
   "store-prisma.ts#storePrisma": "the store's Prisma client, chosen per call",
   "store-structure.ts": "both stores' structure, each through its own connection given",
