@@ -125,6 +125,26 @@ describe("incidents through the data path", () => {
     expect(await m.incidents.incidentDetail(open.id, quietEnd)).toMatchObject({ state: "open", threadCount: 4, notices: 4, lastNoticeAt: new Date(quietEnd - 1_000).toISOString() });
   });
 
+  it("reads an incident's thread list again only when its revision is not the one it last read or saved", async () => {
+    const source = await newSource("fleet-known");
+    const at = T + 4 * 60 * 60_000;
+    await send(source, ["k1", "k2", "k3"].map((id, i) => retry(id, at + i * 1000, "o-known")), at + 2_000);
+    const [open] = (await m.incidents.listIncidents("open", at + 2_000)).incidents.filter((i) => i.model === "o-known");
+    const { db } = await import("./client");
+    // The statements that read the lists: the whole rows (as before the revision), or the lists alone.
+    const listReads = (run: () => Promise<unknown>) => statementRunsDuring(db().sql, /SELECT (\*|id, revision, threads) FROM "Incident"/, run);
+    // Saved by this process: known, never read back.
+    expect(await listReads(() => send(source, [retry("k4", at + 3_000, "o-known")], at + 3_000))).toBe(0);
+    expect(await listReads(() => send(source, [retry("k1", at + 4_000, "o-known")], at + 4_000))).toBe(0);
+    // Another writer (another instance, or a save rolled back) leaves another revision: read again, and its list is the one folded.
+    const stored = db().sql.prepare(`SELECT threads FROM "Incident" WHERE id = ?`).pluck().get(open.id) as string;
+    const other = [...JSON.parse(stored), { thread: 999_999, sourceId: source.id, firstNoticeAt: at + 4_500, lastNoticeAt: at + 4_500, notices: 1, recoveredAt: null }];
+    db().sql.prepare(`UPDATE "Incident" SET threads = ?, threadCount = ?, revision = 'elsewhere' WHERE id = ?`).run(JSON.stringify(other), other.length, open.id);
+    expect(await listReads(() => send(source, [retry("k5", at + 5_000, "o-known")], at + 5_000))).toBe(1);
+    expect(await m.incidents.incidentDetail(open.id, at + 5_000)).toMatchObject({ threadCount: 6, notices: 6 });
+    expect(await listReads(() => send(source, [retry("k2", at + 6_000, "o-known")], at + 6_000))).toBe(0);
+  });
+
   it("closes when every thread recovered", async () => {
     const source = await newSource("fleet-b");
     const at = T + 60 * 60_000;

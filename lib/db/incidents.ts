@@ -1,10 +1,10 @@
-import type { IncidentRecord } from "@/lib/retry";
+import type { IncidentRecord, IncidentThread } from "@/lib/retry";
 import { STOPPABLE_STATUSES } from "@/lib/threads/statuses";
 import type { IncidentDetail, IncidentList, IncidentStateFilter } from "@/lib/wire/types";
 import { committedRead, db, serialized } from "./client";
 import * as postgresReads from "./postgres/incidents-read";
 import * as postgres from "./postgres/incidents";
-import { keysOf, toIncidentDetail, toRecord, toView, type IncidentRow, type IncidentThreadRow } from "./records/incidents";
+import { KnownIncidentThreads, keysOf, toIncidentDetail, toRecord, toView, type ActiveIncidentRow, type IncidentRow, type IncidentThreadRow } from "./records/incidents";
 import { isoOrNull, pluck, statement, type Sql } from "./statement";
 import { onEitherStore } from "./store";
 
@@ -14,12 +14,15 @@ import { onEitherStore } from "./store";
  * pages, the API and the metrics. `forming` rows are the detector's groups below the threshold.
  */
 
-const ACTIVE = `SELECT * FROM "Incident" WHERE state IN ('forming', 'open')`;
-const SAVE = `INSERT INTO "Incident" (id, state, kind, provider, model, sourceId, startedAt, lastNoticeAt, endedAt, closedBy, notices, resetAt, threadCount, threads)
-  VALUES (@id, @state, @kind, @provider, @model, @sourceId, @startedAt, @lastNoticeAt, @endedAt, @closedBy, @notices, @resetAt, @threadCount, @threads)
+/** The active incidents without their thread lists, read only where not known (KnownIncidentThreads). */
+const ACTIVE = `SELECT id, state, kind, provider, model, sourceId, startedAt, lastNoticeAt, endedAt, closedBy, notices, resetAt, revision
+  FROM "Incident" WHERE state IN ('forming', 'open')`;
+const THREADS_OF = `SELECT id, revision, threads FROM "Incident" WHERE id IN (SELECT value FROM json_each(?))`;
+const SAVE = `INSERT INTO "Incident" (id, state, kind, provider, model, sourceId, startedAt, lastNoticeAt, endedAt, closedBy, notices, resetAt, threadCount, threads, revision)
+  VALUES (@id, @state, @kind, @provider, @model, @sourceId, @startedAt, @lastNoticeAt, @endedAt, @closedBy, @notices, @resetAt, @threadCount, @threads, @revision)
   ON CONFLICT (id) DO UPDATE SET state = excluded.state, startedAt = excluded.startedAt, lastNoticeAt = excluded.lastNoticeAt,
     endedAt = excluded.endedAt, closedBy = excluded.closedBy, notices = excluded.notices, resetAt = excluded.resetAt,
-    threadCount = excluded.threadCount, threads = excluded.threads`;
+    threadCount = excluded.threadCount, threads = excluded.threads, revision = excluded.revision`;
 const DELETE = `DELETE FROM "Incident" WHERE id = ?`;
 const NOTE = `INSERT INTO "IncidentNote" (incidentId, at, actor, text) SELECT id, ?, ?, ? FROM "Incident" WHERE id = ? AND state != 'forming'`;
 const NOTES = `SELECT at, actor, text FROM "IncidentNote" WHERE incidentId = ? ORDER BY at, id`;
@@ -46,15 +49,29 @@ const OPEN_THREADS = `SELECT json_extract(j.value, '$.thread') AS key, i.id FROM
 /** The store statements of a unit of work (see unit-of-work.ts): incidents commit with their notices. */
 export const incidentRows = {
   activeIncidents(): IncidentRecord[] {
-    return (statement(ACTIVE).all() as IncidentRow[]).map(toRecord);
+    const rows = statement(ACTIVE).all() as ActiveIncidentRow[];
+    const unknown = knownThreads.unknown(rows);
+    if (unknown.length) {
+      for (const row of statement(THREADS_OF).all(JSON.stringify(unknown)) as { id: string; revision: string; threads: string }[]) {
+        knownThreads.remember(row.id, row.revision, JSON.parse(row.threads) as IncidentThread[]);
+      }
+    }
+    return knownThreads.records(rows);
   },
   saveIncident(incident: IncidentRecord): void {
-    statement(SAVE).run({ ...incident, threadCount: incident.threads.length, threads: JSON.stringify(incident.threads) });
+    const revision = crypto.randomUUID();
+    statement(SAVE).run({ ...incident, threadCount: incident.threads.length, threads: JSON.stringify(incident.threads), revision });
+    // Rolled back after all, the row keeps its former revision: the next read sees it is not this one.
+    if (incident.state === "closed") knownThreads.forget(incident.id);
+    else knownThreads.remember(incident.id, revision, incident.threads);
   },
   deleteIncident(id: string): void {
     statement(DELETE).run(id);
+    knownThreads.forget(id);
   },
 };
+
+const knownThreads = new KnownIncidentThreads();
 
 /** When the watchdog must look again: the earliest moment an open incident may close for quiet. */
 function nextIncidentQuietEndOnSqlite(quietMs: number): Promise<number | null> {

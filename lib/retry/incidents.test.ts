@@ -165,6 +165,18 @@ describe("incident detection", () => {
     expect(batched.active.filter((i) => i.state === "open")).toEqual(detectIncidents(inputs, T0 + MIN));
   });
 
+  it("never changes the incidents it is given: the store hands the same lists to every fold until they change", () => {
+    const open = advanceIncidents([], [n(1, 0), n(2, 1 * SEC), n(3, 2 * SEC)], T0 + 2 * SEC, D).active;
+    const forming = advanceIncidents([], [n(7, 0, { model: "o9" })], T0, D).active;
+    const given = [...open, ...forming];
+    const before = structuredClone(given);
+    // A notice, a recovery that closes nothing, a relapse, a new thread, a forming group aged out, then quiet.
+    advanceIncidents(given, [n(1, 10 * SEC), ok(2, 20 * SEC), n(2, 30 * SEC), n(4, 40 * SEC)], T0 + 3 * MIN, D);
+    advanceIncidents(given, [ok(1, 10 * SEC), ok(2, 10 * SEC), ok(3, 10 * SEC)], T0 + 20 * SEC, D);
+    advanceIncidents(given, [], T0 + 10 * MIN, D);
+    expect(given).toEqual(before);
+  });
+
   it("reports forming groups that aged out as removed", () => {
     const first = advanceIncidents([], [n(1, 0)], T0, D);
     expect(first.active.map((i) => i.state)).toEqual(["forming"]);

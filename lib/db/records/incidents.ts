@@ -36,6 +36,50 @@ export const toRecord = ({ threadCount: _count, sourceName: _name, acknowledgedB
 
 export const keysOf = (record: IncidentRecord) => JSON.stringify(record.threads.map((t) => t.thread));
 
+/** An active incident as the unit of work reads it first: without its thread list, with the list's revision. */
+export type ActiveIncidentRow = Omit<IncidentRecord, "threads"> & { revision: string };
+
+/**
+ * The thread lists of the active incidents this process last read or saved, each with the
+ * revision it was saved under (a fresh random id per save, in the row beside the list). Every commit
+ * with a notice folds the active incidents, and an outage's incident holds thousands of threads:
+ * reading and parsing its whole list each time cost 1.8 ms of a commit's 3.8 at 2,000 threads
+ * (scripts/profile-incident.ts). A list is read again only when its revision is not the one known
+ * here, whoever saved it: another instance, or a unit of work of this one that was rolled back
+ * after its save was remembered. The lists handed out are shared between folds: never changed
+ * (advanceIncidents copies what it changes).
+ */
+export class KnownIncidentThreads {
+  readonly #known = new Map<string, { revision: string; threads: IncidentThread[] }>();
+
+  /** The incidents of `rows` whose list is not known at its revision: to read. */
+  unknown(rows: ActiveIncidentRow[]): string[] {
+    return rows.filter((row) => this.#known.get(row.id)?.revision !== row.revision).map((row) => row.id);
+  }
+
+  remember(id: string, revision: string, threads: IncidentThread[]): void {
+    this.#known.set(id, { revision, threads });
+  }
+
+  forget(id: string): void {
+    this.#known.delete(id);
+  }
+
+  /**
+   * The records of `rows` with their lists, every one known (read what `unknown` named first);
+   * whatever is not in `rows` is forgotten: it is no longer active.
+   */
+  records(rows: ActiveIncidentRow[]): IncidentRecord[] {
+    const active = new Set(rows.map((row) => row.id));
+    for (const id of this.#known.keys()) if (!active.has(id)) this.#known.delete(id);
+    return rows.map(({ revision: _revision, ...row }) => {
+      const known = this.#known.get(row.id);
+      if (!known) throw new Error(`incident ${row.id}: its thread list was not read`);
+      return { ...row, threads: known.threads };
+    });
+  }
+}
+
 /** `stoppable`: what Stop all in this incident would stop now (open incidents only). */
 export function toView(row: IncidentRow, now: number, stoppable: number): IncidentView {
   const record = toRecord(row);
