@@ -7,9 +7,10 @@ import { percentile } from "./lib/stats";
  * What one retry notice costs while an incident of `threads` threads is open, in process (no
  * HTTP, no Next): the open incident is built first (a notice for each thread, batches of 500),
  * then NOTICES single-notice units of work, each a notice of one of its threads, as single-event
- * POSTs make them. Every commit reads the active incidents and saves the one it changed, their
- * thread lists whole (lib/server/pipeline.ts › INCIDENTS_AT_COMMIT), once for all the units of
- * work it holds: several clients at once share commits, and that cost. Compare sizes:
+ * POSTs make them. Every commit folds the active incidents and saves the one it changed, its
+ * thread list whole (lib/server/pipeline.ts › INCIDENTS_AT_COMMIT; a list is read only when
+ * another writer saved it, lib/db/records/incidents.ts), once for all the units of work it holds:
+ * several clients at once share commits, and that cost. Compare sizes:
  * `for n in 20 200 2000; do npx tsx scripts/profile-incident.ts $n; done`; `--clients 8` runs
  * eight at a time. Run with `node --cpu-prof --import tsx scripts/profile-incident.ts 2000` for a
  * profile of the same work.

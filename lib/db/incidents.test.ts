@@ -143,6 +143,14 @@ describe("incidents through the data path", () => {
     expect(await listReads(() => send(source, [retry("k5", at + 5_000, "o-known")], at + 5_000))).toBe(1);
     expect(await m.incidents.incidentDetail(open.id, at + 5_000)).toMatchObject({ threadCount: 6, notices: 6 });
     expect(await listReads(() => send(source, [retry("k2", at + 6_000, "o-known")], at + 6_000))).toBe(0);
+    // A row without a revision (a writer that sets none) is read every time, even right after a fold read it.
+    db().sql.prepare(`UPDATE "Incident" SET revision = '' WHERE id = ?`).run(open.id);
+    expect(await listReads(() => m.pipeline.closeQuietIncidents(at + 7_000))).toBe(1);
+    const listed = JSON.parse(db().sql.prepare(`SELECT threads FROM "Incident" WHERE id = ?`).pluck().get(open.id) as string);
+    const more = [...listed, { thread: 777_777, sourceId: source.id, firstNoticeAt: at + 7_500, lastNoticeAt: at + 7_500, notices: 1, recoveredAt: null }];
+    db().sql.prepare(`UPDATE "Incident" SET threads = ?, threadCount = ? WHERE id = ?`).run(JSON.stringify(more), more.length, open.id);
+    expect(await listReads(() => send(source, [retry("k6", at + 8_000, "o-known")], at + 8_000))).toBe(1);
+    expect(await m.incidents.incidentDetail(open.id, at + 8_000)).toMatchObject({ threadCount: 8 });
   });
 
   it("closes when every thread recovered", async () => {

@@ -71,7 +71,9 @@ export const incidentRows = {
   },
 };
 
-const knownThreads = new KnownIncidentThreads();
+// On globalThis, as the writer queue is (client.ts): every copy of this module Next makes shares it.
+const globalForIncidents = globalThis as unknown as { __radarKnownIncidentThreads?: KnownIncidentThreads };
+const knownThreads = (globalForIncidents.__radarKnownIncidentThreads ??= new KnownIncidentThreads());
 
 /** When the watchdog must look again: the earliest moment an open incident may close for quiet. */
 function nextIncidentQuietEndOnSqlite(quietMs: number): Promise<number | null> {

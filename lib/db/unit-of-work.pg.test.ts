@@ -350,6 +350,45 @@ describe.each(STORES)("a unit of work on %s", (store) => {
     ).rejects.toThrow("the step fails");
     expect(await snapshot(store)).toEqual(before);
   });
+
+  it("folds an incident's thread list as stored: another writer's is read again, a save rolled back is never taken for stored", async () => {
+    const { transaction } = await import("./unit-of-work");
+    const pipeline = await import("@/lib/server/pipeline");
+    const { normalizeBatch, withoutIgnored } = await import("@/lib/ingest");
+    const at = T0 + 10 * 60 * 60_000;
+    const retry = (threadId: string, ms: number) => ({
+      threadId, type: "retry", at: new Date(ms).toISOString(), turnId: "u1", attempt: 1, maxAttempts: 5, provider: "openai", model: "o-revision",
+      error: { httpStatus: 429, message: "Rate limit reached." },
+    });
+    const send = (items: Record<string, unknown>[], receivedAt: number) =>
+      pipeline.ingestLines(SOURCE, withoutIgnored(normalizeBatch("canonical", items, { receivedAt }).lines).lines, receivedAt);
+    const incident = async () => (await tableRows(store, "Incident")).find((row) => row.model === "o-revision" && row.state === "open")!;
+    const members = async () => (JSON.parse(String((await incident()).threads)) as { thread: number }[]).map((t) => t.thread);
+    await send(["r1", "r2", "r3"].map((id, i) => retry(id, at + i * 1000)), at + 2_000);
+    const opened = await incident();
+    // A unit of work saves the incident with a thread 888, and is rolled back.
+    await expect(
+      transaction(async (tx) => {
+        const [active] = (await tx.activeIncidents()).filter((row) => row.id === opened.id);
+        await tx.saveIncident({ ...active, notices: active.notices + 1, threads: [...active.threads, { thread: 888, sourceId: SOURCE.id, firstNoticeAt: at + 2_500, lastNoticeAt: at + 2_500, notices: 1, recoveredAt: null }] });
+        await tx.touchSource(SOURCE.id, at + 2_500);
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
+    // Another writer saves thread 999 into it, under a revision of its own.
+    const other = [...JSON.parse(String(opened.threads)), { thread: 999, sourceId: SOURCE.id, firstNoticeAt: at + 3_000, lastNoticeAt: at + 3_000, notices: 1, recoveredAt: null }];
+    if (store === "sqlite") {
+      const { db } = await import("./client");
+      db().sql.prepare(`UPDATE "Incident" SET threads = ?, "threadCount" = ?, revision = 'elsewhere' WHERE id = ?`).run(JSON.stringify(other), other.length, opened.id);
+    } else {
+      const { pool } = await import("./postgres/pool");
+      await pool().query(`UPDATE "Incident" SET threads = $1, "threadCount" = $2, revision = 'elsewhere' WHERE id = $3`, [JSON.stringify(other), other.length, opened.id]);
+    }
+    await send([retry("r4", at + 4_000)], at + 4_000);
+    const keys = new Map((await tableRows(store, "Thread")).map((row) => [row.id as number, row.externalId]));
+    expect((await members()).map((key) => keys.get(key) ?? key)).toEqual(["r1", "r2", "r3", 999, "r4"]);
+    expect(await incident()).toMatchObject({ id: opened.id, threadCount: 5 });
+  });
 });
 
 describe("both stores", () => {

@@ -61,8 +61,8 @@ export type Tx = {
  * members of a group commit share one run (a member rolled back to its savepoint gives nothing);
  * on PostgreSQL each unit of work is a commit of its own. A run that throws loses the commit:
  * every unit of work in it is rejected, as when COMMIT fails. For work whose cost grows with what
- * it reads and writes whole, not with its inputs: the active incidents, read and saved with
- * every thread they hold (lib/server/pipeline.ts › INCIDENTS_AT_COMMIT).
+ * it writes whole, not with its inputs: an incident, saved with every thread it holds
+ * (lib/server/pipeline.ts › INCIDENTS_AT_COMMIT).
  */
 export interface CommitStep<I> {
   run(tx: Tx, inputs: I[]): Promise<void>;

@@ -541,8 +541,8 @@ interface IncidentsAtCommit {
 
 /**
  * The incidents are folded once per commit, with the notices and recoveries of every unit of work
- * in it: each fold reads and saves the active incidents whole, every thread of theirs (thousands in
- * a provider's outage), so under many small requests folding once per group commit instead of once
+ * in it: each fold saves a changed incident's whole thread list (thousands of threads in a
+ * provider's outage), so under many small requests folding once per group commit instead of once
  * per unit of work divides that cost by the group's size (scripts/profile-incident.ts --clients 8).
  */
 const INCIDENTS_AT_COMMIT: CommitStep<IncidentsAtCommit> = {

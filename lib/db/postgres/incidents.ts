@@ -30,7 +30,9 @@ const SAVE_MANY = `INSERT INTO "Incident" (id, state, kind, provider, model, "so
   ON CONFLICT (id) DO UPDATE SET ${UPDATED}`;
 const DELETE = `DELETE FROM "Incident" WHERE id = $1`;
 
-const knownThreads = new KnownIncidentThreads();
+// On globalThis, as lib/db/incidents.ts's: every copy of this module Next makes shares it.
+const globalForIncidents = globalThis as unknown as { __radarKnownIncidentThreadsPg?: KnownIncidentThreads };
+const knownThreads = (globalForIncidents.__radarKnownIncidentThreadsPg ??= new KnownIncidentThreads());
 
 /** A save's columns, under a fresh revision, remembered at once (a save rolled back leaves the former revision in the row: read again). */
 function saveColumns(i: IncidentRecord) {

@@ -52,9 +52,12 @@ export type ActiveIncidentRow = Omit<IncidentRecord, "threads"> & { revision: st
 export class KnownIncidentThreads {
   readonly #known = new Map<string, { revision: string; threads: IncidentThread[] }>();
 
-  /** The incidents of `rows` whose list is not known at its revision: to read. */
+  /**
+   * The incidents of `rows` whose list is not known at its revision: to read. A row without a
+   * revision (saved before it, or by a writer that sets none) is never known: read each time.
+   */
   unknown(rows: ActiveIncidentRow[]): string[] {
-    return rows.filter((row) => this.#known.get(row.id)?.revision !== row.revision).map((row) => row.id);
+    return rows.filter((row) => row.revision === "" || this.#known.get(row.id)?.revision !== row.revision).map((row) => row.id);
   }
 
   remember(id: string, revision: string, threads: IncidentThread[]): void {
