@@ -1,10 +1,10 @@
-import type { IncidentRecord, IncidentThread } from "@/lib/retry";
+import type { IncidentRecord } from "@/lib/retry";
 import { STOPPABLE_STATUSES } from "@/lib/threads/statuses";
 import type { IncidentDetail, IncidentList, IncidentStateFilter } from "@/lib/wire/types";
 import { committedRead, db, serialized } from "./client";
 import * as postgresReads from "./postgres/incidents-read";
 import * as postgres from "./postgres/incidents";
-import { KnownIncidentThreads, keysOf, toIncidentDetail, toRecord, toView, type ActiveIncidentRow, type IncidentRow, type IncidentThreadRow } from "./records/incidents";
+import { keysOf, knownIncidentThreads, toIncidentDetail, toRecord, toView, type ActiveIncidentRow, type IncidentRow, type IncidentThreadRow, type StoredIncidentThreads } from "./records/incidents";
 import { isoOrNull, pluck, statement, type Sql } from "./statement";
 import { onEitherStore } from "./store";
 
@@ -50,30 +50,19 @@ const OPEN_THREADS = `SELECT json_extract(j.value, '$.thread') AS key, i.id FROM
 export const incidentRows = {
   activeIncidents(): IncidentRecord[] {
     const rows = statement(ACTIVE).all() as ActiveIncidentRow[];
-    const unknown = knownThreads.unknown(rows);
-    if (unknown.length) {
-      for (const row of statement(THREADS_OF).all(JSON.stringify(unknown)) as { id: string; revision: string; threads: string }[]) {
-        knownThreads.remember(row.id, row.revision, JSON.parse(row.threads) as IncidentThread[]);
-      }
-    }
-    return knownThreads.records(rows);
+    const unknown = knownIncidentThreads.unknown(rows);
+    if (unknown.length) knownIncidentThreads.read(statement(THREADS_OF).all(JSON.stringify(unknown)) as StoredIncidentThreads[]);
+    return knownIncidentThreads.records(rows);
   },
   saveIncident(incident: IncidentRecord): void {
-    const revision = crypto.randomUUID();
+    const revision = knownIncidentThreads.save(incident);
     statement(SAVE).run({ ...incident, threadCount: incident.threads.length, threads: JSON.stringify(incident.threads), revision });
-    // Rolled back after all, the row keeps its former revision: the next read sees it is not this one.
-    if (incident.state === "closed") knownThreads.forget(incident.id);
-    else knownThreads.remember(incident.id, revision, incident.threads);
   },
   deleteIncident(id: string): void {
     statement(DELETE).run(id);
-    knownThreads.forget(id);
+    knownIncidentThreads.forget(id);
   },
 };
-
-// On globalThis, as the writer queue is (client.ts): every copy of this module Next makes shares it.
-const globalForIncidents = globalThis as unknown as { __radarKnownIncidentThreads?: KnownIncidentThreads };
-const knownThreads = (globalForIncidents.__radarKnownIncidentThreads ??= new KnownIncidentThreads());
 
 /** When the watchdog must look again: the earliest moment an open incident may close for quiet. */
 function nextIncidentQuietEndOnSqlite(quietMs: number): Promise<number | null> {

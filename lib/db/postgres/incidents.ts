@@ -1,6 +1,6 @@
 import type pg from "pg";
-import type { IncidentRecord, IncidentThread } from "@/lib/retry";
-import { KnownIncidentThreads, type ActiveIncidentRow } from "../records/incidents";
+import type { IncidentRecord } from "@/lib/retry";
+import { knownIncidentThreads, type ActiveIncidentRow, type StoredIncidentThreads } from "../records/incidents";
 import { lockIncidents } from "./locks";
 import { pool } from "./pool";
 import { msFromTimestamp, timestampFromMs } from "./time";
@@ -30,15 +30,9 @@ const SAVE_MANY = `INSERT INTO "Incident" (id, state, kind, provider, model, "so
   ON CONFLICT (id) DO UPDATE SET ${UPDATED}`;
 const DELETE = `DELETE FROM "Incident" WHERE id = $1`;
 
-// On globalThis, as lib/db/incidents.ts's: every copy of this module Next makes shares it.
-const globalForIncidents = globalThis as unknown as { __radarKnownIncidentThreadsPg?: KnownIncidentThreads };
-const knownThreads = (globalForIncidents.__radarKnownIncidentThreadsPg ??= new KnownIncidentThreads());
-
-/** A save's columns, under a fresh revision, remembered at once (a save rolled back leaves the former revision in the row: read again). */
+/** A save's columns, under a fresh revision (knownIncidentThreads). */
 function saveColumns(i: IncidentRecord) {
-  const revision = crypto.randomUUID();
-  if (i.state === "closed") knownThreads.forget(i.id);
-  else knownThreads.remember(i.id, revision, i.threads);
+  const revision = knownIncidentThreads.save(i);
   return [
     i.id, i.state, i.kind, i.provider, i.model, i.sourceId, i.startedAt, i.lastNoticeAt, i.endedAt, i.closedBy, i.notices, i.resetAt,
     i.threads.length, JSON.stringify(i.threads), revision,
@@ -72,20 +66,16 @@ export function incidentRowsOn(client: pg.ClientBase) {
     async activeIncidents(): Promise<IncidentRecord[]> {
       await lockIncidents(client);
       const rows = (await client.query<ActiveIncidentRow>(ACTIVE)).rows;
-      const unknown = knownThreads.unknown(rows);
-      if (unknown.length) {
-        for (const row of (await client.query<{ id: string; revision: string; threads: string }>(THREADS_OF, [unknown])).rows) {
-          knownThreads.remember(row.id, row.revision, JSON.parse(row.threads) as IncidentThread[]);
-        }
-      }
-      return knownThreads.records(rows);
+      const unknown = knownIncidentThreads.unknown(rows);
+      if (unknown.length) knownIncidentThreads.read((await client.query<StoredIncidentThreads>(THREADS_OF, [unknown])).rows);
+      return knownIncidentThreads.records(rows);
     },
     async saveIncident(incident: IncidentRecord): Promise<void> {
       await client.query(SAVE, saveColumns(incident));
     },
     async deleteIncident(id: string): Promise<void> {
       await client.query(DELETE, [id]);
-      knownThreads.forget(id);
+      knownIncidentThreads.forget(id);
     },
   };
 }

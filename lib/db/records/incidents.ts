@@ -39,6 +39,9 @@ export const keysOf = (record: IncidentRecord) => JSON.stringify(record.threads.
 /** An active incident as the unit of work reads it first: without its thread list, with the list's revision. */
 export type ActiveIncidentRow = Omit<IncidentRecord, "threads"> & { revision: string };
 
+/** An incident's thread list as stored: the JSON text and the revision it was saved under. */
+export type StoredIncidentThreads = { id: string; revision: string; threads: string };
+
 /**
  * The thread lists of the active incidents this process last read or saved, each with the
  * revision it was saved under (a fresh random id per save, in the row beside the list). Every commit
@@ -47,9 +50,10 @@ export type ActiveIncidentRow = Omit<IncidentRecord, "threads"> & { revision: st
  * (scripts/profile-incident.ts). A list is read again only when its revision is not the one known
  * here, whoever saved it: another instance, or a unit of work of this one that was rolled back
  * after its save was remembered. The lists handed out are shared between folds: never changed
- * (advanceIncidents copies what it changes).
+ * (advanceIncidents copies what it changes). One for the process, whichever store it runs on
+ * (lib/db/incidents.ts, lib/db/postgres/incidents.ts).
  */
-export class KnownIncidentThreads {
+class KnownIncidentThreads {
   readonly #known = new Map<string, { revision: string; threads: IncidentThread[] }>();
 
   /**
@@ -60,8 +64,20 @@ export class KnownIncidentThreads {
     return rows.filter((row) => row.revision === "" || this.#known.get(row.id)?.revision !== row.revision).map((row) => row.id);
   }
 
-  remember(id: string, revision: string, threads: IncidentThread[]): void {
-    this.#known.set(id, { revision, threads });
+  /** Lists as read from the store (what `unknown` named), known from now on. */
+  read(lists: StoredIncidentThreads[]): void {
+    for (const { id, revision, threads } of lists) this.#known.set(id, { revision, threads: JSON.parse(threads) as IncidentThread[] });
+  }
+
+  /**
+   * The revision to save `incident` under, its list known at it while the incident is active. Known
+   * before the save lands: rolled back, the row keeps its former revision and the list is read again.
+   */
+  save(incident: IncidentRecord): string {
+    const revision = crypto.randomUUID();
+    if (incident.state === "closed") this.#known.delete(incident.id);
+    else this.#known.set(incident.id, { revision, threads: incident.threads });
+    return revision;
   }
 
   forget(id: string): void {
@@ -82,6 +98,10 @@ export class KnownIncidentThreads {
     });
   }
 }
+
+// On globalThis, as the writer queue is (client.ts): every copy of this module Next makes shares it.
+const globalForIncidents = globalThis as unknown as { __radarKnownIncidentThreads?: KnownIncidentThreads };
+export const knownIncidentThreads = (globalForIncidents.__radarKnownIncidentThreads ??= new KnownIncidentThreads());
 
 /** `stoppable`: what Stop all in this incident would stop now (open incidents only). */
 export function toView(row: IncidentRow, now: number, stoppable: number): IncidentView {
