@@ -1,7 +1,5 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { percentile } from "./lib/stats";
+import { useTemporaryDatabase } from "./lib/temporary-database";
 
 /**
  * What one retry notice costs while an incident of `threads` threads is open, in process (no
@@ -15,11 +13,7 @@ import { percentile } from "./lib/stats";
  * eight at a time. Run with `node --cpu-prof --import tsx scripts/profile-incident.ts 2000` for a
  * profile of the same work.
  */
-if (!process.env.DATABASE_URL) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-profile-"));
-  process.on("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
-  process.env.DATABASE_URL = `file:${path.join(dir, "radar.db")}`;
-}
+useTemporaryDatabase();
 
 const THREADS = Number(process.argv[2] ?? 200);
 const NOTICES = 400;

@@ -1,9 +1,7 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import Database from "better-sqlite3";
 import { event } from "./bench-ingest";
 import { median } from "./lib/stats";
+import { useTemporaryDatabase } from "./lib/temporary-database";
 
 /**
  * Where a batch's time goes, in process (no HTTP, no Next): the events of `bench-ingest.ts`,
@@ -16,11 +14,7 @@ import { median } from "./lib/stats";
  * runs the batches inside an AsyncLocalStorage, as Next's request handling does: Node 20 then runs
  * a hook for every promise, the cost lib/server/pipeline.ts's "Promises per event" is about.
  */
-if (!process.env.DATABASE_URL) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-profile-"));
-  process.on("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
-  process.env.DATABASE_URL = `file:${path.join(dir, "radar.db")}`;
-}
+useTemporaryDatabase();
 
 const BATCH = 500;
 const BATCHES = Number(process.env.BATCHES ?? 100);
