@@ -117,8 +117,12 @@ interface TraceEntry {
   data?: string;
 }
 
-/** One probe's split: when the notice naming its thread arrived, and the request that brought its row. */
-function split(trace: TraceEntry[], sent: number, seen: number, key: number | undefined): string {
+/**
+ * One probe's split: when its POST was answered, when the notice naming its thread arrived (with
+ * its row, or keys only), the request that brought its row, and every notice meanwhile (its
+ * threads, `r` with rows, `k` keys only).
+ */
+function split(trace: TraceEntry[], sent: number, stored: number, seen: number, key: number | undefined): string {
   const since = (t: number | undefined) => (t === undefined ? "—" : `${t - sent}`);
   const after = trace.filter((e) => e.at >= sent && e.at <= seen);
   const data = (e: TraceEntry) => JSON.parse(e.data!) as StreamThreads;
@@ -127,7 +131,8 @@ function split(trace: TraceEntry[], sent: number, seen: number, key: number | un
   const fetchedBy = after.filter((e) => e.what !== "notice" && e.end !== undefined && e.end <= seen).at(-1);
   const requests = after.filter((e) => e.what !== "notice").map((e) => `${e.what} ${since(e.at)}→${since(e.end)}`);
   const by = carried ? "the notice" : fetchedBy ? `${fetchedBy.what} ${since(fetchedBy.at)}→${since(fetchedBy.end)}` : "—";
-  return `notice at ${since(notice?.at)}; brought by ${by}; requests ${requests.join(", ") || "none"}`;
+  const notices = after.filter((e) => e.what === "notice").map((e) => `${since(e.at)}:${data(e).threads.length}${data(e).rows ? "r" : "k"}`);
+  return `stored at ${since(stored)}; notice at ${since(notice?.at)}${notice ? (carried ? " with its row" : data(notice).rows ? " with rows, not its own" : " keys only") : ""}; brought by ${by}; requests ${requests.join(", ") || "none"}; notices ${notices.join(" ")}`;
 }
 
 async function probe(page: Page, server: RunningServer, i: number, shown: string[]): Promise<Probe> {
@@ -145,7 +150,7 @@ async function probe(page: Page, server: RunningServer, i: number, shown: string
   if (process.env.RADAR_BENCH_VERBOSE) {
     const trace = (await page.evaluate("window.__radarTrace.splice(0)")) as TraceEntry[];
     const key = (await page.locator(`[data-testid="thread-row"][data-thread-id="${threadId}"]`).getAttribute("data-thread-key").catch(() => null)) ?? undefined;
-    process.stderr.write(`  ${threadId}: ${split(trace, sent, at, key === undefined ? undefined : Number(key))}\n`);
+    process.stderr.write(`  ${threadId}: ${split(trace, sent, stored, at, key === undefined ? undefined : Number(key))}\n`);
   }
   return { kind: isNew ? "new row" : "changed row", ms: Math.min(GIVE_UP_MS, at - sent), afterStoredMs: Math.min(GIVE_UP_MS, Math.max(0, at - stored)) };
 }
@@ -244,7 +249,16 @@ export async function benchBoard(): Promise<BoardBench> {
     // With RADAR_BENCH_TRACE=<file>: a Chromium trace of the loaded probes (chrome://tracing opens it; scripts/trace-summary.ts sums it).
     const tracePath = process.env.RADAR_BENCH_TRACE;
     if (tracePath) await browser.startTracing(page, { path: tracePath, categories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "blink", "v8.execute"] });
+    // With RADAR_BENCH_JSPROFILE=<file>: a CPU profile of the page's JavaScript over the loaded probes (a .cpuprofile, as DevTools saves one).
+    const profilePath = process.env.RADAR_BENCH_JSPROFILE;
+    const profiler = profilePath ? await page.context().newCDPSession(page) : null;
+    if (profiler) {
+      await profiler.send("Profiler.enable");
+      await profiler.send("Profiler.setSamplingInterval", { interval: 200 });
+      await profiler.send("Profiler.start");
+    }
     const loaded = await measure(page, server, PROBES);
+    if (profiler) fs.writeFileSync(profilePath!, JSON.stringify((await profiler.send("Profiler.stop")).profile));
     if (tracePath) await browser.stopTracing();
     if (process.env.RADAR_BENCH_VERBOSE) {
       const counts = [...byPath].sort((a, b) => b[1] - a[1]).slice(0, 12);

@@ -8,7 +8,8 @@ import type { StreamThreads } from "@/lib/wire/types";
 /**
  * The live stream cannot be abused: capped per client and in total, a client that never reads
  * is dropped instead of buffered, and publishing costs the database nothing per open stream.
- * A notice naming few threads carries their rows as the unfiltered board shows them.
+ * A publication naming few threads carries their rows as the unfiltered board shows them, in
+ * notices each within the bounds of one.
  */
 process.env.DATABASE_URL = `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), "radar-stream-")), "radar.db")}`;
 process.env.RADAR_STREAM_MAX_PER_CLIENT = "60";
@@ -67,8 +68,14 @@ const quiet = async () => {
 
 /** Reads a stream's `threads` events until `until` says enough; each parsed. */
 async function threadsEvents(response: Response, until: (events: StreamThreads[]) => boolean): Promise<StreamThreads[]> {
+  return (await readNotices(response, until)).events;
+}
+
+/** Reads a stream's `threads` events until `until` says enough: each parsed, and its text as sent. */
+async function readNotices(response: Response, until: (events: StreamThreads[]) => boolean): Promise<{ events: StreamThreads[]; texts: string[] }> {
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
   const events: StreamThreads[] = [];
+  const texts: string[] = [];
   let text = "";
   while (!until(events)) {
     const { value, done } = await reader.read();
@@ -78,11 +85,13 @@ async function threadsEvents(response: Response, until: (events: StreamThreads[]
     while ((end = text.indexOf("\n\n")) >= 0) {
       const block = text.slice(0, end);
       text = text.slice(end + 2);
-      if (block.startsWith("event: threads\n")) events.push(JSON.parse(block.slice(block.indexOf("data: ") + 6)) as StreamThreads);
+      if (!block.startsWith("event: threads\n")) continue;
+      events.push(JSON.parse(block.slice(block.indexOf("data: ") + 6)) as StreamThreads);
+      texts.push(`${block}\n\n`);
     }
   }
   await reader.cancel();
-  return events;
+  return { events, texts };
 }
 
 describe("the live stream", () => {
@@ -116,12 +125,43 @@ describe("the live stream", () => {
     await quiet();
     const again = open("10.0.6.2");
     const burst = threadsEvents(again.response, (events) => events.length >= 1);
-    const many = Array.from({ length: m.stream.LIVE_ROWS_MAX + 1 }, (_, i) => line(i, `rows-many-${i}`, "turn.started"));
+    const many = Array.from({ length: m.stream.LIVE_ROWS_PUBLICATION_MAX + 1 }, (_, i) => line(i, `rows-many-${i}`, "turn.started"));
     await m.pipeline.ingestLines(source, many, now);
     const [keysOnly] = await burst;
-    expect(keysOnly.threads).toHaveLength(m.stream.LIVE_ROWS_MAX + 1);
+    expect(keysOnly.threads).toHaveLength(m.stream.LIVE_ROWS_PUBLICATION_MAX + 1);
     expect(keysOnly.rows).toBeUndefined();
     again.close();
+  });
+
+  it("carries the rows of more threads than one notice may name in several notices, each within the bounds, every thread once", async () => {
+    const source = await m.tokens.createSource("parts", `rr_parts_${Date.now()}`);
+    const now = Date.now();
+    // A title of 300 characters: 40 rows are more than 24 KiB, so a part of 40 splits again.
+    const title = "p".repeat(300);
+    const count = 2 * m.stream.LIVE_ROWS_MAX + 7;
+    const lines: NormalizedLine[] = Array.from({ length: count }, (_, i) => ({
+      index: i,
+      event: { type: "turn.started", at: now, threadId: `parts-${i}`, turnId: "u1", title } as NormalizedLine["event"],
+      nativeType: null,
+      format: "canonical",
+      idempotencyKey: `parts-${now}-${i}`,
+      raw: {},
+      receivedAt: now,
+    }));
+    await quiet();
+    const stream = open("10.0.6.3");
+    const reading = readNotices(stream.response, (events) => events.reduce((n, event) => n + event.threads.length, 0) >= count);
+    const { threadIds } = await m.pipeline.ingestLines(source, lines, now);
+    const { events, texts } = await reading;
+    stream.close();
+    expect(events.length).toBeGreaterThan(Math.ceil(count / m.stream.LIVE_ROWS_MAX));
+    for (const [i, event] of events.entries()) {
+      expect(event.threads.length).toBeLessThanOrEqual(m.stream.LIVE_ROWS_MAX);
+      expect(Buffer.byteLength(texts[i])).toBeLessThanOrEqual(24 * 1024);
+      expect(event.rows).toEqual(await m.threads.threadRows(event.threads.map((change) => change.key), Date.parse(event.serverTime), {}));
+    }
+    // Each thread named once.
+    expect(events.flatMap((event) => event.threads.map((change) => change.key)).toSorted((a, b) => a - b)).toEqual(threadIds.toSorted((a, b) => a - b));
   });
 
   it("measures the rows' size in UTF-8 bytes: rows that are few characters but many bytes go out as keys only", async () => {
