@@ -87,10 +87,11 @@ async function withRows(threads: Changes): Promise<ThreadsNotice[]> {
     const keys = keysOnly(threads);
     return [{ full: keys, keysOnly: keys }];
   }
-  const byKey = new Map(rows.map((row) => [row.key, row]));
   const serverTime = new Date(now).toISOString();
   const fit = (part: Changes): ThreadsNotice[] => {
-    const full = sse({ threads: part, rows: part.flatMap((change) => byKey.get(change.key) ?? []), serverTime });
+    const named = new Set(part.map((change) => change.key));
+    // In the order GET /api/v1/threads?keys=… answers them.
+    const full = sse({ threads: part, rows: rows.filter((row) => named.has(row.key)), serverTime });
     const keys = keysOnly(part);
     if (Buffer.byteLength(full) <= LIVE_ROWS_BYTES) return [{ full, keysOnly: keys }];
     if (part.length === 1) return [{ full: keys, keysOnly: keys }];
