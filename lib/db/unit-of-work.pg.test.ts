@@ -388,6 +388,26 @@ describe.each(STORES)("a unit of work on %s", (store) => {
     const keys = new Map((await tableRows(store, "Thread")).map((row) => [row.id as number, row.externalId]));
     expect((await members()).map((key) => keys.get(key) ?? key)).toEqual(["r1", "r2", "r3", 999, "r4"]);
     expect(await incident()).toMatchObject({ id: opened.id, threadCount: 5 });
+    // An instance of a version before the revision saves thread 777 into it, naming no revision
+    // (a rolling upgrade): the list is read again, not taken for the one this process saved.
+    const older = [...JSON.parse(String((await incident()).threads)), { thread: 777, sourceId: SOURCE.id, firstNoticeAt: at + 4_500, lastNoticeAt: at + 4_500, notices: 1, recoveredAt: null }];
+    if (store === "sqlite") {
+      const { db } = await import("./client");
+      db().sql.prepare(`UPDATE "Incident" SET threads = ?, "threadCount" = ? WHERE id = ?`).run(JSON.stringify(older), older.length, opened.id);
+    } else {
+      const { pool } = await import("./postgres/pool");
+      await pool().query(`UPDATE "Incident" SET threads = $1, "threadCount" = $2 WHERE id = $3`, [JSON.stringify(older), older.length, opened.id]);
+    }
+    expect(await incident()).toMatchObject({ revision: "" });
+    await send([retry("r5", at + 5_000)], at + 5_000);
+    expect((await members()).map((key) => keys.get(key) ?? key)).toEqual(["r1", "r2", "r3", 999, "r4", 777, expect.any(Number)]);
+    expect(await incident()).toMatchObject({ id: opened.id, threadCount: 7 });
+    expect((await incident()).revision).not.toBe("");
+    // A save of this version that leaves the list as it was keeps its revision.
+    const revision = (await incident()).revision;
+    if (store === "sqlite") (await import("./client")).db().sql.prepare(`UPDATE "Incident" SET notices = notices + 1 WHERE id = ?`).run(opened.id);
+    else await (await import("./postgres/pool")).pool().query(`UPDATE "Incident" SET notices = notices + 1 WHERE id = $1`, [opened.id]);
+    expect((await incident()).revision).toBe(revision);
   });
 });
 
