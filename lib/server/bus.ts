@@ -74,7 +74,8 @@ export interface Relay {
 /**
  * How long later publications of a kind wait to be merged into one: on a busy fleet every change
  * waits up to this long before it reaches a screen, so it is kept short; each window costs one
- * message per stream and one read of the rows it carries (lib/server/live-stream.ts).
+ * publication per stream (one to a few messages) and one read of the rows they carry for every 40
+ * threads (lib/server/live-stream.ts).
  */
 export const COALESCE_MS = 50;
 

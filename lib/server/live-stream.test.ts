@@ -32,6 +32,30 @@ vi.mock("@/lib/db/client", async (importOriginal) => {
   };
 });
 
+/**
+ * The reads of rows by key: each one's keys are recorded; with `failNext` the next fails (a store
+ * that cannot answer), with `slowNextMs` the next answers that much later (a slow store).
+ */
+const rowReads = vi.hoisted(() => ({ failNext: false, slowNextMs: 0, keys: [] as number[][] }));
+vi.mock("@/lib/db/threads", async (importOriginal) => {
+  const real = await importOriginal<typeof import("@/lib/db/threads")>();
+  return {
+    ...real,
+    threadRows: async (...args: Parameters<typeof real.threadRows>) => {
+      rowReads.keys.push(args[0]);
+      if (rowReads.failNext) {
+        rowReads.failNext = false;
+        throw new Error("the store could not answer");
+      }
+      const slowMs = rowReads.slowNextMs;
+      rowReads.slowNextMs = 0;
+      const rows = await real.threadRows(...args);
+      if (slowMs > 0) await new Promise((resolve) => setTimeout(resolve, slowMs));
+      return rows;
+    },
+  };
+});
+
 type Modules = {
   stream: typeof import("./live-stream");
   bus: typeof import("./bus");
@@ -164,6 +188,94 @@ describe("the live stream", () => {
     expect(events.flatMap((event) => event.threads.map((change) => change.key)).toSorted((a, b) => a - b)).toEqual(threadIds.toSorted((a, b) => a - b));
   });
 
+  it("sends a thread whose row alone is too large in a notice of its own, keys only, and the others' rows still", async () => {
+    const source = await m.tokens.createSource("large", `rr_large_${Date.now()}`);
+    const now = Date.now();
+    const lines: NormalizedLine[] = Array.from({ length: 5 }, (_, i) => ({
+      index: i,
+      event: { type: "turn.started", at: now, threadId: `large-${i}`, turnId: "u1", ...(i === 2 ? { title: "L".repeat(30_000) } : {}) } as NormalizedLine["event"],
+      nativeType: null,
+      format: "canonical",
+      idempotencyKey: `large-${now}-${i}`,
+      raw: {},
+      receivedAt: now,
+    }));
+    await quiet();
+    const stream = open("10.0.6.4");
+    const reading = threadsEvents(stream.response, (events) => events.reduce((n, event) => n + event.threads.length, 0) >= 5);
+    const { threadIds } = await m.pipeline.ingestLines(source, lines, now);
+    const events = await reading;
+    stream.close();
+    const [large] = await m.threads.threadRows([threadIds[2]], now, {});
+    expect(large.title).toHaveLength(30_000);
+    // In key order: the two before it with their rows, it alone without, the two after it with theirs.
+    expect(events.map((event) => [event.threads.map((change) => change.key), event.rows?.map((row) => row.key)])).toEqual([
+      [threadIds.slice(0, 2), threadIds.slice(0, 2)],
+      [[threadIds[2]], undefined],
+      [threadIds.slice(3), threadIds.slice(3)],
+    ]);
+  });
+
+  it("sends keys only when the rows cannot be read, and goes on with the next publication", async () => {
+    const source = await m.tokens.createSource("unread", `rr_unread_${Date.now()}`);
+    const now = Date.now();
+    const line = (i: number): NormalizedLine => ({
+      index: 0,
+      event: { type: "turn.started", at: now, threadId: `unread-${i}`, turnId: "u1" } as NormalizedLine["event"],
+      nativeType: null,
+      format: "canonical",
+      idempotencyKey: `unread-${now}-${i}`,
+      raw: {},
+      receivedAt: now,
+    });
+    await quiet();
+    const stream = open("10.0.6.5");
+    const reading = threadsEvents(stream.response, (events) => events.length >= 2);
+    rowReads.failNext = true;
+    await m.pipeline.ingestLines(source, [line(1)], now);
+    await quiet();
+    await m.pipeline.ingestLines(source, [line(2)], now);
+    const [failed, next] = await reading;
+    stream.close();
+    expect(rowReads.failNext).toBe(false);
+    expect(failed).toMatchObject({ threads: [{ reorder: true }] });
+    expect(failed.rows).toBeUndefined();
+    expect(next.rows).toHaveLength(1);
+  });
+
+  it("reads rows in publication order: parts of a publication still unread when a newer one is made go keys only", async () => {
+    const source = await m.tokens.createSource("order", `rr_order_${Date.now()}`);
+    const now = Date.now();
+    const lines: NormalizedLine[] = Array.from({ length: 2 * m.stream.LIVE_ROWS_MAX + 1 }, (_, i) => ({
+      index: i,
+      event: { type: "turn.started", at: now, threadId: `order-${i}`, turnId: "u1" } as NormalizedLine["event"],
+      nativeType: null,
+      format: "canonical",
+      idempotencyKey: `order-${now}-${i}`,
+      raw: {},
+      receivedAt: now,
+    }));
+    const { threadIds } = await m.pipeline.ingestLines(source, lines, now);
+    const keys = threadIds.toSorted((a, b) => a - b);
+    await quiet();
+    const stream = open("10.0.6.6");
+    const reading = threadsEvents(stream.response, (events) => events.length >= 4);
+    rowReads.keys = [];
+    // The first part's read answers after the window, in which a second publication is made.
+    rowReads.slowNextMs = 3 * m.bus.COALESCE_MS;
+    m.bus.publishThreadChanges(keys.map((key) => ({ key, reorder: false })));
+    m.bus.publishThreadChanges([{ key: keys[0], reorder: false }]);
+    const events = await reading;
+    stream.close();
+    expect(rowReads.keys).toEqual([keys.slice(0, m.stream.LIVE_ROWS_MAX), [keys[0]]]);
+    expect(events.map((event) => [event.threads.length, event.rows?.length])).toEqual([
+      [m.stream.LIVE_ROWS_MAX, m.stream.LIVE_ROWS_MAX],
+      [m.stream.LIVE_ROWS_MAX, undefined],
+      [1, undefined],
+      [1, 1],
+    ]);
+  });
+
   it("measures the rows' size in UTF-8 bytes: rows that are few characters but many bytes go out as keys only", async () => {
     const source = await m.tokens.createSource("utf8", `rr_utf8_${Date.now()}`);
     const now = Date.now();
@@ -214,6 +326,39 @@ describe("the live stream", () => {
     expect(events[0].rows).toHaveLength(3);
     expect(events.at(-1)!.rows).toBeUndefined();
     stream.close();
+  });
+
+  it("never gets a reader dropped for the rows of publications sent in several notices: once half its buffer is taken, keys only", async () => {
+    const source = await m.tokens.createSource("behind-parts", `rr_behind_parts_${Date.now()}`);
+    // Rows of about 1.2 KB: a publication of 100 threads carries about 120 KB of them in six notices.
+    const title = "b".repeat(1_000);
+    let seq = 0;
+    await quiet();
+    const stream = open("10.0.8.2");
+    const publications = 3;
+    for (let batch = 0; batch < publications; batch++) {
+      const now = Date.now();
+      const lines: NormalizedLine[] = Array.from({ length: 100 }, (_, i) => ({
+        index: i,
+        event: { type: "progress", at: now, threadId: `behind-parts-${i}`, turnId: "u1", title: `${title}${batch}` } as NormalizedLine["event"],
+        nativeType: null,
+        format: "canonical",
+        idempotencyKey: `behind-parts-${++seq}`,
+        raw: {},
+        receivedAt: now,
+      }));
+      await m.pipeline.ingestLines(source, lines, now);
+      await quiet();
+    }
+    expect(m.stream.openStreams("10.0.8.2")).toBe(1);
+    const { events, texts } = await readNotices(stream.response, (seen) => seen.reduce((n, event) => n + event.threads.length, 0) >= 100 * publications);
+    stream.close();
+    expect(events.reduce((n, event) => n + event.threads.length, 0)).toBe(100 * publications);
+    expect(events[0].rows).toBeDefined();
+    expect(events.at(-1)!.rows).toBeUndefined();
+    // What was queued with rows never exceeded what the stream may hold unread.
+    const withRows = texts.filter((_, i) => events[i].rows !== undefined);
+    expect(withRows.reduce((n, text) => n + Buffer.byteLength(text), 0)).toBeLessThanOrEqual(m.stream.STREAM_BUFFER_BYTES);
   });
 
   it("says hello again when other instances' publications may have been missed (a resync): the browser refetches everything", async () => {

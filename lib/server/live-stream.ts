@@ -1,6 +1,6 @@
 import { streamLimits } from "@/lib/config";
 import { threadRows } from "@/lib/db/threads";
-import type { StreamThreads, ThreadView } from "@/lib/wire/types";
+import type { StreamThreads } from "@/lib/wire/types";
 import { subscribe, type ThreadsChanged } from "./bus";
 import { clientAddress } from "./edge";
 import { problem } from "./http";
@@ -28,11 +28,11 @@ export const STREAM_BUFFER_BYTES = 64 * 1024;
  * reader's buffer to the point of being dropped.
  *
  * A publication naming more threads than one notice may carry, up to LIVE_ROWS_PUBLICATION_MAX,
- * goes out as several notices, each within both bounds: on a busy fleet the coalescing window
- * gathers a few dozen changed threads, and a board reading them by key pays a round trip through
- * a busy server (the board bench: 150–220 ms, against none when the notice carries them). Their
- * rows are read a notice's worth at a time, the ingest thread free between two reads. A larger
- * burst goes out as one notice of keys only.
+ * goes out as several notices, each within both bounds (a thread whose row alone is larger goes
+ * in a notice of its own, keys only): on a busy fleet the coalescing window gathers a few dozen
+ * changed threads, and a board reading them by key pays a round trip through a busy server (the
+ * board bench: 150–220 ms, against none when the notice carries them). A larger burst goes out
+ * as one notice of keys only.
  */
 export const LIVE_ROWS_MAX = 40;
 export const LIVE_ROWS_PUBLICATION_MAX = 3 * LIVE_ROWS_MAX;
@@ -50,55 +50,93 @@ interface ThreadsNotice {
  */
 const noticeTexts = new WeakMap<ThreadsChanged, Promise<ThreadsNotice[]>[]>();
 
+/**
+ * The rows' reads, one part at a time in publication order, with a turn of the event loop
+ * between two parts of a publication (ingestion runs between them): streams send an earlier
+ * publication first, so its rows must never be read after a later one's (a row would go back in
+ * time on the board). A part whose turn comes after a newer publication was made goes keys only,
+ * so the reads never fall behind by more than one publication (slow reads on PostgreSQL).
+ * On globalThis, as the streams' admission is: the copies of this module Next makes share it.
+ */
+interface RowReads {
+  queue: Promise<unknown>;
+  published: number;
+}
+const globalForRowReads = globalThis as unknown as { __radarStreamRowReads?: RowReads };
+const rowReads = (globalForRowReads.__radarStreamRowReads ??= { queue: Promise.resolve(), published: 0 });
+
 function threadsNotices(message: ThreadsChanged): Promise<ThreadsNotice[]>[] {
   let parts = noticeTexts.get(message);
-  if (!parts) {
-    parts = [];
-    if (message.threads.length > LIVE_ROWS_PUBLICATION_MAX) {
-      const keys = keysOnly(message.threads);
-      parts.push(Promise.resolve([{ full: keys, keysOnly: keys }]));
-    } else {
-      let previous: Promise<unknown> = Promise.resolve();
-      for (let i = 0; i < message.threads.length; i += LIVE_ROWS_MAX) {
-        const threads = message.threads.slice(i, i + LIVE_ROWS_MAX);
-        // After the previous part's read, and a turn of the event loop: ingestion runs between them.
-        const part = previous.then(() => (i === 0 ? undefined : new Promise((resolve) => setImmediate(resolve)))).then(() => withRows(threads));
-        parts.push(part);
-        previous = part;
-      }
+  if (parts) return parts;
+  parts = [];
+  if (message.threads.length > LIVE_ROWS_PUBLICATION_MAX) {
+    parts.push(Promise.resolve([keysOnlyNotice(message.threads)]));
+  } else {
+    const publication = ++rowReads.published;
+    // In key order, the order GET /api/v1/threads?keys=… answers rows in.
+    const threads = message.threads.toSorted((a, b) => a.key - b.key);
+    for (let i = 0; i < threads.length; i += LIVE_ROWS_MAX) {
+      const named = threads.slice(i, i + LIVE_ROWS_MAX);
+      const part = rowReads.queue
+        .then(() => (i === 0 ? undefined : new Promise((resolve) => setImmediate(resolve))))
+        .then(() => (rowReads.published === publication ? withRows(named) : [keysOnlyNotice(named)]))
+        .catch(() => [keysOnlyNotice(named)]);
+      rowReads.queue = part;
+      parts.push(part);
     }
-    noticeTexts.set(message, parts);
   }
+  noticeTexts.set(message, parts);
   return parts;
 }
 
 type Changes = ThreadsChanged["threads"];
-const sse = (data: StreamThreads) => `event: threads\ndata: ${JSON.stringify(data)}\n\n`;
-const keysOnly = (threads: Changes) => sse({ threads, serverTime: new Date().toISOString() });
+const sse = (json: string) => `event: threads\ndata: ${json}\n\n`;
+const keysOnly = (threads: Changes) => sse(JSON.stringify({ threads, serverTime: new Date().toISOString() } satisfies StreamThreads));
+const keysOnlyNotice = (threads: Changes): ThreadsNotice => {
+  const keys = keysOnly(threads);
+  return { full: keys, keysOnly: keys };
+};
 
-/** The notices of these threads with their rows, split until each fits LIVE_ROWS_BYTES; a thread whose row alone does not goes keys only. */
+/**
+ * The notices of these threads (in key order) with their rows, packed in order into notices that
+ * each fit LIVE_ROWS_BYTES, every row serialized once: a thread whose row alone does not fit goes
+ * in a notice of its own, keys only.
+ */
 async function withRows(threads: Changes): Promise<ThreadsNotice[]> {
   const now = Date.now();
-  let rows: ThreadView[];
-  try {
-    // The unfiltered board's filter: a key without a row is not on that board.
-    rows = await threadRows(threads.map((change) => change.key), now, {});
-  } catch {
-    const keys = keysOnly(threads);
-    return [{ full: keys, keysOnly: keys }];
-  }
-  const serverTime = new Date(now).toISOString();
-  const fit = (part: Changes): ThreadsNotice[] => {
-    const named = new Set(part.map((change) => change.key));
-    // In the order GET /api/v1/threads?keys=… answers them.
-    const full = sse({ threads: part, rows: rows.filter((row) => named.has(row.key)), serverTime });
-    const keys = keysOnly(part);
-    if (Buffer.byteLength(full) <= LIVE_ROWS_BYTES) return [{ full, keysOnly: keys }];
-    if (part.length === 1) return [{ full: keys, keysOnly: keys }];
-    const half = Math.ceil(part.length / 2);
-    return [...fit(part.slice(0, half)), ...fit(part.slice(half))];
+  // The unfiltered board's filter: a key without a row is not on that board.
+  const rows = await threadRows(threads.map((change) => change.key), now, {});
+  const serverTime = JSON.stringify(new Date(now).toISOString());
+  const rowTexts = new Map(rows.map((row) => [row.key, JSON.stringify(row)]));
+  // What JSON.stringify({ threads, rows, serverTime } satisfies StreamThreads) writes, from the pieces.
+  const text = (named: Changes, texts: string[]) => sse(`{"threads":${JSON.stringify(named)},"rows":[${texts.join(",")}],"serverTime":${serverTime}}`);
+  const emptyBytes = Buffer.byteLength(text([], []));
+  const notices: ThreadsNotice[] = [];
+  let named: Changes = [];
+  let texts: string[] = [];
+  let bytes = emptyBytes;
+  const close = () => {
+    if (named.length > 0) notices.push({ full: text(named, texts), keysOnly: keysOnly(named) });
+    named = [];
+    texts = [];
+    bytes = emptyBytes;
   };
-  return fit(threads);
+  for (const change of threads) {
+    const row = rowTexts.get(change.key);
+    // Each with its comma.
+    const size = Buffer.byteLength(JSON.stringify(change)) + 1 + (row === undefined ? 0 : Buffer.byteLength(row) + 1);
+    if (emptyBytes + size > LIVE_ROWS_BYTES) {
+      close();
+      notices.push(keysOnlyNotice([change]));
+      continue;
+    }
+    if (bytes + size > LIVE_ROWS_BYTES) close();
+    named.push(change);
+    if (row !== undefined) texts.push(row);
+    bytes += size;
+  }
+  close();
+  return notices;
 }
 
 /** Tells the browser that anything may have changed: it refetches what it shows. */
@@ -186,11 +224,14 @@ export function liveStream(request: Request): Response {
         let sending = Promise.resolve();
         const offThreads = subscribe("threads", (message) => {
           const parts = threadsNotices(message);
-          sending = sending.then(async () => {
-            for (const part of parts) {
-              for (const notice of await part) send((controller.desiredSize ?? 0) >= STREAM_BUFFER_BYTES / 2 ? notice.full : notice.keysOnly);
-            }
-          });
+          // A part never rejects (it falls back to keys only); should sending throw, later notices still go.
+          sending = sending
+            .then(async () => {
+              for (const part of parts) {
+                for (const notice of await part) send((controller.desiredSize ?? 0) >= STREAM_BUFFER_BYTES / 2 ? notice.full : notice.keysOnly);
+              }
+            })
+            .catch(() => {});
         });
         // "Refetch" notices carry only the server's time.
         const offNotices = (["limits", "incidents"] as const).map((type) =>
