@@ -118,19 +118,16 @@ async function readNotices(response: Response, until: (events: StreamThreads[]) 
   return { events, texts };
 }
 
+/** A canonical line, as the ingest route normalises one: `event` in turn u1, at `now`. */
+function canonicalLine(index: number, idempotencyKey: string, now: number, event: { type: string; threadId: string } & Record<string, unknown>): NormalizedLine {
+  return { index, event: { at: now, turnId: "u1", ...event } as NormalizedLine["event"], nativeType: null, format: "canonical", idempotencyKey, raw: {}, receivedAt: now };
+}
+
 describe("the live stream", () => {
   it("carries the rows of a few changed threads as the unfiltered board shows them, and keys only for a burst", async () => {
     const source = await m.tokens.createSource("rows", `rr_rows_${Date.now()}`);
     const now = Date.now();
-    const line = (index: number, threadId: string, type: string, extra: object = {}): NormalizedLine => ({
-      index,
-      event: { type, at: now, threadId, turnId: "u1", ...extra } as NormalizedLine["event"],
-      nativeType: null,
-      format: "canonical",
-      idempotencyKey: `rows-${threadId}-${index}`,
-      raw: {},
-      receivedAt: now,
-    });
+    const line = (index: number, threadId: string, type: string, extra: object = {}) => canonicalLine(index, `rows-${threadId}-${index}`, now, { type, threadId, ...extra });
     await quiet();
     const stream = open("10.0.6.1");
     const few = threadsEvents(stream.response, (events) => events.length >= 1);
@@ -163,15 +160,7 @@ describe("the live stream", () => {
     // A title of 300 characters: 40 rows are more than 24 KiB, so a part of 40 splits again.
     const title = "p".repeat(300);
     const count = 2 * m.stream.LIVE_ROWS_MAX + 7;
-    const lines: NormalizedLine[] = Array.from({ length: count }, (_, i) => ({
-      index: i,
-      event: { type: "turn.started", at: now, threadId: `parts-${i}`, turnId: "u1", title } as NormalizedLine["event"],
-      nativeType: null,
-      format: "canonical",
-      idempotencyKey: `parts-${now}-${i}`,
-      raw: {},
-      receivedAt: now,
-    }));
+    const lines = Array.from({ length: count }, (_, i) => canonicalLine(i, `parts-${now}-${i}`, now, { type: "turn.started", threadId: `parts-${i}`, title }));
     await quiet();
     const stream = open("10.0.6.3");
     const reading = readNotices(stream.response, (events) => events.reduce((n, event) => n + event.threads.length, 0) >= count);
@@ -191,15 +180,7 @@ describe("the live stream", () => {
   it("sends a thread whose row alone is too large in a notice of its own, keys only, and the others' rows still", async () => {
     const source = await m.tokens.createSource("large", `rr_large_${Date.now()}`);
     const now = Date.now();
-    const lines: NormalizedLine[] = Array.from({ length: 5 }, (_, i) => ({
-      index: i,
-      event: { type: "turn.started", at: now, threadId: `large-${i}`, turnId: "u1", ...(i === 2 ? { title: "L".repeat(30_000) } : {}) } as NormalizedLine["event"],
-      nativeType: null,
-      format: "canonical",
-      idempotencyKey: `large-${now}-${i}`,
-      raw: {},
-      receivedAt: now,
-    }));
+    const lines = Array.from({ length: 5 }, (_, i) => canonicalLine(i, `large-${now}-${i}`, now, { type: "turn.started", threadId: `large-${i}`, ...(i === 2 ? { title: "L".repeat(30_000) } : {}) }));
     await quiet();
     const stream = open("10.0.6.4");
     const reading = threadsEvents(stream.response, (events) => events.reduce((n, event) => n + event.threads.length, 0) >= 5);
@@ -219,15 +200,7 @@ describe("the live stream", () => {
   it("sends keys only when the rows cannot be read, and goes on with the next publication", async () => {
     const source = await m.tokens.createSource("unread", `rr_unread_${Date.now()}`);
     const now = Date.now();
-    const line = (i: number): NormalizedLine => ({
-      index: 0,
-      event: { type: "turn.started", at: now, threadId: `unread-${i}`, turnId: "u1" } as NormalizedLine["event"],
-      nativeType: null,
-      format: "canonical",
-      idempotencyKey: `unread-${now}-${i}`,
-      raw: {},
-      receivedAt: now,
-    });
+    const line = (i: number) => canonicalLine(0, `unread-${now}-${i}`, now, { type: "turn.started", threadId: `unread-${i}` });
     await quiet();
     const stream = open("10.0.6.5");
     const reading = threadsEvents(stream.response, (events) => events.length >= 2);
@@ -246,15 +219,7 @@ describe("the live stream", () => {
   it("reads rows in publication order: parts of a publication still unread when a newer one is made go keys only", async () => {
     const source = await m.tokens.createSource("order", `rr_order_${Date.now()}`);
     const now = Date.now();
-    const lines: NormalizedLine[] = Array.from({ length: 2 * m.stream.LIVE_ROWS_MAX + 1 }, (_, i) => ({
-      index: i,
-      event: { type: "turn.started", at: now, threadId: `order-${i}`, turnId: "u1" } as NormalizedLine["event"],
-      nativeType: null,
-      format: "canonical",
-      idempotencyKey: `order-${now}-${i}`,
-      raw: {},
-      receivedAt: now,
-    }));
+    const lines = Array.from({ length: 2 * m.stream.LIVE_ROWS_MAX + 1 }, (_, i) => canonicalLine(i, `order-${now}-${i}`, now, { type: "turn.started", threadId: `order-${i}` }));
     const { threadIds } = await m.pipeline.ingestLines(source, lines, now);
     const keys = threadIds.toSorted((a, b) => a - b);
     await quiet();
@@ -284,15 +249,7 @@ describe("the live stream", () => {
     const first = threadsEvents(stream.response, (events) => events.length >= 1);
     // 9,000 characters of three UTF-8 bytes each: under 24 KiB as a JavaScript length, 27 KB on the wire.
     const title = "界".repeat(9_000);
-    const line: NormalizedLine = {
-      index: 0,
-      event: { type: "turn.started", at: now, threadId: "utf8-a", turnId: "u1", title } as NormalizedLine["event"],
-      nativeType: null,
-      format: "canonical",
-      idempotencyKey: `utf8-${now}`,
-      raw: {},
-      receivedAt: now,
-    };
+    const line = canonicalLine(0, `utf8-${now}`, now, { type: "turn.started", threadId: "utf8-a", title });
     await m.pipeline.ingestLines(source, [line], now);
     const [notice] = await first;
     expect(notice.threads).toHaveLength(1);
@@ -300,27 +257,29 @@ describe("the live stream", () => {
     stream.close();
   });
 
-  it("sends a reader that has fallen behind keys only, so rows never get it dropped", async () => {
-    const source = await m.tokens.createSource("behind", `rr_behind_${Date.now()}`);
-    const title = "t".repeat(4_000);
+  /**
+   * `publications` publications of `threads` changed threads each, rows of about `titleBytes`,
+   * while the stream opened for `client` is not read: what it holds unread grows with each.
+   */
+  async function publishUnread(client: string, publications: number, threads: number, titleBytes: number) {
+    const name = `unread-${client}`;
+    const source = await m.tokens.createSource(name, `rr_${name}_${Date.now()}`);
+    const title = "t".repeat(titleBytes);
     let seq = 0;
     await quiet();
-    const stream = open("10.0.8.1");
-    // Twelve publications of three ~4 KB rows each while nobody reads: far more than half the buffer.
-    for (let batch = 0; batch < 12; batch++) {
+    const stream = open(client);
+    for (let batch = 0; batch < publications; batch++) {
       const now = Date.now();
-      const lines: NormalizedLine[] = Array.from({ length: 3 }, (_, i) => ({
-        index: i,
-        event: { type: "progress", at: now, threadId: `behind-${i}`, turnId: "u1", title: `${title}${batch}` } as NormalizedLine["event"],
-        nativeType: null,
-        format: "canonical",
-        idempotencyKey: `behind-${++seq}`,
-        raw: {},
-        receivedAt: now,
-      }));
+      const lines = Array.from({ length: threads }, (_, i) => canonicalLine(i, `${name}-${++seq}`, now, { type: "progress", threadId: `${name}-${i}`, title: `${title}${batch}` }));
       await m.pipeline.ingestLines(source, lines, now);
       await quiet();
     }
+    return stream;
+  }
+
+  it("sends a reader that has fallen behind keys only, so rows never get it dropped", async () => {
+    // Twelve publications of three ~4 KB rows each while nobody reads: far more than half the buffer.
+    const stream = await publishUnread("10.0.8.1", 12, 3, 4_000);
     const events = await threadsEvents(stream.response, (seen) => seen.length >= 12);
     expect(events).toHaveLength(12);
     expect(events[0].rows).toHaveLength(3);
@@ -329,31 +288,12 @@ describe("the live stream", () => {
   });
 
   it("never gets a reader dropped for the rows of publications sent in several notices: once half its buffer is taken, keys only", async () => {
-    const source = await m.tokens.createSource("behind-parts", `rr_behind_parts_${Date.now()}`);
     // Rows of about 1.2 KB: a publication of 100 threads carries about 120 KB of them in six notices.
-    const title = "b".repeat(1_000);
-    let seq = 0;
-    await quiet();
-    const stream = open("10.0.8.2");
-    const publications = 3;
-    for (let batch = 0; batch < publications; batch++) {
-      const now = Date.now();
-      const lines: NormalizedLine[] = Array.from({ length: 100 }, (_, i) => ({
-        index: i,
-        event: { type: "progress", at: now, threadId: `behind-parts-${i}`, turnId: "u1", title: `${title}${batch}` } as NormalizedLine["event"],
-        nativeType: null,
-        format: "canonical",
-        idempotencyKey: `behind-parts-${++seq}`,
-        raw: {},
-        receivedAt: now,
-      }));
-      await m.pipeline.ingestLines(source, lines, now);
-      await quiet();
-    }
+    const stream = await publishUnread("10.0.8.2", 3, 100, 1_000);
     expect(m.stream.openStreams("10.0.8.2")).toBe(1);
-    const { events, texts } = await readNotices(stream.response, (seen) => seen.reduce((n, event) => n + event.threads.length, 0) >= 100 * publications);
+    const { events, texts } = await readNotices(stream.response, (seen) => seen.reduce((n, event) => n + event.threads.length, 0) >= 300);
     stream.close();
-    expect(events.reduce((n, event) => n + event.threads.length, 0)).toBe(100 * publications);
+    expect(events.reduce((n, event) => n + event.threads.length, 0)).toBe(300);
     expect(events[0].rows).toBeDefined();
     expect(events.at(-1)!.rows).toBeUndefined();
     // What was queued with rows never exceeded what the stream may hold unread.
@@ -413,15 +353,7 @@ describe("the live stream", () => {
       const start = usage.count;
       for (let batch = 0; batch < 5; batch++) {
         const now = Date.now();
-        const lines: NormalizedLine[] = Array.from({ length: 20 }, (_, i) => ({
-          index: i,
-          event: { type: "progress", at: now, threadId: `busy-${i}`, turnId: "u1" },
-          nativeType: null,
-          format: "canonical",
-          idempotencyKey: `busy-${++seq}`,
-          raw: {},
-          receivedAt: now,
-        }));
+        const lines = Array.from({ length: 20 }, (_, i) => canonicalLine(i, `busy-${++seq}`, now, { type: "progress", threadId: `busy-${i}` }));
         await m.pipeline.ingestLines(source, lines, now);
         await quiet();
       }
