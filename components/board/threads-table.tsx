@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { Fragment, memo, useId, useState } from "react";
-import type { IncidentView, ThreadView } from "@/lib/wire/types";
+import type { ThreadView } from "@/lib/wire/types";
 import { incidentTitle, useIncidentOfThread } from "@/components/incidents/incident-banners";
 import { isStoppable } from "@/lib/threads/statuses";
 import { attemptLabel, codeBreaks, kindLabel } from "@/lib/ui/format";
@@ -51,17 +51,22 @@ export function ThreadsTable({ threads }: { threads: ThreadView[] }) {
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100">
-          {threads.map((thread) => (
-            <ThreadRow key={thread.key} thread={thread} incident={incidentOf.get(thread.key) ?? null} />
-          ))}
+          {threads.map((thread) => {
+            const incident = incidentOf.get(thread.key);
+            return <ThreadRow key={thread.key} thread={thread} incidentId={incident?.id} incidentLabel={incident && `${incidentTitle(incident)} — ${incident.scope}`} />;
+          })}
         </tbody>
       </table>
     </div>
   );
 }
 
-/** A row re-renders only when its thread or incident changed: a row refetch replaces just those. */
-const ThreadRow = memo(function ThreadRow({ thread, incident }: { thread: ThreadView; incident: IncidentView | null }) {
+/**
+ * A row re-renders only when its thread or its incident's marker changed: a row refetch replaces
+ * just those, and the incidents, read again up to 3 times a second on a busy fleet, come as new
+ * objects every time, so the marker is passed as the strings it shows.
+ */
+const ThreadRow = memo(function ThreadRow({ thread, incidentId, incidentLabel }: { thread: ThreadView; incidentId?: string; incidentLabel?: string }) {
   const retry = thread.retry;
   const retrying = thread.status === "retrying" || thread.status === "stalled";
   return (
@@ -76,8 +81,8 @@ const ThreadRow = memo(function ThreadRow({ thread, incident }: { thread: Thread
         </Link>
         {thread.title && <div className="truncate font-mono text-xs text-slate-500" title={thread.id}>{thread.id}</div>}
         {thread.parentThreadId && <div className="text-xs text-slate-500">subagent of {thread.parentThreadId}</div>}
-        {incident && (
-          <Link href={`/incidents/${incident.id}`} prefetch={false} data-testid="incident-marker" className="mt-0.5 inline-block rounded bg-amber-100 px-1.5 text-xs text-amber-900" title={`${incidentTitle(incident)} — ${incident.scope}`}>
+        {incidentId && (
+          <Link href={`/incidents/${incidentId}`} prefetch={false} data-testid="incident-marker" className="mt-0.5 inline-block rounded bg-amber-100 px-1.5 text-xs text-amber-900" title={incidentLabel}>
             ▲ in incident
           </Link>
         )}

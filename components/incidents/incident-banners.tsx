@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useMemo } from "react";
 import { incidentsQuery } from "@/lib/client/queries";
 import { stopIncident } from "@/lib/actions/stop-incident";
 import { kindLabel } from "@/lib/ui/format";
@@ -80,7 +81,10 @@ function IncidentBanner({ incident }: { incident: IncidentView }) {
 /** Which open incident each thread is in (the board's marker). */
 export function useIncidentOfThread(): Map<number, IncidentView> {
   const { data } = useQuery(incidentsQuery("open"));
-  const map = new Map<number, IncidentView>();
-  for (const incident of data?.incidents ?? []) for (const key of incident.threadKeys) map.set(key, incident);
-  return map;
+  // Built once per read of the incidents, not on every render of the board (an incident may name thousands of threads).
+  return useMemo(() => {
+    const map = new Map<number, IncidentView>();
+    for (const incident of data?.incidents ?? []) for (const key of incident.threadKeys) map.set(key, incident);
+    return map;
+  }, [data]);
 }

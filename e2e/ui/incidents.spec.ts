@@ -37,6 +37,10 @@ test("a burst opens an incident live; Stop all in this incident stops exactly it
   for (const id of wall) await expect(row(page, id).getByTestId("incident-marker")).toBeVisible();
   await expect(row(page, bystander).getByTestId("incident-marker")).toHaveCount(0);
   const incidentId = await banner.getAttribute("data-incident-id");
+  // Each marker links to its incident and names it.
+  const marker = row(page, wall[0]).getByTestId("incident-marker");
+  await expect(marker).toHaveAttribute("href", `/incidents/${incidentId}`);
+  await expect(marker).toHaveAttribute("title", `429 rate limit incident — openai · ${model}`);
 
   // An operator says they are on it; the banner shows who.
   await banner.getByTestId("incident-acknowledge").click();
