@@ -53,13 +53,23 @@ export type Row = Record<string, unknown>;
 
 /** A source row for a contract test's lines, written with plain SQL on the store under test. */
 export async function insertSource(store: TestStore, source: { id: string; name: string }, createdAt: number): Promise<void> {
+  await exec(
+    store,
+    `INSERT INTO "Source" (id, name, createdAt, capacityRecovery) VALUES (?, ?, ?, 0)`,
+    (ms) => `INSERT INTO "Source" (id, name, "createdAt") VALUES ($1, $2, ${ms("$3")})`,
+    [source.id, source.name, createdAt],
+  );
+}
+
+/** One statement on the store under test, written once per dialect: `?` on SQLite, `$n` on PostgreSQL (`ms` turns epoch ms into a timestamp there). */
+export async function exec(store: TestStore, sqlite: string, postgres: (ms: (n: string) => string) => string, params: unknown[]): Promise<void> {
   if (store === "sqlite") {
     const { db } = await import("@/lib/db/client");
-    db().sql.prepare(`INSERT INTO "Source" (id, name, createdAt, capacityRecovery) VALUES (?, ?, ?, 0)`).run(source.id, source.name, createdAt);
+    db().sql.prepare(sqlite).run(...params);
   } else {
     const { pool } = await import("@/lib/db/postgres/pool");
     const { timestampFromMs } = await import("@/lib/db/postgres/time");
-    await pool().query(`INSERT INTO "Source" (id, name, "createdAt") VALUES ($1, $2, ${timestampFromMs("$3")})`, [source.id, source.name, createdAt]);
+    await pool().query(postgres(timestampFromMs), params);
   }
 }
 

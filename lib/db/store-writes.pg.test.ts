@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { STORES, tableRows, useStore, type TestStore } from "@/e2e/support/both-stores";
+import { exec, STORES, tableRows, useStore, type TestStore } from "@/e2e/support/both-stores";
 import { createAlertDestination, createAlertRule, deleteAlertDestination, deleteAlertRule, enqueueTestAlert, pruneAlerts, silenceIncident } from "./alerts";
 import { recordAudit } from "./audit";
 import { acknowledgeIncident, annotateIncident } from "./incidents";
@@ -16,18 +16,6 @@ import { dueThreadIds, nextWakeAt } from "./thread-state";
  */
 const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
 const TOKEN = { tokenHash: "hash-1", prefix: "rr_1", label: "first" };
-
-/** One statement on the store under test, written once per dialect: `?` on SQLite, `$n` on PostgreSQL. */
-async function exec(store: TestStore, sqlite: string, postgres: (ms: (n: string) => string) => string, params: unknown[]): Promise<void> {
-  if (store === "sqlite") {
-    const { db } = await import("./client");
-    db().sql.prepare(sqlite).run(...params);
-  } else {
-    const { pool } = await import("./postgres/pool");
-    const { timestampFromMs } = await import("./postgres/time");
-    await pool().query(postgres(timestampFromMs), params);
-  }
-}
 
 async function insertThread(store: TestStore, sourceId: string, externalId: string, wakeAt: number | null): Promise<number> {
   await exec(

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { insertSource, STORES, tableRows, useStore, type TestStore, type Row } from "@/e2e/support/both-stores";
+import { exec, insertSource, STORES, tableRows, useStore, type TestStore, type Row } from "@/e2e/support/both-stores";
 import { generator } from "@/e2e/support/seeded";
 import type { NormalizedEvent, NormalizedLine } from "@/lib/ingest/types";
 import type { SourceRecord } from "./records/sources";
@@ -230,15 +230,8 @@ describe.each(STORES)("a unit of work on %s", (store) => {
     for (const key of lines().map((line) => line.idempotencyKey)) {
       const earlier = earlierKey(key);
       expect(earlier, key).not.toBeNull();
-      if (store === "sqlite") {
-        const { db } = await import("./client");
-        db().sql.prepare(`UPDATE "Event" SET idempotencyKey = ? WHERE idempotencyKey = ?`).run(earlier, key);
-        db().sql.prepare(`UPDATE "IngestKey" SET key = ? WHERE key = ?`).run(earlier, key);
-      } else {
-        const { pool } = await import("./postgres/pool");
-        await pool().query(`UPDATE "Event" SET "idempotencyKey" = $1 WHERE "idempotencyKey" = $2`, [earlier, key]);
-        await pool().query(`UPDATE "IngestKey" SET key = $1 WHERE key = $2`, [earlier, key]);
-      }
+      await exec(store, `UPDATE "Event" SET idempotencyKey = ? WHERE idempotencyKey = ?`, () => `UPDATE "Event" SET "idempotencyKey" = $1 WHERE "idempotencyKey" = $2`, [earlier, key]);
+      await exec(store, `UPDATE "IngestKey" SET key = ? WHERE key = ?`, () => `UPDATE "IngestKey" SET key = $1 WHERE key = $2`, [earlier, key]);
     }
     const stored = [...(await tableRows(store, "Event")), ...(await tableRows(store, "IngestKey"))].map((row) => String(row.idempotencyKey ?? row.key));
     expect(stored.filter((key) => lines().some((line) => earlierKey(line.idempotencyKey) === key))).toHaveLength(3);
@@ -289,8 +282,7 @@ describe.each(STORES)("a unit of work on %s", (store) => {
     await ingestLines(SOURCE, [retry("sick"), retry("garbled")], at);
     const threads = await tableRows(store, "Thread");
     const [sick, garbled] = ["sick", "garbled"].map((name) => threads.find((row) => row.externalId === name)!.id as number);
-    if (store === "sqlite") (await import("./client")).db().sql.prepare(`UPDATE "Thread" SET state = 'not json' WHERE id = ?`).run(garbled);
-    else await (await import("./postgres/pool")).pool().query(`UPDATE "Thread" SET state = 'not json' WHERE id = $1`, [garbled]);
+    await exec(store, `UPDATE "Thread" SET state = 'not json' WHERE id = ?`, () => `UPDATE "Thread" SET state = 'not json' WHERE id = $1`, [garbled]);
     const transitions = await transaction(async (tx) => [await tx.quarantineThread(sick, "cannot tick", at + 1), await tx.quarantineThread(garbled, "cannot parse", at + 1)]);
     expect(transitions.map((t) => t?.status)).toEqual(["broken", "broken"]);
     const after = (await tableRows(store, "Thread")).filter((row) => row.id === sick || row.id === garbled);
@@ -377,13 +369,11 @@ describe.each(STORES)("a unit of work on %s", (store) => {
     ).rejects.toThrow("rolled back");
     // Another writer saves thread 999 into it, under a revision of its own.
     const other = [...JSON.parse(String(opened.threads)), { thread: 999, sourceId: SOURCE.id, firstNoticeAt: at + 3_000, lastNoticeAt: at + 3_000, notices: 1, recoveredAt: null }];
-    if (store === "sqlite") {
-      const { db } = await import("./client");
-      db().sql.prepare(`UPDATE "Incident" SET threads = ?, "threadCount" = ?, revision = 'elsewhere' WHERE id = ?`).run(JSON.stringify(other), other.length, opened.id);
-    } else {
-      const { pool } = await import("./postgres/pool");
-      await pool().query(`UPDATE "Incident" SET threads = $1, "threadCount" = $2, revision = 'elsewhere' WHERE id = $3`, [JSON.stringify(other), other.length, opened.id]);
-    }
+    await exec(store, `UPDATE "Incident" SET threads = ?, "threadCount" = ?, revision = 'elsewhere' WHERE id = ?`, () => `UPDATE "Incident" SET threads = $1, "threadCount" = $2, revision = 'elsewhere' WHERE id = $3`, [
+      JSON.stringify(other),
+      other.length,
+      opened.id,
+    ]);
     await send([retry("r4", at + 4_000)], at + 4_000);
     const keys = new Map((await tableRows(store, "Thread")).map((row) => [row.id as number, row.externalId]));
     expect((await members()).map((key) => keys.get(key) ?? key)).toEqual(["r1", "r2", "r3", 999, "r4"]);
@@ -391,13 +381,7 @@ describe.each(STORES)("a unit of work on %s", (store) => {
     // An instance of a version before the revision saves thread 777 into it, naming no revision
     // (a rolling upgrade): the list is read again, not taken for the one this process saved.
     const older = [...JSON.parse(String((await incident()).threads)), { thread: 777, sourceId: SOURCE.id, firstNoticeAt: at + 4_500, lastNoticeAt: at + 4_500, notices: 1, recoveredAt: null }];
-    if (store === "sqlite") {
-      const { db } = await import("./client");
-      db().sql.prepare(`UPDATE "Incident" SET threads = ?, "threadCount" = ? WHERE id = ?`).run(JSON.stringify(older), older.length, opened.id);
-    } else {
-      const { pool } = await import("./postgres/pool");
-      await pool().query(`UPDATE "Incident" SET threads = $1, "threadCount" = $2 WHERE id = $3`, [JSON.stringify(older), older.length, opened.id]);
-    }
+    await exec(store, `UPDATE "Incident" SET threads = ?, "threadCount" = ? WHERE id = ?`, () => `UPDATE "Incident" SET threads = $1, "threadCount" = $2 WHERE id = $3`, [JSON.stringify(older), older.length, opened.id]);
     expect(await incident()).toMatchObject({ revision: "" });
     await send([retry("r5", at + 5_000)], at + 5_000);
     expect((await members()).map((key) => keys.get(key) ?? key)).toEqual(["r1", "r2", "r3", 999, "r4", 777, expect.any(Number)]);
@@ -405,8 +389,7 @@ describe.each(STORES)("a unit of work on %s", (store) => {
     expect((await incident()).revision).not.toBe("");
     // A save of this version that leaves the list as it was keeps its revision.
     const revision = (await incident()).revision;
-    if (store === "sqlite") (await import("./client")).db().sql.prepare(`UPDATE "Incident" SET notices = notices + 1 WHERE id = ?`).run(opened.id);
-    else await (await import("./postgres/pool")).pool().query(`UPDATE "Incident" SET notices = notices + 1 WHERE id = $1`, [opened.id]);
+    await exec(store, `UPDATE "Incident" SET notices = notices + 1 WHERE id = ?`, () => `UPDATE "Incident" SET notices = notices + 1 WHERE id = $1`, [opened.id]);
     expect((await incident()).revision).toBe(revision);
   });
 });
