@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { Fragment, memo, useId, useState } from "react";
 import type { ThreadView } from "@/lib/wire/types";
-import { incidentTitle, useIncidentOfThread } from "@/components/incidents/incident-banners";
+import { useIncidentMarkers } from "@/components/incidents/incident-banners";
 import { isStoppable } from "@/lib/threads/statuses";
 import { attemptLabel, codeBreaks, kindLabel } from "@/lib/ui/format";
 import { Countdown } from "@/components/time/countdown";
@@ -15,7 +15,7 @@ import { threadHref } from "@/components/threads/links";
 import { styles } from "@/components/ui/controls";
 
 export function ThreadsTable({ threads }: { threads: ThreadView[] }) {
-  const incidentOf = useIncidentOfThread();
+  const markers = useIncidentMarkers();
   return (
     <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
       <table className="w-full min-w-[1280px] table-fixed text-left text-sm" data-testid="threads-table">
@@ -52,8 +52,8 @@ export function ThreadsTable({ threads }: { threads: ThreadView[] }) {
         </thead>
         <tbody className="divide-y divide-slate-100">
           {threads.map((thread) => {
-            const incident = incidentOf.get(thread.key);
-            return <ThreadRow key={thread.key} thread={thread} incidentId={incident?.id} incidentLabel={incident && `${incidentTitle(incident)} — ${incident.scope}`} />;
+            const marker = markers.get(thread.key);
+            return <ThreadRow key={thread.key} thread={thread} incidentId={marker?.id} incidentLabel={marker?.label} />;
           })}
         </tbody>
       </table>

@@ -78,13 +78,24 @@ function IncidentBanner({ incident }: { incident: IncidentView }) {
   );
 }
 
-/** Which open incident each thread is in (the board's marker). */
-export function useIncidentOfThread(): Map<number, IncidentView> {
+/** A board row's incident marker: the incident it links to and the label it shows on hover. */
+export interface IncidentMarker {
+  id: string;
+  label: string;
+}
+
+/**
+ * The marker of each thread in an open incident (the board's rows), built once per read of the
+ * incidents, not on every render of the board: an incident may name thousands of threads.
+ */
+export function useIncidentMarkers(): Map<number, IncidentMarker> {
   const { data } = useQuery(incidentsQuery("open"));
-  // Built once per read of the incidents, not on every render of the board (an incident may name thousands of threads).
   return useMemo(() => {
-    const map = new Map<number, IncidentView>();
-    for (const incident of data?.incidents ?? []) for (const key of incident.threadKeys) map.set(key, incident);
-    return map;
+    const markers = new Map<number, IncidentMarker>();
+    for (const incident of data?.incidents ?? []) {
+      const marker = { id: incident.id, label: `${incidentTitle(incident)} — ${incident.scope}` };
+      for (const key of incident.threadKeys) markers.set(key, marker);
+    }
+    return markers;
   }, [data]);
 }
