@@ -21,7 +21,8 @@ import type { StreamThreads } from "@/lib/wire/types";
  * off the first page; the new ones among them still make every publication a reorder.
  * Needs a build, and a Chromium (RADAR_CHROMIUM, else Debian's, installed when missing).
  */
-const PROBES = 20;
+/** Per phase: enough that the p95 leaves out the three slowest probes rather than being the slowest. */
+const PROBES = 60;
 /** A probe not seen by then counts as this long: only a bound for a board that never catches up. */
 const GIVE_UP_MS = 10_000;
 const SEEDED_THREADS = 200;
