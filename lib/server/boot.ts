@@ -9,6 +9,7 @@ import { startUsageCount } from "./usage";
 import { startWatchdog } from "./watchdog";
 import { startLiveAcrossInstances } from "./instances";
 import { startAlertDelivery } from "./alert-delivery";
+import { markBooted } from "./boot-signal";
 
 const globalForBoot = globalThis as unknown as { __radarBooted?: boolean };
 
@@ -41,6 +42,7 @@ export async function boot(): Promise<void> {
   startAlertDelivery();
   startUsageCount();
   startRetention();
+  markBooted();
 }
 
 /** How long a start waits at most for the watchdog to catch up (a database that hangs must not hold it for good). */

@@ -5,6 +5,7 @@ import { config, ConfigError } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { currentStore } from "@/lib/db/store";
 import { edgeSettings, PEER_HEADER, refuseAtEdge, refuseMalformedPath } from "../edge";
+import { whenBooted } from "../boot-signal";
 import { problem } from "../http";
 import { SECURITY_HEADERS } from "../security-headers";
 import { runShutdownSteps } from "../shutdown";
@@ -57,7 +58,11 @@ export async function serve(root: string): Promise<void> {
   const app = next({ dev: false, dir: root, hostname, port });
   await app.prepare();
   const handleNext = app.getRequestHandler();
-  // Both started once the database is open and migrated (prepare ran instrumentation.ts's boot).
+  // Next's prepare starts instrumentation.ts's boot (the store opened, migrated and seeded, the
+  // watchdog caught up) without waiting for it; only Next's own handler waits. Nothing is served
+  // before it is done: a lean route would otherwise reach a store not yet seeded.
+  await whenBooted();
+  // Both started once the database is open and migrated.
   const renderer = rendering === "inline" ? null : startPageRenderer(path.join(root, LISTENER_BUNDLE), { hostname, port });
   if (currentStore() === "sqlite") startWalCheckpointer(root, db().path);
   // Loading the routes' code takes seconds (Next too loads it at a route's first request): the
