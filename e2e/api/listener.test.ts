@@ -1,7 +1,7 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PATIENCE_MS } from "../support/patience";
-import { post, startServer, threadDetail, type RunningServer } from "../support/server";
+import { post, queryDatabase, startServer, threadDetail, type RunningServer } from "../support/server";
 
 /**
  * The ingestion listener in front of Next (lib/server/listener) answers the ingestion and
@@ -86,6 +86,9 @@ describe("the listener answers the ingestion routes as Next does", () => {
     ["an unknown native format", { method: "POST", path: "/api/v1/ingest/nope", body: "{}" }, 404],
     ["an unknown directive's acknowledgement", { method: "POST", path: "/api/v1/directives/nope/ack", body: '{"result":"acknowledged"}' }, 404],
     ["a bad long-poll query", { method: "GET", path: "/api/v1/directives?wait=99" }, 400],
+    ["metrics asked with an ingest token", { method: "GET", path: "/api/metrics" }, 401],
+    ["metrics anonymously", { method: "GET", path: "/api/metrics", headers: { authorization: "" } }, 401],
+    ["a foreign Host on a health check", { method: "GET", path: "/api/health", headers: { host: "evil.example:PORT" } }, 421],
   ])("%s", async (_name, call, status) => {
     const { lean, next } = await both(call);
     expect(comparable(lean)).toEqual(comparable(next));
@@ -128,6 +131,45 @@ describe("the listener answers the ingestion routes as Next does", () => {
       const { lean, next } = await both(call);
       expect(lean.status, call.path).toBe(200);
       expect(comparable(lean)).toEqual(comparable(next));
+    }
+  });
+});
+
+describe("the listener answers monitoring as Next does", () => {
+  it("a health check, anonymously", async () => {
+    const { lean, next } = await both({ method: "GET", path: "/api/health", headers: { authorization: "" } });
+    expect(lean.status).toBe(200);
+    expect(comparable(lean)).toEqual(comparable(next));
+    expect(JSON.parse(lean.text)).toMatchObject({ status: "ok" });
+  });
+
+  it("a metrics scrape with an API key", async () => {
+    const { lean, next } = await both({ method: "GET", path: "/api/metrics", headers: { authorization: `Bearer ${server.apiKey}` } });
+    expect(lean.status, lean.text).toBe(200);
+    // Each server has its own database (and next's key is not this one): only the shape is compared.
+    expect(next.status).toBe(401);
+    expect(lean.headers["content-type"]).toContain("text/plain");
+    expect(lean.text).toMatch(/^# HELP radar_threads /m);
+    const own = await send(nextServer, { method: "GET", path: "/api/metrics", headers: { authorization: `Bearer ${nextServer.apiKey}` } });
+    expect(own.status).toBe(200);
+    expect(own.headers["content-type"]).toBe(lean.headers["content-type"]);
+    const names = (text: string) => text.split("\n").filter((line) => line.startsWith("# TYPE ")).sort();
+    expect(names(lean.text)).toEqual(names(own.text));
+  });
+});
+
+describe("the listener answers nothing before the boot is done", () => {
+  // startServer returns at the first healthy answer, which the listener gives itself: by then the
+  // store must be seeded (the admin and the token from the environment), as Next's answers wait for.
+  it("the first healthy answer comes with the admin and the ingest token in place", async () => {
+    const fresh = await startServer({ RADAR_ADMIN_EMAIL: "first@listener.test", RADAR_ADMIN_PASSWORD: "first-listener-password" });
+    try {
+      expect(await queryDatabase(fresh, `SELECT email FROM "User"`)).toEqual([{ email: "first@listener.test" }]);
+      const sent = await send(fresh, { method: "POST", path: "/api/v1/events", body: JSON.stringify({ threadId: thread("first"), type: "turn.started" }) });
+      expect(sent.headers["x-radar-listener"]).toBe("lean");
+      expect(sent.status, sent.text).toBe(200);
+    } finally {
+      await fresh.stop();
     }
   });
 });

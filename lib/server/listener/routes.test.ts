@@ -55,11 +55,15 @@ describe("matchLeanRoute: what the listener answers itself", () => {
     expect(matchLeanRoute("POST", "/api/v1/directives/d%201/ack")).toMatchObject({ route: { path: "/api/v1/directives/[id]/ack" }, params: { id: "d%201" } });
     expect(matchLeanRoute("GET", "/api/v1/exports/audit")?.route.path).toBe("/api/v1/exports/audit");
     expect(matchLeanRoute("GET", "/api/v1/exports/attempts")?.params).toEqual({ kind: "attempts" });
+    expect(matchLeanRoute("GET", "/api/health")?.route.module).toBe("app/api/health");
+    expect(matchLeanRoute("GET", "/api/metrics")?.route.module).toBe("app/api/metrics");
   });
   it("leaves other methods, paths and paths Next normalises to Next", () => {
     expect(matchLeanRoute("GET", "/api/v1/events")).toBeNull();
     expect(matchLeanRoute("POST", "/api/v1/events/")).toBeNull();
     expect(matchLeanRoute("POST", "//api/v1/events")).toBeNull();
     expect(matchLeanRoute("POST", "/api/v1/threads")).toBeNull();
+    expect(matchLeanRoute("POST", "/api/metrics")).toBeNull();
+    expect(matchLeanRoute("GET", "/api/v1/diagnostics/memory")).toBeNull();
   });
 });
