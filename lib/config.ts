@@ -82,7 +82,7 @@ export const CONFIG_SCHEMA = z.object({
   /** Interface the server listens on. */
   HOST: z.string().default("127.0.0.1"),
   PORT: port.default(3000),
-  /** Who answers the ingestion, directive and export routes: unset or `lean`, the listener in front of Next; `next`, Next like every other route. */
+  /** Who answers the ingestion, directive, export, health and metrics routes: unset or `lean`, the listener in front of Next; `next`, Next like every other route. */
   RADAR_INGEST_LISTENER: z.enum(["lean", "next"]).optional(),
   /** Who renders the pages: unset or `worker`, a thread of their own beside the one that ingests; `inline`, that very thread (as Next alone does). */
   RADAR_PAGE_RENDERER: z.enum(["worker", "inline"]).optional(),
