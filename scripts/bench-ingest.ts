@@ -29,7 +29,7 @@ const WARM_UP_BATCHES = 10;
 const SINGLES = 6_000;
 const SINGLE_CLIENTS = 8;
 const THREADS = 1_000;
-/** Single-event POSTs from one client alone, each next to a GET /api/health. */
+/** Single-event POSTs from one client alone, each next to a GET /api/health (a request's own cost). */
 const ALONE = 500;
 
 /** Events a source reports: runs of 20 consecutive events per thread, so a batch of 500 spans 25 threads. */
@@ -120,8 +120,9 @@ export interface IngestBench {
   ratio: number;
   single: { requests: number; clients: number; requestsPerSecond: number; p50Ms: number; p99Ms: number; clientCpuMsPerRequest: number; serverCpuMsPerRequest: number | null };
   /**
-   * Next's own share of a single-event POST: one client alone, each POST followed by a GET
-   * /api/health (a route that does next to nothing), so their difference is the ingest work.
+   * A request's own share of a single-event POST: one client alone, each POST followed by a GET
+   * /api/health, a route that does next to nothing answered the same way (by the listener, with
+   * the same wrapper), so their difference is the ingest work.
    */
   alone: { postP50Ms: number; healthP50Ms: number };
   /** The server's peak resident memory over both runs (null where /proc cannot tell). */
@@ -363,7 +364,7 @@ export function formatIngestBench(result: IngestBench): string {
     `raw better-sqlite3 inserts of the same rows: ${result.raw.rowsPerSecond.toLocaleString("en")} rows/s → HTTP ingestion reaches ${(result.ratio * 100).toFixed(1)} % of raw (target ≥ 25 %)`,
     `  (after ${result.warmUp.batches} batches on each side, not counted, that took the server just started ${result.warmUp.meanMs} ms each on average)`,
     `ingest, single-event POSTs from ${result.single.clients} clients, each its own threads in order: ${result.single.requestsPerSecond.toLocaleString("en")} requests/s (p50 ${result.single.p50Ms} ms, p99 ${result.single.p99Ms} ms; target ≥ 1,000/s, p99 < 50 ms; CPU per request: the server's ingest thread ${result.single.serverCpuMsPerRequest ?? "unknown"} ms, the bench's clients ${result.single.clientCpuMsPerRequest} ms)`,
-    `single-event POST from 1 client alone: p50 ${result.alone.postP50Ms} ms, of which Next's own per-request cost is about a GET /api/health: p50 ${result.alone.healthP50Ms} ms`,
+    `single-event POST from 1 client alone: p50 ${result.alone.postP50Ms} ms, of which a request's own cost is about a GET /api/health (answered by the listener too): p50 ${result.alone.healthP50Ms} ms`,
     `peak RSS of the server during ingestion: ${result.serverPeakRssMiB ?? "unknown"} MiB`,
   ].join("\n");
 }
