@@ -58,20 +58,21 @@ export async function serve(root: string): Promise<void> {
   const app = next({ dev: false, dir: root, hostname, port });
   await app.prepare();
   const handleNext = app.getRequestHandler();
-  // Next's prepare starts instrumentation.ts's boot (the store opened, migrated and seeded, the
-  // watchdog caught up) without waiting for it; only Next's own handler waits. Nothing is served
-  // before it is done: a lean route would otherwise reach a store not yet seeded.
-  await whenBooted();
-  // Both started once the database is open and migrated.
+  // Both started while the boot runs, so that the renderer's own start (seconds of loading Next on
+  // another thread) is mostly over when the first requests come; pages render here until it is ready.
   const renderer = rendering === "inline" ? null : startPageRenderer(path.join(root, LISTENER_BUNDLE), { hostname, port });
   if (currentStore() === "sqlite") startWalCheckpointer(root, db().path);
-  // Loading the routes' code takes seconds (Next too loads it at a route's first request): the
-  // server listens meanwhile, and a lean request waits for it.
+  // Loading the routes' code takes seconds (Next too loads it at a route's first request): it goes
+  // on while the boot runs and after, and a lean request waits for it.
   const handlers = loadHandlers(root);
   handlers.catch((error: Error) => {
     process.stderr.write(`[radar] ${error.message}\n`);
     process.exit(1);
   });
+  // Next's prepare starts instrumentation.ts's boot (the store opened, migrated and seeded, the
+  // watchdog caught up) without waiting for it; only Next's own handler waits. Nothing is served
+  // before it is done: a lean route would otherwise reach a store not yet seeded.
+  await whenBooted();
   // Only the path and query of a handler's request URL are ever read; the Host header is checked on its own.
   const origin = `http://127.0.0.1:${port}`;
 
