@@ -41,7 +41,7 @@ const round = (ms: number) => +ms.toFixed(1);
 interface Loop {
   maxMs: number;
   p99Ms: number;
-  /** The longest stall without the time the thread waited for a core: an upper bound of its longest synchronous stretch (null where Linux cannot tell). */
+  /** The longest stall without the time the thread sat idle or waited for a core: an upper bound of its longest synchronous stretch (null where Linux cannot tell). */
   maxOwnMs: number | null;
   /** The most it waited for a core within one stall: the machine's share. */
   maxWaitedMs: number | null;
@@ -108,8 +108,9 @@ export interface ReadsBench {
   /** The same windows' 99th percentile of event-loop delay: less sensitive than the maximum to the machine descheduling the server. */
   loopP99Ms: { ingestion: number; readersOnly: number; underReads: number };
   /**
-   * The same windows' longest stall without its wait for a core (Loop.maxOwnMs), what the server's
-   * own work decides, and the longest wait for a core (Loop.maxWaitedMs), what the machine adds.
+   * The same windows' longest stall without the time the thread sat idle or waited for a core
+   * (Loop.maxOwnMs), what the server's own work decides, and the longest wait for a core
+   * (Loop.maxWaitedMs), what the machine adds.
    */
   loopOwnMaxMs: { ingestion: number | null; readersOnly: number | null; underReads: number | null };
   loopWaitedMaxMs: { ingestion: number | null; readersOnly: number | null; underReads: number | null };
@@ -291,7 +292,7 @@ export function formatReadsBench(r: ReadsBench): string {
   return [
     `heavy reads vs ingestion at 1M events (HTTP, median of ${RUNS}): single-event POST p99 ${r.aloneP99Ms} ms alone, ${r.underReadsP99Ms} ms while ${READERS} clients loop over metrics, 7-day insights and a 24 h export (${r.readsDone} reads) → ×${r.ratio} (target ≤ 2)`,
     `longest event-loop stall on the ingest thread: ${r.loopReadersOnlyMaxMs} ms with the readers only, ${r.loopUnderReadsMaxMs} ms with readers + ingestion, ${r.loopIngestionMaxMs} ms with ingestion alone (target single-digit); p99 of event-loop delay ${r.loopP99Ms.readersOnly} / ${r.loopP99Ms.underReads} / ${r.loopP99Ms.ingestion} ms`,
-    `the same stalls without the time the ingest thread waited for a core (its own work: the longest synchronous stretch at most): ${r.loopOwnMaxMs.readersOnly} / ${r.loopOwnMaxMs.underReads} / ${r.loopOwnMaxMs.ingestion} ms (target single-digit); the longest wait for a core: ${r.loopWaitedMaxMs.readersOnly} / ${r.loopWaitedMaxMs.underReads} / ${r.loopWaitedMaxMs.ingestion} ms`,
+    `the same stalls without the time the ingest thread sat idle or waited for a core (its own work: the longest synchronous stretch at most): ${r.loopOwnMaxMs.readersOnly} / ${r.loopOwnMaxMs.underReads} / ${r.loopOwnMaxMs.ingestion} ms (target single-digit); the longest wait for a core: ${r.loopWaitedMaxMs.readersOnly} / ${r.loopWaitedMaxMs.underReads} / ${r.loopWaitedMaxMs.ingestion} ms`,
     `longest event-loop stall per reader alone (${RUNS} reads each): ${r.stallByReader.map((s) => `${s.name} ${s.maxMs} ms`).join(", ")}; the longest: ${r.stallByReader.toSorted((a, b) => b.maxMs - a.maxMs)[0]?.name}`,
     `export attempts ?range=24h as CSV over HTTP: ${r.exportMs} ms, longest event-loop stall meanwhile ${r.exportLoopMaxMs} ms (target single-digit)`,
     `over HTTP at 1M events: metrics scrape ${r.metricsMs} ms (target < 50 ms), insights ?range=7d ${r.insights7dMs} ms (target < 100 ms)`,

@@ -39,19 +39,34 @@ function waitedForCore() {
   }
 }
 
+/** The thread's minor and major page faults so far (/proc/thread-self/stat's 10th and 12th fields); null where Linux cannot tell. */
+function pageFaults() {
+  try {
+    const fields = fs.readFileSync("/proc/thread-self/stat", "utf8").split(") ")[1].split(" ");
+    return [Number(fields[7]), Number(fields[9])];
+  } catch {
+    return null;
+  }
+}
+
 /**
  * A timer every millisecond: a gap between two of its ticks is the thread's own work (running,
- * or blocked on I/O or a lock) plus the time it waited for a core, preempted by another thread or
- * process on a busy machine. Linux counts that wait exactly, when the thread gets its core back
- * (schedstat's run delay; its CPU time there moves in scheduler ticks, too coarse here). The
- * window keeps the longest gap without that wait, `maxOwnMs`: an upper bound of the thread's
- * longest synchronous stretch whatever the machine does; and the longest wait, `maxWaitedMs`.
- * Reading the counter costs about 11 µs a tick (1 % of the thread), in every window alike.
+ * or blocked on I/O or a lock), the time it sat idle waiting for events (libuv's idle time, which
+ * a late wake-up on this virtual machine lengthens: gaps of 5–15 ms with under a millisecond of
+ * work in them, whose CPU profile samples were "(idle)"), and the time it waited for a core, preempted by another
+ * thread or process on a busy machine. Linux counts that wait exactly, when the thread gets its
+ * core back (schedstat's run delay; its CPU time there moves in scheduler ticks, too coarse here).
+ * A wake-up's wait for a core is in both the idle time and the run delay, so the gap less the
+ * larger of the two is an upper bound of the thread's busy time in it: the window keeps the
+ * longest, `maxOwnMs` (the longest synchronous stretch at most, whatever the machine does), and
+ * the longest wait for a core, `maxWaitedMs`. Reading both counters costs about 12 µs a tick
+ * (1 % of the thread), in every window alike.
  *
  * `traceFile` (RADAR_BENCH_LOOP_TRACE=<file>): every gap of `traceFromMs` or more
- * (RADAR_BENCH_LOOP_TRACE_MS, 20 by default), split so, and every garbage collection pause of 5 ms
- * or more (or of half that bound, if less) are appended to it, each at its time on this thread's
- * clock, to tell a collection's pause from a statement's.
+ * (RADAR_BENCH_LOOP_TRACE_MS, 20 by default), split so, every window's start, and every garbage
+ * collection pause of 5 ms or more (or of half that bound, if less) are appended to it, each at its
+ * time on this thread's clock, to tell a collection's pause from a statement's; a gap's line has
+ * the thread's page faults in it too (minor/major), read at every tick only while tracing.
  */
 function sampleGaps(traceFile, traceFromMs) {
   const line = (text) => fs.appendFileSync(traceFile, `${performance.now().toFixed(1)} ${text}\n`);
@@ -66,25 +81,35 @@ function sampleGaps(traceFile, traceFromMs) {
   let maxWaitedMs = 0;
   let last = performance.now();
   let lastWaited = waitedForCore();
+  let lastIdle = performance.eventLoopUtilization().idle;
+  let lastFaults = traceFile ? pageFaults() : null;
   setInterval(() => {
     const now = performance.now();
     const waitedNow = waitedForCore();
+    const idleNow = performance.eventLoopUtilization().idle;
     const gap = now - last;
+    const idle = idleNow - lastIdle;
     const waited = waitedNow !== null && lastWaited !== null ? waitedNow - lastWaited : null;
+    const own = gap - Math.max(idle, waited ?? 0);
     if (waited !== null) {
-      maxOwnMs = Math.max(maxOwnMs, gap - waited);
+      maxOwnMs = Math.max(maxOwnMs, own);
       maxWaitedMs = Math.max(maxWaitedMs, waited);
     }
+    const faultsNow = traceFile ? pageFaults() : null;
     if (traceFile && gap >= traceFromMs) {
-      line(`stall ${gap.toFixed(1)} ms from ${last.toFixed(1)}${waited === null ? "" : ` (waited for a core ${waited.toFixed(1)} ms, its own ${(gap - waited).toFixed(1)} ms)`}`);
+      const faults = faultsNow && lastFaults ? `, page faults ${faultsNow[0] - lastFaults[0]}/${faultsNow[1] - lastFaults[1]}` : "";
+      line(`stall ${gap.toFixed(1)} ms from ${last.toFixed(1)} (idle ${idle.toFixed(1)} ms${waited === null ? "" : `, waited for a core ${waited.toFixed(1)} ms, its own ${own.toFixed(1)} ms`}${faults})`);
     }
     last = now;
     lastWaited = waitedNow;
+    lastIdle = idleNow;
+    lastFaults = faultsNow;
   }, 1).unref();
   const round = (value) => +value.toFixed(1);
   return {
     window: () => (lastWaited === null ? { maxOwnMs: null, maxWaitedMs: null } : { maxOwnMs: round(maxOwnMs), maxWaitedMs: round(maxWaitedMs) }),
     reset() {
+      if (traceFile) line("window");
       maxOwnMs = 0;
       maxWaitedMs = 0;
     },
