@@ -39,6 +39,15 @@ function waitedForCore() {
   }
 }
 
+/**
+ * A gap's own work at most: the gap less the time the thread sat idle (libuv's count) or waited
+ * for a core (Linux's), whichever is larger, since the wait for a core after a wake-up is in both.
+ * Without Linux's count, only the idle time is left out.
+ */
+export function ownWorkMs(gapMs, idleMs, waitedMs) {
+  return Math.max(0, gapMs - Math.max(idleMs, waitedMs ?? 0));
+}
+
 /** The thread's minor and major page faults so far (/proc/thread-self/stat's 10th and 12th fields); null where Linux cannot tell. */
 function pageFaults() {
   try {
@@ -90,7 +99,7 @@ function sampleGaps(traceFile, traceFromMs) {
     const gap = now - last;
     const idle = idleNow - lastIdle;
     const waited = waitedNow !== null && lastWaited !== null ? waitedNow - lastWaited : null;
-    const own = gap - Math.max(idle, waited ?? 0);
+    const own = ownWorkMs(gap, idle, waited);
     if (waited !== null) {
       maxOwnMs = Math.max(maxOwnMs, own);
       maxWaitedMs = Math.max(maxWaitedMs, waited);
