@@ -96,6 +96,7 @@ const NOT_ON_EITHER_STORE: Record<string, string> = {
   // The read worker's SQLite bodies: lib/server/off-thread.ts sends PostgreSQL's (postgres/reads.ts) instead.
   "reads.ts#READS": "the read worker's SQLite reads",
   "reads.ts#EXPORTS": "the read worker's SQLite exports",
+  "reads.ts#answered": "a read's answer from what it returned in its transaction: no connection",
   "insights.ts#readInsights": "the read worker's SQLite read",
   "insights.ts#insights": "the same, queued (the SQLite insights tests' entry)",
   "metrics.ts#readMetrics": "the read worker's SQLite read",
@@ -154,6 +155,20 @@ describe("the layering", () => {
       if (allowed(from) || !targets.some((to) => /^lib\/db\/(insights|exports|metrics|reads)\.ts$/.test(to))) continue;
       for (const match of fs.readFileSync(path.join(root, from), "utf8").matchAll(IMPORT)) {
         if (/lib\/db\/(insights|exports|metrics|reads)$|^\.\/(insights|exports|metrics|reads)$/.test(match[1] ?? match[2]) && heavy.test(match[0])) found.push(`${from}: ${match[0].trim()}`);
+      }
+    }
+    expect(found).toEqual([]);
+  });
+  it("Prometheus text is rendered where the metrics snapshot is read (the read worker, on SQLite), never by a route on the thread that ingests", () => {
+    // Rendering it costs 6–10 ms of a scrape (lib/insights/metrics.ts renderMetrics); a route
+    // imports only its types and asks lib/server/off-thread.ts for the text.
+    const renders = /\b(renderMetrics|createMetricsRegistry)\b/;
+    const found: string[] = [];
+    for (const [from, targets] of graph) {
+      if (from.startsWith("lib/db/") || from.startsWith("lib/insights/") || from.startsWith("scripts/") || isTest(from)) continue;
+      if (!targets.includes("lib/insights/metrics.ts")) continue;
+      for (const match of fs.readFileSync(path.join(root, from), "utf8").matchAll(IMPORT)) {
+        if (/lib\/insights\/metrics$/.test(match[1] ?? match[2]) && renders.test(match[0])) found.push(`${from}: ${match[0].trim()}`);
       }
     }
     expect(found).toEqual([]);

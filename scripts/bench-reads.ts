@@ -92,6 +92,13 @@ async function read(server: RunningServer, pathname: string, signal?: AbortSigna
   return performance.now() - started;
 }
 
+interface ReaderStall {
+  name: string;
+  maxMs: number;
+  ownMs: number | null;
+  cpuMs: number | null;
+}
+
 export interface ReadsBench {
   posts: number;
   clients: number;
@@ -99,8 +106,8 @@ export interface ReadsBench {
   underReadsP99Ms: number;
   ratio: number;
   readsDone: number;
-  /** Each reader alone, RUNS times: the longest event-loop stall it caused. */
-  stallByReader: { name: string; maxMs: number; cpuMs: number | null }[];
+  /** Each reader alone, RUNS times: the longest event-loop stall it caused, and that window's longest own work (Loop.maxOwnMs). */
+  stallByReader: ReaderStall[];
   /** The longest event-loop stall: while ingestion runs alone, while only the readers run, and while both do. */
   loopIngestionMaxMs: number;
   loopReadersOnlyMaxMs: number;
@@ -200,8 +207,8 @@ export async function benchReads(databaseFile = benchDatabase().file): Promise<R
  * it caused, and the ingest thread's CPU per read (null where /proc cannot tell), which a busy
  * machine disturbs less than a stall.
  */
-async function stallsByReader(server: RunningServer, loopPort: number): Promise<{ name: string; maxMs: number; cpuMs: number | null }[]> {
-  const stalls: { name: string; maxMs: number; cpuMs: number | null }[] = [];
+async function stallsByReader(server: RunningServer, loopPort: number): Promise<ReaderStall[]> {
+  const stalls: ReaderStall[] = [];
   for (const [name, pathname] of READERS_BY_NAME) {
     await read(server, pathname);
     await loopWindow(loopPort);
@@ -209,7 +216,8 @@ async function stallsByReader(server: RunningServer, loopPort: number): Promise<
     await sequence(RUNS, () => read(server, pathname));
     const cpuAfter = server.mainThreadCpuMs();
     const cpuMs = cpuBefore === null || cpuAfter === null ? null : round((cpuAfter - cpuBefore) / RUNS);
-    stalls.push({ name, maxMs: (await loopWindow(loopPort)).maxMs, cpuMs });
+    const loop = await loopWindow(loopPort);
+    stalls.push({ name, maxMs: loop.maxMs, ownMs: loop.maxOwnMs, cpuMs });
   }
   return stalls;
 }
@@ -225,7 +233,7 @@ export async function benchReaders(databaseFile: string): Promise<string> {
     for (const [, pathname] of READERS_BY_NAME) await read(server, pathname);
     await settled(server);
     const stalls = await stallsByReader(server, loopPort);
-    return `per reader alone (${RUNS} reads each), longest event-loop stall / ingest-thread CPU per read: ${stalls.map((s) => `${s.name} ${s.maxMs} / ${s.cpuMs} ms`).join(", ")}`;
+    return `per reader alone (${RUNS} reads each), longest event-loop stall / its own work at most / ingest-thread CPU per read: ${stalls.map((s) => `${s.name} ${s.maxMs} / ${s.ownMs} / ${s.cpuMs} ms`).join(", ")}`;
   } finally {
     await stop();
   }
@@ -293,7 +301,7 @@ export function formatReadsBench(r: ReadsBench): string {
     `heavy reads vs ingestion at 1M events (HTTP, median of ${RUNS}): single-event POST p99 ${r.aloneP99Ms} ms alone, ${r.underReadsP99Ms} ms while ${READERS} clients loop over metrics, 7-day insights and a 24 h export (${r.readsDone} reads) → ×${r.ratio} (target ≤ 2)`,
     `longest event-loop stall on the ingest thread: ${r.loopReadersOnlyMaxMs} ms with the readers only, ${r.loopUnderReadsMaxMs} ms with readers + ingestion, ${r.loopIngestionMaxMs} ms with ingestion alone (target single-digit); p99 of event-loop delay ${r.loopP99Ms.readersOnly} / ${r.loopP99Ms.underReads} / ${r.loopP99Ms.ingestion} ms`,
     `the same stalls without the time the ingest thread sat idle or waited for a core (its own work: the longest synchronous stretch at most): ${r.loopOwnMaxMs.readersOnly} / ${r.loopOwnMaxMs.underReads} / ${r.loopOwnMaxMs.ingestion} ms (target single-digit); the longest wait for a core: ${r.loopWaitedMaxMs.readersOnly} / ${r.loopWaitedMaxMs.underReads} / ${r.loopWaitedMaxMs.ingestion} ms`,
-    `longest event-loop stall per reader alone (${RUNS} reads each): ${r.stallByReader.map((s) => `${s.name} ${s.maxMs} ms`).join(", ")}; the longest: ${r.stallByReader.toSorted((a, b) => b.maxMs - a.maxMs)[0]?.name}`,
+    `longest event-loop stall per reader alone (${RUNS} reads each), and its own work at most: ${r.stallByReader.map((s) => `${s.name} ${s.maxMs} ms (${s.ownMs ?? "?"})`).join(", ")}; the longest: ${r.stallByReader.toSorted((a, b) => b.maxMs - a.maxMs)[0]?.name}, the most own work: ${r.stallByReader.toSorted((a, b) => (b.ownMs ?? 0) - (a.ownMs ?? 0))[0]?.name}`,
     `export attempts ?range=24h as CSV over HTTP: ${r.exportMs} ms, longest event-loop stall meanwhile ${r.exportLoopMaxMs} ms (target single-digit)`,
     `over HTTP at 1M events: metrics scrape ${r.metricsMs} ms (target < 50 ms), insights ?range=7d ${r.insights7dMs} ms (target < 100 ms)`,
   ].join("\n");

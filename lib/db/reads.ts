@@ -5,6 +5,7 @@ import { readBoard, readFilterOptions } from "./threads";
 import { readIncidents } from "./incidents";
 import { readLimitWindows } from "./limits";
 import type { InsightsQuery } from "@/lib/insights/range";
+import { renderMetrics, type ExposedCounters, type InstanceState } from "@/lib/insights/metrics";
 import type { IncidentStateFilter } from "@/lib/wire/types";
 import type { ThreadFilter } from "./thread-filter";
 import type { PageOptions } from "./records/threads";
@@ -18,19 +19,33 @@ import { exportBodies } from "./records/exports";
  * threads, so they are plain data.
  *
  * - `READS` answer at once, each synchronously inside one read transaction (one snapshot for
- *   every chart of an insights view).
+ *   every chart of an insights view). One that has work left once its rows are read (the metrics
+ *   exposition renders its text) answers with that work, a function, run after the transaction
+ *   (`answered`).
  * - `EXPORTS` are encoded response bodies, produced a keyset page at a time when the reader
  *   asks for more (gzipped there too when the client takes gzip).
  */
 export const READS = {
   insights: (query: InsightsQuery, now: number) => readInsights(query, now),
   metrics: (now: number) => readMetrics(now),
+  metricsExposition: (now: number, instance: InstanceState, exposedBefore: ExposedCounters | null) => {
+    const snapshot = readMetrics(now);
+    return () => renderMetrics(snapshot, instance, exposedBefore);
+  },
   board: (filter: ThreadFilter, options: PageOptions, now: number) => readBoard(filter, options, now),
   filterOptions: () => readFilterOptions(),
   incidents: (state: IncidentStateFilter, now: number) => readIncidents(state, now),
   limits: (now: number) => readLimitWindows(now),
 };
 export type ReadName = keyof typeof READS;
+
+/** What a read answers: its value, or its value once the work it left (a function) is done. */
+export type ReadAnswer<N extends ReadName> = ReturnType<(typeof READS)[N]> extends () => infer Later ? Awaited<Later> : ReturnType<(typeof READS)[N]>;
+
+/** A read's answer from what it returned inside its read transaction (see READS). */
+export async function answered(value: unknown): Promise<unknown> {
+  return typeof value === "function" ? (value as () => unknown)() : value;
+}
 
 export const EXPORTS = exportBodies({ exportPages, auditExportPages, timelinePages });
 export type ExportName = keyof typeof EXPORTS;

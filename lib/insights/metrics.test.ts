@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { GAP_BOUNDS_MS } from "./gaps";
-import { createMetricsRegistry, type MetricsSnapshot } from "./metrics";
+import { createMetricsRegistry, renderMetrics, type InstanceState, type MetricsSnapshot } from "./metrics";
 
 const bins = (entries: Record<number, number>) => Array.from({ length: GAP_BOUNDS_MS.length + 1 }, (_, i) => entries[i] ?? 0);
 
@@ -89,5 +89,49 @@ describe("metrics registry", () => {
     const text = await createMetricsRegistry(() => snapshot).scrape();
     expect(text).toContain('radar_incidents_open{kind="rate_limit",provider="openai",model="gpt-5"} 1');
     expect(text).toContain("radar_incidents_total 2");
+  });
+
+  it("keeps a counter a replay lowered at the highest value it exposed, and so does a registry made from what it exposed", async () => {
+    const notices = (value: number): MetricsSnapshot => ({ ...snapshot, notices: [{ ...snapshot.notices[0], value }] });
+    const line = (value: number) => `radar_retry_notices_total{kind="rate_limit",provider="openai",model="gpt-5",agent="codex"} ${value}\n`;
+    let current = notices(7);
+    const first = createMetricsRegistry(() => current);
+    expect(await first.scrape()).toContain(line(7));
+    current = notices(4);
+    expect(await first.scrape()).toContain(line(7));
+    // A registry started again (the read worker's, after a crash) from what the first exposed.
+    const again = createMetricsRegistry(() => current, undefined, first.exposed());
+    expect(await again.scrape()).toContain(line(7));
+    current = notices(9);
+    expect(await again.scrape()).toContain(line(9));
+    // Without it, a registry exposes what the database holds now: what a process restart does.
+    current = notices(4);
+    expect(await createMetricsRegistry(() => current).scrape()).toContain(line(4));
+  });
+});
+
+describe("renderMetrics: the text of one scrape, rendered by this thread's one registry", () => {
+  const fresh = () => delete (globalThis as { __radarExposition?: unknown }).__radarExposition;
+  const instance = (watchdogLeader: boolean): InstanceState => ({ watchdogLeader, walCheckpoints: { byThread: true, walFrames: 1_042, framesLeft: 42 } });
+
+  it("renders what the registry renders, with the serving process's state as of each scrape", async () => {
+    fresh();
+    const rendered = await renderMetrics(snapshot, instance(true), null);
+    const wal = { byThread: true, walFrames: 1_042, framesLeft: 42 };
+    expect(rendered.text).toBe(await createMetricsRegistry(() => snapshot, { watchdogLeader: () => true, walCheckpoints: () => wal }).scrape());
+    expect(rendered.contentType).toMatch(/^text\/plain/);
+    expect((await renderMetrics(snapshot, instance(false), rendered.exposed)).text.split("\n")).toContain("radar_watchdog_leader 0");
+  });
+
+  it("goes on from the counters' values the serving thread handed it when its registry is made again", async () => {
+    fresh();
+    const high = await renderMetrics({ ...snapshot, waitMs: [{ ...snapshot.waitMs[0], value: 9_000 }] }, instance(true), null);
+    const line = 'radar_retry_wait_seconds_total{kind="rate_limit",provider="openai",model="gpt-5"}';
+    fresh();
+    // Lowered by a replay meanwhile, read by a registry made again: still 9 s, not 2.23.
+    expect((await renderMetrics(snapshot, instance(true), high.exposed)).text).toContain(`${line} 9\n`);
+    fresh();
+    expect((await renderMetrics(snapshot, instance(true), null)).text).toContain(`${line} 2.23\n`);
+    fresh();
   });
 });

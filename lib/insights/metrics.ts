@@ -75,8 +75,17 @@ export interface InstanceFacts {
   walCheckpoints?: () => { byThread: boolean; walFrames: number | null; framesLeft: number | null };
 }
 
-export function createMetricsRegistry(read: () => MetricsSnapshot | Promise<MetricsSnapshot>, instance?: InstanceFacts) {
+/** The counters' highest values exposed so far, by metric and series (JSON text): what keeps them from going down. */
+export type ExposedCounters = string;
+
+/**
+ * `exposedBefore`: the counters' values a registry before this one exposed (its `exposed()`), so
+ * that a registry started again never exposes less than they did.
+ */
+export function createMetricsRegistry(read: () => MetricsSnapshot | Promise<MetricsSnapshot>, instance?: InstanceFacts, exposedBefore?: ExposedCounters | null) {
   const registry = new Registry();
+  // Keyed by metric name and series: one map, so that what it holds can seed a registry started again.
+  const highest = new Map<string, number>(exposedBefore ? (JSON.parse(exposedBefore) as [string, number][]) : []);
   let snapshot: MetricsSnapshot | null = null;
   const current = () => {
     if (!snapshot) throw new Error("metrics are read through scrape()");
@@ -85,7 +94,6 @@ export function createMetricsRegistry(read: () => MetricsSnapshot | Promise<Metr
   const registers = [registry];
 
   const counter = <L extends string>(name: string, help: string, labelNames: L[], rows: (s: MetricsSnapshot) => LabelRow<L>[], scale = 1) => {
-    const highest = new Map<string, number>();
     return new Counter<L>({
       name,
       help,
@@ -95,7 +103,7 @@ export function createMetricsRegistry(read: () => MetricsSnapshot | Promise<Metr
         this.reset();
         for (const row of rows(current())) {
           const { value, ...labels } = row;
-          const series = JSON.stringify(labels);
+          const series = `${name} ${JSON.stringify(labels)}`;
           const exposed = Math.max(value, highest.get(series) ?? 0);
           highest.set(series, exposed);
           this.inc(labels as unknown as Record<L, string>, exposed * scale);
@@ -220,5 +228,50 @@ export function createMetricsRegistry(read: () => MetricsSnapshot | Promise<Metr
         snapshot = null;
       }
     },
+    /** The counters' values exposed so far: `exposedBefore` for a registry that replaces this one. */
+    exposed: (): ExposedCounters => JSON.stringify([...highest]),
   };
+}
+
+/** What only the serving process knows at a scrape (InstanceFacts), as plain data: it goes to the read worker with the request. */
+export interface InstanceState {
+  watchdogLeader: boolean;
+  walCheckpoints?: ReturnType<NonNullable<InstanceFacts["walCheckpoints"]>>;
+}
+
+export interface MetricsExposition {
+  text: string;
+  contentType: string;
+  /** The counters' values exposed so far, for the next scrape's `exposedBefore`. */
+  exposed: ExposedCounters;
+}
+
+const globalForExposition = globalThis as unknown as {
+  __radarExposition?: { metrics: ReturnType<typeof createMetricsRegistry>; at: { snapshot: MetricsSnapshot | null; instance: InstanceState } };
+};
+
+/**
+ * `snapshot` as Prometheus text, rendered by this thread's one registry: on SQLite the read
+ * worker's (lib/db/reads.ts), so that the text's formatting (prom-client's, 6–10 ms a scrape on
+ * code that a scrape every 15 s never gets to optimise) never runs on the thread that ingests.
+ * The registry is made at the first scrape, from the counters' values the serving thread last
+ * received (`exposedBefore`): a read worker started again after a crash never exposes less than
+ * the one before it did. Scrapes cannot interleave: the snapshot is read before and the text
+ * rendered within one turn of the event loop (every collect() here is synchronous).
+ */
+export async function renderMetrics(snapshot: MetricsSnapshot, instance: InstanceState, exposedBefore: ExposedCounters | null): Promise<MetricsExposition> {
+  let kept = globalForExposition.__radarExposition;
+  if (!kept) {
+    const at = { snapshot: null as MetricsSnapshot | null, instance };
+    const facts: InstanceFacts = {
+      watchdogLeader: () => at.instance.watchdogLeader,
+      ...(instance.walCheckpoints ? { walCheckpoints: () => at.instance.walCheckpoints ?? { byThread: false, walFrames: null, framesLeft: null } } : {}),
+    };
+    kept = globalForExposition.__radarExposition = { metrics: createMetricsRegistry(() => at.snapshot!, facts, exposedBefore), at };
+  }
+  kept.at.snapshot = snapshot;
+  kept.at.instance = instance;
+  const text = await kept.metrics.scrape();
+  kept.at.snapshot = null;
+  return { text, contentType: kept.metrics.contentType, exposed: kept.metrics.exposed() };
 }

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { db, serialized } from "@/lib/db/client";
 import * as onPostgres from "@/lib/db/postgres/reads";
-import { EXPORTS, READS, type ExportName, type FromWorker, type ReadName, type ToWorker } from "@/lib/db/reads";
+import { answered, EXPORTS, READS, type ExportName, type FromWorker, type ReadAnswer, type ReadName, type ToWorker } from "@/lib/db/reads";
 import { currentStore } from "@/lib/db/store";
 import { acceptsGzip } from "./http";
 import { isPageRenderer } from "./listener/role";
@@ -76,15 +76,16 @@ function ask(reads: Channel, request: ToWorker): Promise<FromWorker> {
 type Reads = typeof READS;
 
 /** A read of lib/db/reads.ts by name, answered by the read worker. */
-export async function read<N extends ReadName>(name: N, ...args: Parameters<Reads[N]>): Promise<ReturnType<Reads[N]>> {
-  if (currentStore() === "postgres") return (onPostgres.READS[name] as (...a: unknown[]) => Promise<ReturnType<Reads[N]>>)(...args);
-  const run = READS[name] as (...a: unknown[]) => ReturnType<Reads[N]>;
+export async function read<N extends ReadName>(name: N, ...args: Parameters<Reads[N]>): Promise<ReadAnswer<N>> {
+  type Value = ReadAnswer<N>;
+  if (currentStore() === "postgres") return (onPostgres.READS[name] as (...a: unknown[]) => Promise<Value>)(...args);
+  const run = READS[name] as (...a: unknown[]) => unknown;
   const reads = channel();
   // One snapshot, as on the read worker: the other thread commits meanwhile.
-  if (!reads) return serialized(() => db().sql.transaction(() => run(...args))());
+  if (!reads) return (await answered(await serialized(() => db().sql.transaction(() => run(...args))()))) as Value;
   const answer = await ask(reads, { id: reads.next++, read: name, args });
   if ("error" in answer) throw new Error(answer.error);
-  return (answer as { value: ReturnType<Reads[N]> }).value;
+  return (answer as { value: Value }).value;
 }
 
 /**

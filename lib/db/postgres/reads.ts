@@ -1,4 +1,5 @@
 import type { InsightsQuery } from "@/lib/insights/range";
+import { renderMetrics, type ExposedCounters, type InstanceState } from "@/lib/insights/metrics";
 import { exportBodies } from "../records/exports";
 import { pages } from "./exports";
 import { insights } from "./insights";
@@ -18,6 +19,7 @@ import type { PageOptions } from "../records/threads";
 export const READS = {
   insights: (query: InsightsQuery, now: number) => insights(query, now),
   metrics: (now: number) => metricsSnapshot(now),
+  metricsExposition: async (now: number, instance: InstanceState, exposedBefore: ExposedCounters | null) => renderMetrics(await metricsSnapshot(now), instance, exposedBefore),
   board: (filter: ThreadFilter, options: PageOptions, now: number) => threadBoard(filter, options, now),
   filterOptions: () => filterOptions(),
   incidents: (state: IncidentStateFilter, now: number) => listIncidents(state, now),
