@@ -1,6 +1,6 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { openReadOnly } from "./client";
-import { answered, EXPORTS, READS, type FromWorker, type ToWorker } from "./reads";
+import { finishRead, EXPORTS, READS, type FromWorker, type ToWorker } from "./reads";
 import { lowerThreadPriority } from "../thread-priority";
 
 /**
@@ -35,7 +35,7 @@ port.on("message", async (message: ToWorker) => {
   try {
     if ("read" in message) {
       const read = READS[message.read] as (...args: unknown[]) => unknown;
-      reply({ id, value: await answered(sql.transaction(() => read(...message.args))()) });
+      reply({ id, value: await finishRead(sql.transaction(() => read(...message.args))()) });
     } else if ("open" in message) {
       const body = EXPORTS[message.open](message.args as never);
       // Compressed here rather than by the server's thread, which would spend tens of ms per chunk.

@@ -21,13 +21,12 @@ import { exportBodies } from "./records/exports";
  * - `READS` answer at once, each synchronously inside one read transaction (one snapshot for
  *   every chart of an insights view). One that has work left once its rows are read (the metrics
  *   exposition renders its text) answers with that work, a function, run after the transaction
- *   (`answered`).
+ *   (`finishRead`).
  * - `EXPORTS` are encoded response bodies, produced a keyset page at a time when the reader
  *   asks for more (gzipped there too when the client takes gzip).
  */
 export const READS = {
   insights: (query: InsightsQuery, now: number) => readInsights(query, now),
-  metrics: (now: number) => readMetrics(now),
   metricsExposition: (now: number, instance: InstanceState, exposedBefore: ExposedCounters | null) => {
     const snapshot = readMetrics(now);
     return () => renderMetrics(snapshot, instance, exposedBefore);
@@ -42,8 +41,8 @@ export type ReadName = keyof typeof READS;
 /** What a read answers: its value, or its value once the work it left (a function) is done. */
 export type ReadAnswer<N extends ReadName> = ReturnType<(typeof READS)[N]> extends () => infer Later ? Awaited<Later> : ReturnType<(typeof READS)[N]>;
 
-/** A read's answer from what it returned inside its read transaction (see READS). */
-export async function answered(value: unknown): Promise<unknown> {
+/** A read's answer from what it returned inside its read transaction: the work it left, run now (see READS). */
+export async function finishRead(value: unknown): Promise<unknown> {
   return typeof value === "function" ? (value as () => unknown)() : value;
 }
 

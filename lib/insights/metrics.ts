@@ -12,8 +12,9 @@ import { GAP_BOUNDS_MS } from "./gaps";
  * database (`read`: the metric totals of lib/db/rollups.ts, through lib/db/metrics.ts) and every
  * metric's collect() callback resets itself and loads its values from that snapshot. Notices are
  * counted as seen, which never decreases; episodes, early retries and waits are corrected facts,
- * which a replay may lower, so a counter exposes the highest value this process has read for
- * its series (a restart is a counter reset to Prometheus).
+ * which a replay may lower, so a counter exposes the highest value it has exposed for its series:
+ * the serving thread keeps those values and hands them to a registry made again (a read worker
+ * restarted after a crash), while a process restart is a counter reset to Prometheus.
  *
  * Labels are low-cardinality only: kind, provider, model, agent, outcome, status, directive
  * kind and result. Never thread, turn or source ids.
@@ -247,31 +248,46 @@ export interface MetricsExposition {
 }
 
 const globalForExposition = globalThis as unknown as {
-  __radarExposition?: { metrics: ReturnType<typeof createMetricsRegistry>; at: { snapshot: MetricsSnapshot | null; instance: InstanceState } };
+  __radarExposition?: {
+    metrics: ReturnType<typeof createMetricsRegistry>;
+    /** What the scrape under way renders: its snapshot and the serving process's state. */
+    scraping: { snapshot: MetricsSnapshot | null; instance: InstanceState };
+    /** The scrape under way, or the last one: the next waits for it. */
+    last: Promise<unknown>;
+  };
 };
 
 /**
  * `snapshot` as Prometheus text, rendered by this thread's one registry: on SQLite the read
- * worker's (lib/db/reads.ts), so that the text's formatting (prom-client's, 6–10 ms a scrape on
- * code that a scrape every 15 s never gets to optimise) never runs on the thread that ingests.
- * The registry is made at the first scrape, from the counters' values the serving thread last
- * received (`exposedBefore`): a read worker started again after a crash never exposes less than
- * the one before it did. Scrapes cannot interleave: the snapshot is read before and the text
- * rendered within one turn of the event loop (every collect() here is synchronous).
+ * worker's (lib/db/reads.ts), so that the text's formatting (prom-client's: most of the 7.7 ms of
+ * the ingest thread's CPU a scrape took at 1M events when it ran there, on code a scrape every
+ * 15 s never gets to optimise) never runs on the thread that ingests. The registry is made at the
+ * first scrape, from the counters' values the serving thread last received (`exposedBefore`): a
+ * read worker started again after a crash never exposes less than the one before it did. Its
+ * gauges are those of that first scrape's `instance` (the WAL checkpointer's on SQLite only).
+ * Scrapes render one after another, each with its own snapshot and state.
  */
-export async function renderMetrics(snapshot: MetricsSnapshot, instance: InstanceState, exposedBefore: ExposedCounters | null): Promise<MetricsExposition> {
-  let kept = globalForExposition.__radarExposition;
-  if (!kept) {
-    const at = { snapshot: null as MetricsSnapshot | null, instance };
+export function renderMetrics(snapshot: MetricsSnapshot, instance: InstanceState, exposedBefore: ExposedCounters | null): Promise<MetricsExposition> {
+  let thisThread = globalForExposition.__radarExposition;
+  if (!thisThread) {
+    const scraping = { snapshot: null as MetricsSnapshot | null, instance };
     const facts: InstanceFacts = {
-      watchdogLeader: () => at.instance.watchdogLeader,
-      ...(instance.walCheckpoints ? { walCheckpoints: () => at.instance.walCheckpoints ?? { byThread: false, walFrames: null, framesLeft: null } } : {}),
+      watchdogLeader: () => scraping.instance.watchdogLeader,
+      ...(instance.walCheckpoints ? { walCheckpoints: () => scraping.instance.walCheckpoints ?? { byThread: false, walFrames: null, framesLeft: null } } : {}),
     };
-    kept = globalForExposition.__radarExposition = { metrics: createMetricsRegistry(() => at.snapshot!, facts, exposedBefore), at };
+    const metrics = createMetricsRegistry(() => scraping.snapshot!, facts, exposedBefore);
+    thisThread = globalForExposition.__radarExposition = { metrics, scraping, last: Promise.resolve() };
   }
-  kept.at.snapshot = snapshot;
-  kept.at.instance = instance;
-  const text = await kept.metrics.scrape();
-  kept.at.snapshot = null;
-  return { text, contentType: kept.metrics.contentType, exposed: kept.metrics.exposed() };
+  const { metrics, scraping } = thisThread;
+  const rendered = thisThread.last.then(async (): Promise<MetricsExposition> => {
+    scraping.snapshot = snapshot;
+    scraping.instance = instance;
+    try {
+      return { text: await metrics.scrape(), contentType: metrics.contentType, exposed: metrics.exposed() };
+    } finally {
+      scraping.snapshot = null;
+    }
+  });
+  thisThread.last = rendered.catch(() => undefined);
+  return rendered;
 }

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { db, serialized } from "@/lib/db/client";
 import * as onPostgres from "@/lib/db/postgres/reads";
-import { answered, EXPORTS, READS, type ExportName, type FromWorker, type ReadAnswer, type ReadName, type ToWorker } from "@/lib/db/reads";
+import { finishRead, EXPORTS, READS, type ExportName, type FromWorker, type ReadAnswer, type ReadName, type ToWorker } from "@/lib/db/reads";
 import { currentStore } from "@/lib/db/store";
 import { acceptsGzip } from "./http";
 import { isPageRenderer } from "./listener/role";
@@ -10,7 +10,7 @@ import { answeredByListener } from "./listener/routes";
 import { READ_WORKER_BUNDLE } from "./worker-bundles.mjs";
 
 /**
- * The heavy reads (lib/db/reads.ts: insights and exports) run on the read
+ * The heavy reads (lib/db/reads.ts: insights, exports, the metrics scrape) run on the read
  * worker (lib/db/read-worker.ts), so the thread that takes requests and ingests never stalls on
  * one: here they cost a message each way. Without a built worker (a server not started through
  * the prepare step) they run on this thread, queued with everything else, as a last resort.
@@ -82,7 +82,7 @@ export async function read<N extends ReadName>(name: N, ...args: Parameters<Read
   const run = READS[name] as (...a: unknown[]) => unknown;
   const reads = channel();
   // One snapshot, as on the read worker: the other thread commits meanwhile.
-  if (!reads) return (await answered(await serialized(() => db().sql.transaction(() => run(...args))()))) as Value;
+  if (!reads) return (await finishRead(await serialized(() => db().sql.transaction(() => run(...args))()))) as Value;
   const answer = await ask(reads, { id: reads.next++, read: name, args });
   if ("error" in answer) throw new Error(answer.error);
   return (answer as { value: Value }).value;

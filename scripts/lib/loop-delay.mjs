@@ -42,16 +42,17 @@ function waitedForCore() {
 /**
  * A gap's own work at most: the gap less the time the thread sat idle (libuv's count) or waited
  * for a core (Linux's), whichever is larger, since the wait for a core after a wake-up is in both.
- * Without Linux's count, only the idle time is left out.
  */
 export function ownWorkMs(gapMs, idleMs, waitedMs) {
-  return Math.max(0, gapMs - Math.max(idleMs, waitedMs ?? 0));
+  return Math.max(0, gapMs - Math.max(idleMs, waitedMs));
 }
 
 /** The thread's minor and major page faults so far (/proc/thread-self/stat's 10th and 12th fields); null where Linux cannot tell. */
 function pageFaults() {
   try {
-    const fields = fs.readFileSync("/proc/thread-self/stat", "utf8").split(") ")[1].split(" ");
+    const stat = fs.readFileSync("/proc/thread-self/stat", "utf8");
+    // After the name in parentheses, which may hold anything, ") " included.
+    const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
     return [Number(fields[7]), Number(fields[9])];
   } catch {
     return null;
@@ -62,8 +63,8 @@ function pageFaults() {
  * A timer every millisecond: a gap between two of its ticks is the thread's own work (running,
  * or blocked on I/O or a lock), the time it sat idle waiting for events (libuv's idle time, which
  * a late wake-up on this virtual machine lengthens: gaps of 5–15 ms with under a millisecond of
- * work in them, whose CPU profile samples were "(idle)"), and the time it waited for a core, preempted by another
- * thread or process on a busy machine. Linux counts that wait exactly, when the thread gets its
+ * work in them, whose CPU profile samples were "(idle)"), and the time it waited for a core,
+ * preempted by another thread or process on a busy machine. Linux counts that wait exactly, when the thread gets its
  * core back (schedstat's run delay; its CPU time there moves in scheduler ticks, too coarse here).
  * A wake-up's wait for a core is in both the idle time and the run delay, so the gap less the
  * larger of the two is an upper bound of the thread's busy time in it: the window keeps the
@@ -99,15 +100,15 @@ function sampleGaps(traceFile, traceFromMs) {
     const gap = now - last;
     const idle = idleNow - lastIdle;
     const waited = waitedNow !== null && lastWaited !== null ? waitedNow - lastWaited : null;
-    const own = ownWorkMs(gap, idle, waited);
-    if (waited !== null) {
+    const own = waited === null ? null : ownWorkMs(gap, idle, waited);
+    if (own !== null) {
       maxOwnMs = Math.max(maxOwnMs, own);
       maxWaitedMs = Math.max(maxWaitedMs, waited);
     }
     const faultsNow = traceFile ? pageFaults() : null;
     if (traceFile && gap >= traceFromMs) {
       const faults = faultsNow && lastFaults ? `, page faults ${faultsNow[0] - lastFaults[0]}/${faultsNow[1] - lastFaults[1]}` : "";
-      line(`stall ${gap.toFixed(1)} ms from ${last.toFixed(1)} (idle ${idle.toFixed(1)} ms${waited === null ? "" : `, waited for a core ${waited.toFixed(1)} ms, its own ${own.toFixed(1)} ms`}${faults})`);
+      line(`stall ${gap.toFixed(1)} ms from ${last.toFixed(1)} (idle ${idle.toFixed(1)} ms${waited === null ? "" : `, waited for a core ${waited.toFixed(1)} ms, its own ${own?.toFixed(1)} ms`}${faults})`);
     }
     last = now;
     lastWaited = waitedNow;

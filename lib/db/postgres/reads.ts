@@ -18,7 +18,6 @@ import type { PageOptions } from "../records/threads";
  */
 export const READS = {
   insights: (query: InsightsQuery, now: number) => insights(query, now),
-  metrics: (now: number) => metricsSnapshot(now),
   metricsExposition: async (now: number, instance: InstanceState, exposedBefore: ExposedCounters | null) => renderMetrics(await metricsSnapshot(now), instance, exposedBefore),
   board: (filter: ThreadFilter, options: PageOptions, now: number) => threadBoard(filter, options, now),
   filterOptions: () => filterOptions(),

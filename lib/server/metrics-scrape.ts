@@ -1,0 +1,25 @@
+import { walCheckpoints } from "@/lib/db/client";
+import { currentStore } from "@/lib/db/store";
+import type { ExposedCounters, InstanceState, MetricsExposition } from "@/lib/insights/metrics";
+import { read } from "./off-thread";
+import { leadsWatchdog } from "./watchdog";
+
+// The counters' values exposed so far (lib/insights/metrics.ts renderMetrics), kept on the
+// serving thread and handed to every scrape: a read worker started again goes on from them.
+const globalForMetrics = globalThis as unknown as { __radarMetricsExposed?: ExposedCounters };
+
+/** Renders a scrape's text where the metrics are read: lib/db/reads.ts's `metricsExposition`, on the read worker on SQLite. */
+export type RenderMetrics = (now: number, instance: InstanceState, exposedBefore: ExposedCounters | null) => Promise<MetricsExposition>;
+
+const onReadWorker: RenderMetrics = (now, instance, exposedBefore) => read("metricsExposition", now, instance, exposedBefore);
+
+/**
+ * GET /api/metrics's text: this instance's own state (whether it leads the watchdog, what the WAL
+ * checkpointer's latest round left) goes with the request, the counters' values come back.
+ */
+export async function scrapeMetrics(now: number, render: RenderMetrics = onReadWorker): Promise<MetricsExposition> {
+  const instance: InstanceState = { watchdogLeader: leadsWatchdog(), ...(currentStore() === "sqlite" ? { walCheckpoints: walCheckpoints() } : {}) };
+  const exposition = await render(now, instance, globalForMetrics.__radarMetricsExposed ?? null);
+  globalForMetrics.__radarMetricsExposed = exposition.exposed;
+  return exposition;
+}
