@@ -64,8 +64,9 @@ function pageFaults() {
  * or blocked on I/O or a lock), the time it sat idle waiting for events (libuv's idle time, which
  * a late wake-up on this virtual machine lengthens: gaps of 5–15 ms with under a millisecond of
  * work in them, whose CPU profile samples were "(idle)"), and the time it waited for a core,
- * preempted by another thread or process on a busy machine. Linux counts that wait exactly, when the thread gets its
- * core back (schedstat's run delay; its CPU time there moves in scheduler ticks, too coarse here).
+ * preempted by another thread or process on a busy machine. Linux counts that wait exactly, when
+ * the thread gets its core back (schedstat's run delay; its CPU time there moves in scheduler
+ * ticks, too coarse here).
  * A wake-up's wait for a core is in both the idle time and the run delay, so the gap less the
  * larger of the two is an upper bound of the thread's busy time in it: the window keeps the
  * longest, `maxOwnMs` (the longest synchronous stretch at most, whatever the machine does), and
@@ -108,7 +109,7 @@ function sampleGaps(traceFile, traceFromMs) {
     const faultsNow = traceFile ? pageFaults() : null;
     if (traceFile && gap >= traceFromMs) {
       const faults = faultsNow && lastFaults ? `, page faults ${faultsNow[0] - lastFaults[0]}/${faultsNow[1] - lastFaults[1]}` : "";
-      line(`stall ${gap.toFixed(1)} ms from ${last.toFixed(1)} (idle ${idle.toFixed(1)} ms${waited === null ? "" : `, waited for a core ${waited.toFixed(1)} ms, its own ${own?.toFixed(1)} ms`}${faults})`);
+      line(`stall ${gap.toFixed(1)} ms from ${last.toFixed(1)} (idle ${idle.toFixed(1)} ms${waited === null ? "" : `, waited for a core ${waited.toFixed(1)} ms, its own ${own.toFixed(1)} ms`}${faults})`);
     }
     last = now;
     lastWaited = waitedNow;
