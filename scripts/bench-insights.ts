@@ -10,6 +10,7 @@ import { migrate } from "../lib/db/migrate";
 import { rebuildRollups } from "../lib/db/rollups";
 import { parseExportQuery, parseInsightsQuery } from "../lib/insights/range";
 import { median } from "./lib/stats";
+import { syncToDisk } from "./lib/disk";
 
 /**
  * Insights query time on 1,000,000 events over 10,000 threads spread over the last 7 days
@@ -137,6 +138,7 @@ function buildBenchDatabase(now: number): Built {
   const rebuildSeconds = (performance.now() - rebuildStarted) / 1000;
   sql.exec("ANALYZE");
   sql.close();
+  syncToDisk(file);
   return { file, dir, events, notices, episodes, attempts, seconds: (performance.now() - started) / 1000, rebuildSeconds, now };
 }
 

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { benchDatabase } from "./bench-insights";
+import { copyToDisk } from "./lib/disk";
 import { freePort } from "./lib/port.mjs";
 import { postEvents } from "./lib/post-events";
 import { startServer, type RunningServer } from "./lib/server";
@@ -131,7 +132,7 @@ export interface ReadsBench {
 async function watchedServer(databaseFile: string): Promise<{ server: RunningServer; loopPort: number; stop(): Promise<void> }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-bench-reads-"));
   const file = path.join(dir, "radar.db");
-  fs.copyFileSync(databaseFile, file);
+  copyToDisk(databaseFile, file);
   const loopPort = await freePort();
   const loopModule = pathToFileURL(path.join(import.meta.dirname, "lib", "loop-delay.mjs")).href;
   const server = await startServer(

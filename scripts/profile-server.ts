@@ -6,6 +6,7 @@ import { pathToFileURL } from "node:url";
 import { event, postJson, singlesRun } from "./bench-ingest";
 import { benchDatabase } from "./bench-insights";
 import { startServer } from "./lib/server";
+import { copyToDisk } from "./lib/disk";
 
 /**
  * Where the built server's main thread (the one that ingests) spends its time, under one load:
@@ -36,7 +37,7 @@ async function profile(scenario: Scenario, databaseFile?: string): Promise<strin
   let file: string | undefined;
   if (reads) {
     file = path.join(dir, "radar.db");
-    fs.copyFileSync(databaseFile ?? benchDatabase().file, file);
+    copyToDisk(databaseFile ?? benchDatabase().file, file);
   }
   const preload = pathToFileURL(path.join(import.meta.dirname, "lib", "cpu-profile.mjs")).href;
   const server = await startServer({ NODE_OPTIONS: `--import ${preload}`, RADAR_PROFILE_DIR: dir }, file ? { databaseFile: file } : undefined);

@@ -76,11 +76,14 @@ function pageFaults() {
  * `traceFile` (RADAR_BENCH_LOOP_TRACE=<file>): every gap of `traceFromMs` or more
  * (RADAR_BENCH_LOOP_TRACE_MS, 20 by default), split so, every window's start, and every garbage
  * collection pause of 5 ms or more (or of half that bound, if less) are appended to it, each at its
- * time on this thread's clock, to tell a collection's pause from a statement's; a gap's line has
- * the thread's page faults in it too (minor/major), read at every tick only while tracing.
+ * time on this thread's clock, to tell a collection's pause from a statement's, and on
+ * CLOCK_MONOTONIC's (`mono=`, ms), the clock of `perf record -k CLOCK_MONOTONIC`, to find a gap
+ * among the kernel's scheduler events (time blocked in an fsync counts as the thread's own); a
+ * gap's line has the thread's page faults in it too (minor/major), read at every tick only while
+ * tracing.
  */
 function sampleGaps(traceFile, traceFromMs) {
-  const line = (text) => fs.appendFileSync(traceFile, `${performance.now().toFixed(1)} ${text}\n`);
+  const line = (text) => fs.appendFileSync(traceFile, `${performance.now().toFixed(1)} mono=${(Number(process.hrtime.bigint()) / 1e6).toFixed(3)} ${text}\n`);
   if (traceFile) {
     new PerformanceObserver((list) => {
       for (const entry of list.getEntries()) {
