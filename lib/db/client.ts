@@ -5,6 +5,7 @@ import { PrismaClient } from "./generated/client";
 import { resolveDatabasePath } from "./config";
 import { migrate } from "./migrate";
 import type { CheckpointDone } from "./checkpointer";
+import type { WalCheckpoints } from "@/lib/insights/metrics";
 import { processQueue } from "./queue";
 
 /**
@@ -135,7 +136,7 @@ export function recordCheckpoint(done: CheckpointDone): void {
 }
 
 /** Whether the checkpointer thread checkpoints this process's database, and the WAL as its latest round left it (for the metrics). */
-export function walCheckpoints(): { byThread: boolean; walFrames: number | null; framesLeft: number | null } {
+export function walCheckpoints(): WalCheckpoints {
   const { byThread, last } = walState();
   return { byThread: byThread !== null, walFrames: last?.walFrames ?? null, framesLeft: last ? last.walFrames - last.copied : null };
 }

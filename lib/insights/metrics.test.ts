@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { GAP_BOUNDS_MS } from "./gaps";
-import { createMetricsRegistry, renderMetrics, type InstanceState, type MetricsSnapshot } from "./metrics";
+import { createMetricsRegistry, renderMetrics, type InstanceState, type MetricsSnapshot, type WalCheckpoints } from "./metrics";
 
 const bins = (entries: Record<number, number>) => Array.from({ length: GAP_BOUNDS_MS.length + 1 }, (_, i) => entries[i] ?? 0);
 
@@ -67,7 +67,7 @@ describe("metrics registry", () => {
   });
 
   it("on SQLite, exposes whether the WAL checkpointer runs and what its latest checkpoint left, read at each scrape", async () => {
-    let wal: { byThread: boolean; walFrames: number | null; framesLeft: number | null } = { byThread: false, walFrames: null, framesLeft: null };
+    let wal: WalCheckpoints = { byThread: false, walFrames: null, framesLeft: null };
     const metrics = createMetricsRegistry(() => snapshot, { watchdogLeader: () => true, walCheckpoints: () => wal });
     expect((await metrics.scrape()).split("\n")).toEqual(expect.arrayContaining(["radar_sqlite_wal_checkpointer_up 0", "radar_sqlite_wal_frames 0", "radar_sqlite_wal_frames_left 0"]));
     wal = { byThread: true, walFrames: 1_042, framesLeft: 42 };

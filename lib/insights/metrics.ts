@@ -73,8 +73,18 @@ export interface InstanceFacts {
   /** Whether this instance runs the watchdog now (the leader among several on PostgreSQL). */
   watchdogLeader: () => boolean;
   /** On SQLite: whether the WAL checkpointer thread checkpoints, and the frames its latest checkpoint left in the WAL. */
-  walCheckpoints?: () => { byThread: boolean; walFrames: number | null; framesLeft: number | null };
+  walCheckpoints?: () => WalCheckpoints;
 }
+
+/** On SQLite: whether the checkpointer thread checkpoints, and the WAL as its latest round left it (null before its first). */
+export interface WalCheckpoints {
+  byThread: boolean;
+  walFrames: number | null;
+  framesLeft: number | null;
+}
+
+/** No checkpointer thread, no round yet. */
+const NO_WAL_CHECKPOINTS: WalCheckpoints = { byThread: false, walFrames: null, framesLeft: null };
 
 /** The counters' highest values exposed so far, by metric and series (JSON text): what keeps them from going down. */
 export type ExposedCounters = string;
@@ -237,7 +247,7 @@ export function createMetricsRegistry(read: () => MetricsSnapshot | Promise<Metr
 /** What only the serving process knows at a scrape (InstanceFacts), as plain data: it goes to the read worker with the request. */
 export interface InstanceState {
   watchdogLeader: boolean;
-  walCheckpoints?: ReturnType<NonNullable<InstanceFacts["walCheckpoints"]>>;
+  walCheckpoints?: WalCheckpoints;
 }
 
 export interface MetricsExposition {
@@ -273,7 +283,7 @@ export function renderMetrics(snapshot: MetricsSnapshot, instance: InstanceState
     const scraping = { snapshot: null as MetricsSnapshot | null, instance };
     const facts: InstanceFacts = {
       watchdogLeader: () => scraping.instance.watchdogLeader,
-      ...(instance.walCheckpoints ? { walCheckpoints: () => scraping.instance.walCheckpoints ?? { byThread: false, walFrames: null, framesLeft: null } } : {}),
+      ...(instance.walCheckpoints ? { walCheckpoints: () => scraping.instance.walCheckpoints ?? NO_WAL_CHECKPOINTS } : {}),
     };
     const metrics = createMetricsRegistry(() => scraping.snapshot!, facts, exposedBefore);
     thisThread = globalForExposition.__radarExposition = { metrics, scraping, last: Promise.resolve() };
