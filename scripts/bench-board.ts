@@ -7,7 +7,7 @@ import { chromium, type Page } from "@playwright/test";
 import { ensureChromium } from "./lib/chromium.mjs";
 import { fail } from "./lib/cli";
 import { benchDatabase } from "./bench-insights";
-import { copyToDisk } from "./lib/disk";
+import { copyDatabaseInto } from "./lib/disk";
 import { postEvents } from "./lib/post-events";
 import { startServer, type RunningServer } from "./lib/server";
 import { percentile } from "./lib/stats";
@@ -391,8 +391,7 @@ export async function timeBoardApi(server: RunningServer): Promise<BoardApiBench
 
 function copyDatabase(file: string): { dir: string; file: string; events: number } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-bench-board-"));
-  const copy = path.join(dir, "radar.db");
-  copyToDisk(file, copy);
+  const copy = copyDatabaseInto(dir, file);
   const sql = new Database(copy, { readonly: true });
   const events = sql.prepare(`SELECT count(*) FROM "Event"`).pluck().get() as number;
   sql.close();

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { benchDatabase } from "./bench-insights";
-import { copyToDisk } from "./lib/disk";
+import { copyDatabaseInto } from "./lib/disk";
 import { freePort } from "./lib/port.mjs";
 import { postEvents } from "./lib/post-events";
 import { startServer, type RunningServer } from "./lib/server";
@@ -131,8 +131,7 @@ export interface ReadsBench {
 /** The built app on a copy of `databaseFile`, its event loop watched from inside (scripts/lib/loop-delay.mjs, on `loopPort`). */
 async function watchedServer(databaseFile: string): Promise<{ server: RunningServer; loopPort: number; stop(): Promise<void> }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-bench-reads-"));
-  const file = path.join(dir, "radar.db");
-  copyToDisk(databaseFile, file);
+  const file = copyDatabaseInto(dir, databaseFile);
   const loopPort = await freePort();
   const loopModule = pathToFileURL(path.join(import.meta.dirname, "lib", "loop-delay.mjs")).href;
   const server = await startServer(

@@ -5,8 +5,8 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { event, postJson, singlesRun } from "./bench-ingest";
 import { benchDatabase } from "./bench-insights";
+import { copyDatabaseInto } from "./lib/disk";
 import { startServer } from "./lib/server";
-import { copyToDisk } from "./lib/disk";
 
 /**
  * Where the built server's main thread (the one that ingests) spends its time, under one load:
@@ -34,11 +34,7 @@ const TOP = 30;
 async function profile(scenario: Scenario, databaseFile?: string): Promise<string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "radar-profile-server-"));
   const reads = GETS[scenario] !== undefined;
-  let file: string | undefined;
-  if (reads) {
-    file = path.join(dir, "radar.db");
-    copyToDisk(databaseFile ?? benchDatabase().file, file);
-  }
+  const file = reads ? copyDatabaseInto(dir, databaseFile ?? benchDatabase().file) : undefined;
   const preload = pathToFileURL(path.join(import.meta.dirname, "lib", "cpu-profile.mjs")).href;
   const server = await startServer({ NODE_OPTIONS: `--import ${preload}`, RADAR_PROFILE_DIR: dir }, file ? { databaseFile: file } : undefined);
   // The process listening on the server's port: the one to profile.

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import path from "node:path";
 
 /**
  * Waits until the file's pages are on disk. A bench writes its databases (hundreds of MB at 1M
@@ -17,8 +18,10 @@ export function syncToDisk(file: string): void {
   }
 }
 
-/** A copy of `source` at `destination`, on disk before this returns (syncToDisk). */
-export function copyToDisk(source: string, destination: string): void {
-  fs.copyFileSync(source, destination);
-  syncToDisk(destination);
+/** A copy of the database file `source` as `<dir>/radar.db`, on disk before this returns (syncToDisk); its path. */
+export function copyDatabaseInto(dir: string, source: string): string {
+  const copy = path.join(dir, "radar.db");
+  fs.copyFileSync(source, copy);
+  syncToDisk(copy);
+  return copy;
 }
