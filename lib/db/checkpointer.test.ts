@@ -4,18 +4,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PATIENCE_MS } from "@/e2e/support/patience";
 import { waitFor } from "@/e2e/support/relay-helpers";
 import { useFreshDatabase } from "@/e2e/support/in-process";
-import { checkpointWal, copyRest, copyWal, openCheckpointer, RESTART_FRAMES, runCheckpointer, type CheckpointerMessage } from "./checkpointer";
+import { checkpointWal, closeCheckpointer, copyRest, copyStep, openCheckpointer, runCheckpointer, START_OVER_FRAMES, type Checkpointer, type CheckpointerMessage } from "./checkpointer";
 
 /**
  * Who copies the WAL back into the database file: by default the commit that takes the WAL past
  * 1,000 pages, on the thread that committed (the ingest thread); while the checkpointer thread
  * runs (checkpointer.ts), it does, every connection of this process checkpointing only far past
- * that (a backstop); and the WAL still starts over, whatever commits land during its copies.
+ * that (a backstop); commits append to the WAL rather than start it over (each start syncs the
+ * WAL's header on the committing thread), until it holds START_OVER_FRAMES; then it starts over,
+ * whatever commits land during the copies.
  */
 useFreshDatabase("checkpointer");
 
 let client: typeof import("./client");
-let other: Database.Database;
+let other: Checkpointer;
 beforeAll(async () => {
   client = await import("./client");
   client.db().sql.exec(`CREATE TABLE "ballast" (body BLOB)`);
@@ -23,7 +25,7 @@ beforeAll(async () => {
 });
 afterAll(() => {
   client.checkpointsByThread(null);
-  other?.close();
+  if (other) closeCheckpointer(other);
 });
 
 /** About `pages` pages of new rows in one commit on the server's connection (by default past SQLite's 1,000). */
@@ -35,7 +37,18 @@ function commitPages(pages = 2_000): void {
 }
 
 /** Frames in the WAL now (a PASSIVE checkpoint that copies nothing new says). */
-const walFrames = () => (other.pragma("wal_checkpoint(PASSIVE)") as { log: number }[])[0].log;
+const walFrames = () => (other.sql.pragma("wal_checkpoint(PASSIVE)") as { log: number }[])[0].log;
+/** How many times the WAL started over: the checkpoint sequence number in its header (bytes 12–15), which each start adds one to. */
+function walStarts(): number {
+  const header = Buffer.alloc(16);
+  const fd = fs.openSync(`${client.db().path}-wal`, "r");
+  try {
+    fs.readSync(fd, header, 0, 16, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return header.readUInt32BE(12);
+}
 const BACKSTOP = 20_000;
 
 const fileSize = () => fs.statSync(client.db().path).size;
@@ -103,6 +116,45 @@ describe("WAL checkpoints", () => {
     }
   });
 
+  it("commits append to the WAL instead of starting it over, though every round copies every frame, until it holds START_OVER_FRAMES", () => {
+    client.checkpointsByThread(client.db().path);
+    try {
+      checkpointWal(other);
+      commitPages(10);
+      // What a copy alone does, the checkpointer's snapshot let go: the next commit finds every
+      // frame copied and starts over.
+      if (other.snapshot.inTransaction) other.snapshot.exec("COMMIT");
+      other.sql.pragma("wal_checkpoint(PASSIVE)");
+      const before = walStarts();
+      commitPages(10);
+      expect(walStarts()).toBe(before + 1);
+
+      const starts = walStarts();
+      let frames = 0;
+      while (frames + 200 < START_OVER_FRAMES) {
+        commitPages(200);
+        const round = checkpointWal(other);
+        expect(round.copied).toBe(round.walFrames);
+        expect(round.walFrames).toBeGreaterThan(frames);
+        frames = round.walFrames;
+      }
+      // A quiet round changes nothing: the snapshot it keeps still holds the WAL.
+      checkpointWal(other);
+      commitPages(10);
+      expect(walStarts()).toBe(starts);
+
+      commitPages(300);
+      const last = checkpointWal(other);
+      expect(last.walFrames).toBeGreaterThanOrEqual(START_OVER_FRAMES);
+      expect(last.copied).toBe(last.walFrames);
+      commitPages(10);
+      expect(walStarts()).toBe(starts + 1);
+      expect(walFrames()).toBeLessThan(100);
+    } finally {
+      client.checkpointsByThread(null);
+    }
+  });
+
   it("the WAL starts over even when a commit lands during every copy: the rest is copied under the write lock", () => {
     client.checkpointsByThread(client.db().path);
     try {
@@ -115,15 +167,15 @@ describe("WAL checkpoints", () => {
       const roundWithCommitDuring = (rest: boolean) => {
         writer.exec("BEGIN IMMEDIATE");
         for (let i = 0; i < 300; i++) insert.run();
-        const copied = copyWal(other);
+        const copied = copyStep(other);
         writer.exec("COMMIT");
         if (rest) copyRest(other, copied);
       };
-      for (let round = 0; round < 10; round++) roundWithCommitDuring(false);
-      const grown = walFrames();
-      expect(grown).toBeGreaterThan(3_000);
-      for (let round = 0; round < 10; round++) roundWithCommitDuring(true);
-      expect(walFrames()).toBeLessThan(RESTART_FRAMES + 700);
+      const rounds = Math.ceil((START_OVER_FRAMES + 3_000) / 300);
+      for (let round = 0; round < rounds; round++) roundWithCommitDuring(false);
+      expect(walFrames()).toBeGreaterThan(START_OVER_FRAMES + 2_000);
+      for (let round = 0; round < rounds; round++) roundWithCommitDuring(true);
+      expect(walFrames()).toBeLessThan(START_OVER_FRAMES + 700);
     } finally {
       client.checkpointsByThread(null);
     }
@@ -132,7 +184,7 @@ describe("WAL checkpoints", () => {
   it("the rest is left to the next round while a writer holds the lock: the checkpointer never waits for one", () => {
     client.checkpointsByThread(client.db().path);
     try {
-      commitPages(RESTART_FRAMES + 100);
+      commitPages(START_OVER_FRAMES + 100);
       const writer = client.db().sql;
       writer.exec("BEGIN IMMEDIATE");
       try {

@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 
 /**
  * The WAL checkpointer: a thread of the server (checkpointer-thread.ts, started by
- * lib/server/listener/wal-checkpointer.ts) with its own connection to the SQLite file, copying the
+ * lib/server/listener/wal-checkpointer.ts) with its own connections to the SQLite file, copying the
  * pages that commits append to the WAL back into the database file. SQLite otherwise does it inside
  * the commit that takes the WAL past 1,000 pages, on the thread that committed: that held the
  * ingest thread for up to 204 ms at a time (`RADAR_BENCH_LOOP_TRACE=<file> npx tsx
@@ -10,12 +10,24 @@ import Database from "better-sqlite3";
  * a commit of 203.8 ms). While this thread runs, the server's own connections leave checkpoints
  * to it (client.ts checkpointsByThread).
  *
- * A round has two steps:
- * - the copy (PASSIVE): every page no reader still needs, waiting for nobody and holding no lock a
- *   writer needs, so the writer never waits on it;
- * - once the WAL holds RESTART_FRAMES or more, the rest (FULL, never waiting: busy_timeout 0). A
- *   writer starts the WAL over from its beginning only when it finds every frame copied, and under
- *   steady ingestion a commit lands during nearly every copy: without this step the WAL file would
+ * It also decides when the WAL starts over. A commit that finds every frame copied starts the WAL
+ * from its beginning again, and SQLite then syncs the WAL's header to disk inside that commit, on
+ * the ingest thread: with a copy after every commit, nearly every commit would. Each fsync waits
+ * for whatever the kernel is writing back to the same disk (up to 393 ms behind the writeback of a
+ * 745 MB file, seen with `perf record -e sched:sched_switch` during scripts/bench-reads.ts). So the
+ * checkpointer keeps a read snapshot open on a connection of its own, taken just before each copy:
+ * the copy can still take every frame (the snapshot needs none that are not already in the file
+ * once it is copied), but a writer cannot start the WAL over while a snapshot that began inside it
+ * is open, so commits append. Only once the WAL holds START_OVER_FRAMES does a round let go of it
+ * and copy the rest: one fsync per START_OVER_FRAMES frames instead of one every round.
+ *
+ * A round:
+ * - the copy (PASSIVE): every frame no reader still needs, waiting for nobody and holding no lock a
+ *   writer needs, so the writer never waits on it; when commits appended frames since the
+ *   snapshot was taken, the snapshot is taken again first, so that the copy can take them;
+ * - once the WAL holds START_OVER_FRAMES or more: the snapshot is let go and the rest is copied
+ *   too (FULL, never waiting: busy_timeout 0), so that the next commit starts the WAL over. Under
+ *   steady ingestion a commit lands during nearly every copy, and without this step the WAL would
  *   grow for as long as ingestion lasts. It takes the write lock, but only for the few frames
  *   committed during the copy; a writer that holds the lock makes it give up until the next round.
  */
@@ -37,28 +49,78 @@ export interface CheckpointerData {
   everyMs: number;
 }
 
-/** From the checkpointer to the listener's thread: ready once its connection is open, then each round's checkpoint. */
+/** From the checkpointer to the listener's thread: ready once its connections are open, then each round's checkpoint. */
 export type CheckpointerMessage = { ready: true } | { checkpoint: CheckpointDone };
 
-/** SQLite's own threshold for a checkpoint (wal_autocheckpoint's default): past it, a round copies the rest too. */
-export const RESTART_FRAMES = 1_000;
+/**
+ * Past this many frames a round lets the WAL start over: 8,192 pages of 4 KiB are 32 MiB, under
+ * client.ts's journal_size_limit (64 MiB, which would otherwise cut the file back at each start)
+ * and its backstop (20,000 pages, past which commits checkpoint themselves).
+ */
+export const START_OVER_FRAMES = 8_192;
 
 type CheckpointRow = { busy: number; log: number; checkpointed: number };
 
-/** The copy step of a round: what no reader still needs, waiting for nobody. */
-export function copyWal(sql: Database.Database): CheckpointRow {
+/** The checkpointer's connections to one file: `sql` copies; `snapshot` only ever holds a read transaction open. */
+export interface Checkpointer {
+  sql: Database.Database;
+  snapshot: Database.Database;
+}
+
+/** The checkpointer's connections: they never wait for a lock (a writer that holds one is left to finish). */
+export function openCheckpointer(file: string): Checkpointer {
+  const sql = new Database(file, { fileMustExist: true, timeout: 0 });
+  const snapshot = new Database(file, { readonly: true, fileMustExist: true, timeout: 0 });
+  return { sql, snapshot };
+}
+
+export function closeCheckpointer({ sql, snapshot }: Checkpointer): void {
+  letGo(snapshot);
+  snapshot.close();
+  sql.close();
+}
+
+/** The copy step's checkpoint: what no reader still needs, waiting for nobody. */
+function copyWal(sql: Database.Database): CheckpointRow {
   return (sql.pragma("wal_checkpoint(PASSIVE)") as CheckpointRow[])[0];
 }
 
+/** A read transaction from now on, on `snapshot`: the statement reads the schema's page, which is what starts it. */
+function takeSnapshot(snapshot: Database.Database): void {
+  letGo(snapshot);
+  snapshot.exec("BEGIN");
+  snapshot.prepare("SELECT count(*) FROM sqlite_schema").get();
+}
+
+function letGo(snapshot: Database.Database): void {
+  if (snapshot.inTransaction) snapshot.exec("COMMIT");
+}
+
 /**
- * The second step: once the WAL is long, the frames committed during the copy too, whenever no
- * writer holds the lock. A unit of work holds it for its whole length (tens of milliseconds for a
- * batch), so the step looks for a moment between two, every REST_RETRY_MS for REST_TRIES tries.
- * It never waits on a lock itself (`sql` has busy_timeout 0): once it holds the writer's, a wait
- * would hold up the writer.
+ * The copy step. The snapshot is taken before the copy when none is held, and again when commits
+ * appended frames past the one held (a snapshot keeps back every frame committed after it began).
+ * One taken when every frame was already copied reads only the database file: it neither keeps the
+ * WAL from starting over (once, which is when that happens) nor lets a copy write into the file,
+ * and the next round takes another.
  */
-export function copyRest(sql: Database.Database, copied: CheckpointRow, tries = REST_TRIES): CheckpointRow {
-  if (copied.log < RESTART_FRAMES) return copied;
+export function copyStep({ sql, snapshot }: Checkpointer): CheckpointRow {
+  if (!snapshot.inTransaction) takeSnapshot(snapshot);
+  const row = copyWal(sql);
+  if (row.checkpointed >= row.log) return row;
+  takeSnapshot(snapshot);
+  return copyWal(sql);
+}
+
+/**
+ * The second step: once the WAL is long, the snapshot is let go and the frames committed during
+ * the copy are copied too, whenever no writer holds the lock. A unit of work holds it for its whole
+ * length (tens of milliseconds for a batch), so the step looks for a moment between two, every
+ * REST_RETRY_MS for REST_TRIES tries. It never waits on a lock itself (`sql` has busy_timeout 0):
+ * once it holds the writer's, a wait would hold up the writer.
+ */
+export function copyRest({ sql, snapshot }: Checkpointer, copied: CheckpointRow, tries = REST_TRIES): CheckpointRow {
+  if (copied.log < START_OVER_FRAMES) return copied;
+  letGo(snapshot);
   let row = copied;
   for (let i = 0; i < tries; i++) {
     if (i > 0) Atomics.wait(pause, 0, 0, REST_RETRY_MS);
@@ -73,17 +135,12 @@ const REST_RETRY_MS = 2;
 /** What the checkpointer's thread sleeps on between tries (nothing ever wakes it early). */
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
-/** One round on `sql`, a connection opened by openCheckpointer. */
-export function checkpointWal(sql: Database.Database, now = Date.now): CheckpointDone {
+/** One round on the connections openCheckpointer opened. */
+export function checkpointWal(checkpointer: Checkpointer, now = Date.now): CheckpointDone {
   const started = performance.now();
-  const row = copyRest(sql, copyWal(sql));
+  const row = copyRest(checkpointer, copyStep(checkpointer));
   const walFrames = Math.max(0, row.log);
   return { walFrames, copied: Math.min(walFrames, Math.max(0, row.checkpointed)), busy: row.busy !== 0, ms: +(performance.now() - started).toFixed(1), at: now() };
-}
-
-/** The checkpointer's connection: never waits for a lock (a writer that holds one is left to finish). */
-export function openCheckpointer(file: string): Database.Database {
-  return new Database(file, { fileMustExist: true, timeout: 0 });
 }
 
 /**
@@ -93,11 +150,11 @@ export function openCheckpointer(file: string): Database.Database {
  * stops it (for tests; the thread itself runs until it is terminated).
  */
 export function runCheckpointer(file: string, everyMs: number, port: { postMessage(message: CheckpointerMessage): void }): () => void {
-  const sql = openCheckpointer(file);
+  const checkpointer = openCheckpointer(file);
   port.postMessage({ ready: true });
-  const timer = setInterval(() => port.postMessage({ checkpoint: checkpointWal(sql) }), everyMs);
+  const timer = setInterval(() => port.postMessage({ checkpoint: checkpointWal(checkpointer) }), everyMs);
   return () => {
     clearInterval(timer);
-    sql.close();
+    closeCheckpointer(checkpointer);
   };
 }

@@ -197,7 +197,7 @@ export function createMetricsRegistry(read: () => MetricsSnapshot | Promise<Metr
     });
     new Gauge({
       name: "radar_sqlite_wal_frames",
-      help: "Frames (pages) in the SQLite WAL at the WAL checkpointer's latest round: it starts over once they are all copied and no reader needs them, so it stays near 1,000; growing means a reader holds an old snapshot. 0 while the checkpointer is not running.",
+      help: "Frames (pages) in the SQLite WAL at the WAL checkpointer's latest round: commits append to it until the checkpointer lets it start over at 8,192 (lib/db/checkpointer.ts START_OVER_FRAMES), so it stays below about that; far past it means a reader holds an old snapshot. 0 while the checkpointer is not running.",
       registers,
       collect() {
         this.set(wal().walFrames ?? 0);
