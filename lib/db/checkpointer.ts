@@ -10,26 +10,28 @@ import Database from "better-sqlite3";
  * a commit of 203.8 ms). While this thread runs, the server's own connections leave checkpoints
  * to it (client.ts checkpointsByThread).
  *
- * It also decides when the WAL starts over. A commit that finds every frame copied starts the WAL
- * from its beginning again, and SQLite then syncs the WAL's header to disk inside that commit, on
- * the ingest thread: with a copy after every commit, nearly every commit would. Each fsync waits
- * for whatever the kernel is writing back to the same disk (up to 393 ms behind the writeback of a
- * 745 MB file, seen with `perf record -e sched:sched_switch` during scripts/bench-reads.ts). So the
- * checkpointer keeps a read snapshot open on a connection of its own, taken just before each copy:
- * the copy can still take every frame (the snapshot needs none that are not already in the file
- * once it is copied), but a writer cannot start the WAL over while a snapshot that began inside it
- * is open, so commits append. Only once the WAL holds START_OVER_FRAMES does a round let go of it
- * and copy the rest: one fsync per START_OVER_FRAMES frames instead of one every round.
+ * It also decides when the WAL starts over, and on which thread. A commit that finds every frame
+ * copied starts the WAL from its beginning again, and SQLite then syncs the WAL's header to disk
+ * inside that commit: with a copy every round, the ingest thread's first commit after nearly every
+ * round would. Each such fsync waits for whatever the kernel is writing back to the same disk (up
+ * to 393 ms behind the writeback of a 745 MB file, seen with `perf record -e sched:sched_switch`
+ * during scripts/bench-reads.ts), and the ingest thread's event loop with it. So the checkpointer
+ * keeps a read snapshot open on a connection of its own, taken just before each copy: the copy
+ * still takes every frame (the snapshot needs none that are not in the file once it is copied),
+ * but no writer can start the WAL over while a snapshot that began inside it is open, so commits
+ * append. Once the WAL holds START_OVER_FRAMES, a round lets go of it, copies the rest and makes
+ * the commit that starts the WAL over itself.
  *
  * A round:
  * - the copy (PASSIVE): every frame no reader still needs, waiting for nobody and holding no lock a
  *   writer needs, so the writer never waits on it; when commits appended frames since the
  *   snapshot was taken, the snapshot is taken again first, so that the copy can take them;
- * - once the WAL holds START_OVER_FRAMES or more: the snapshot is let go and the rest is copied
- *   too (FULL, never waiting: busy_timeout 0), so that the next commit starts the WAL over. Under
+ * - once the WAL holds START_OVER_FRAMES or more: the snapshot is let go, the rest is copied too
+ *   (FULL, never waiting: busy_timeout 0) and a commit of this thread starts the WAL over. Under
  *   steady ingestion a commit lands during nearly every copy, and without this step the WAL would
- *   grow for as long as ingestion lasts. It takes the write lock, but only for the few frames
- *   committed during the copy; a writer that holds the lock makes it give up until the next round.
+ *   grow for as long as ingestion lasts. It takes the write lock, for the few frames committed
+ *   during the copy and the fsync of the WAL's header; a writer that holds the lock makes it give
+ *   up until the next round.
  */
 export interface CheckpointDone {
   /** Frames in the WAL, and how many of them are now in the database file. */
@@ -65,13 +67,17 @@ type CheckpointRow = { busy: number; log: number; checkpointed: number };
 export interface Checkpointer {
   sql: Database.Database;
   snapshot: Database.Database;
+  /** The database's user_version when it was opened, which startOver writes back. */
+  userVersion: number;
 }
 
 /** The checkpointer's connections: they never wait for a lock (a writer that holds one is left to finish). */
 export function openCheckpointer(file: string): Checkpointer {
   const sql = new Database(file, { fileMustExist: true, timeout: 0 });
+  // As the server's connections (client.ts): its commit (startOver) syncs the WAL's header, not every frame too.
+  sql.pragma("synchronous = NORMAL");
   const snapshot = new Database(file, { readonly: true, fileMustExist: true, timeout: 0 });
-  return { sql, snapshot };
+  return { sql, snapshot, userVersion: sql.pragma("user_version", { simple: true }) as number };
 }
 
 export function closeCheckpointer({ sql, snapshot }: Checkpointer): void {
@@ -112,22 +118,41 @@ export function copyStep({ sql, snapshot }: Checkpointer): CheckpointRow {
 }
 
 /**
- * The second step: once the WAL is long, the snapshot is let go and the frames committed during
- * the copy are copied too, whenever no writer holds the lock. A unit of work holds it for its whole
- * length (tens of milliseconds for a batch), so the step looks for a moment between two, every
- * REST_RETRY_MS for REST_TRIES tries. It never waits on a lock itself (`sql` has busy_timeout 0):
- * once it holds the writer's, a wait would hold up the writer.
+ * The second step, once the WAL is long: the snapshot is let go and the frames committed during the
+ * copy are copied too, whenever no writer holds the lock; then a commit of this thread's own starts
+ * the WAL over. A unit of work holds the lock for its whole length (tens of milliseconds for a
+ * batch), so the step looks for a moment between two, every REST_RETRY_MS for REST_TRIES tries.
+ * It never waits on a lock itself (`sql` has busy_timeout 0): once it holds the writer's, a wait
+ * would hold up the writer.
  */
-export function copyRest({ sql, snapshot }: Checkpointer, copied: CheckpointRow, tries = REST_TRIES): CheckpointRow {
+export function copyRest(checkpointer: Checkpointer, copied: CheckpointRow, tries = REST_TRIES): CheckpointRow {
   if (copied.log < START_OVER_FRAMES) return copied;
-  letGo(snapshot);
+  letGo(checkpointer.snapshot);
   let row = copied;
   for (let i = 0; i < tries; i++) {
     if (i > 0) Atomics.wait(pause, 0, 0, REST_RETRY_MS);
-    row = (sql.pragma("wal_checkpoint(FULL)") as CheckpointRow[])[0];
+    row = (checkpointer.sql.pragma("wal_checkpoint(FULL)") as CheckpointRow[])[0];
     if (row.busy === 0) break;
   }
+  if (row.busy === 0) startOver(checkpointer);
   return row;
+}
+
+/**
+ * The first commit after every frame was copied starts the WAL over and syncs its header, holding
+ * the write lock meanwhile: made here, right after the copy, that fsync is this thread's, and the
+ * ingest thread's next unit of work waits for the lock without blocking its event loop
+ * (client.ts beginImmediate) instead of blocking in the fsync. The commit writes the database's
+ * user_version (which nothing else uses) with the value it had. A writer that got the lock first
+ * (SQLITE_BUSY) starts the WAL over itself; a reader that began in the moment between makes this
+ * commit append one page instead, and the next round tries again.
+ */
+export function startOver({ sql, userVersion }: Checkpointer): void {
+  try {
+    sql.pragma(`user_version = ${userVersion}`);
+  } catch (error) {
+    if ((error as { code?: string }).code !== "SQLITE_BUSY") throw error;
+  }
 }
 
 const REST_TRIES = 25;
