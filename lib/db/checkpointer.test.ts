@@ -49,7 +49,6 @@ function walStart(): string {
   }
   return header.subarray(16, 24).toString("hex");
 }
-const BACKSTOP = 20_000;
 
 const fileSize = () => fs.statSync(client.db().path).size;
 const prismaAutocheckpoint = async () => Number((await client.db().prisma.$queryRawUnsafe<{ wal_autocheckpoint: bigint }[]>("PRAGMA wal_autocheckpoint"))[0].wal_autocheckpoint);
@@ -63,8 +62,8 @@ describe("WAL checkpoints", () => {
 
   it("while the checkpointer thread runs, no commit of this process does (short of a backstop far past it): the checkpointer copies it", async () => {
     client.checkpointsByThread(client.db().path);
-    expect(client.db().sql.pragma("wal_autocheckpoint", { simple: true })).toBe(BACKSTOP);
-    expect(await prismaAutocheckpoint()).toBe(BACKSTOP);
+    expect(client.db().sql.pragma("wal_autocheckpoint", { simple: true })).toBe(client.BACKSTOP_PAGES);
+    expect(await prismaAutocheckpoint()).toBe(client.BACKSTOP_PAGES);
     const before = fileSize();
     commitPages();
     expect(fileSize()).toBe(before);
@@ -87,7 +86,7 @@ describe("WAL checkpoints", () => {
     const again = client.openDatabase(client.db().path);
     const elsewhere = client.openDatabase(`${client.db().path}.other`);
     try {
-      expect(again.sql.pragma("wal_autocheckpoint", { simple: true })).toBe(BACKSTOP);
+      expect(again.sql.pragma("wal_autocheckpoint", { simple: true })).toBe(client.BACKSTOP_PAGES);
       expect(elsewhere.sql.pragma("wal_autocheckpoint", { simple: true })).toBe(1_000);
     } finally {
       again.sql.close();

@@ -57,7 +57,7 @@ export type CheckpointerMessage = { ready: true } | { checkpoint: CheckpointDone
 /**
  * Past this many frames a round lets the WAL start over: 8,192 pages of 4 KiB are 32 MiB, under
  * client.ts's journal_size_limit (64 MiB, which would otherwise cut the file back at each start)
- * and its backstop (20,000 pages, past which commits checkpoint themselves).
+ * and far under its backstop (BACKSTOP_PAGES, past which commits checkpoint themselves).
  */
 export const START_OVER_FRAMES = 8_192;
 
@@ -155,7 +155,12 @@ export function startOver({ sql, userVersion }: Checkpointer): void {
   }
 }
 
-const REST_TRIES = 25;
+/**
+ * About 200 ms of tries: past START_OVER_FRAMES the WAL can only start over in a moment when no
+ * writer holds the lock and no reader holds a snapshot older than the last commit, and while two
+ * clients loop over heavy reads such moments are a fraction of a millisecond between two reads.
+ */
+const REST_TRIES = 100;
 const REST_RETRY_MS = 2;
 /** What the checkpointer's thread sleeps on between tries (nothing ever wakes it early). */
 const pause = new Int32Array(new SharedArrayBuffer(4));
