@@ -73,6 +73,7 @@ const NOT_ON_EITHER_STORE: Record<string, string> = {
   "store-structure.ts": "both stores' structure, each through its own connection given",
   "store-failure.ts#isStoreFailure": "classifies either store's error; touches no connection",
   "storage-full.ts#isStorageFull": "classifies either store's error; touches no connection",
+  "sqlite-busy.ts#isSqliteBusy": "classifies a SQLite error (PostgreSQL has no SQLITE_BUSY); touches no connection",
   "queue.ts#processQueue": "an in-process queue of functions; touches no connection",
   // The SQLite side of a unit of work: unit-of-work.ts pairs each with PostgreSQL's …RowsOn(client).
   "alerts.ts#alertRows": "unit-of-work statements",

@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import { isSqliteBusy } from "./sqlite-busy";
 
 /**
  * The WAL checkpointer: a thread of the server (checkpointer-thread.ts, started by
@@ -26,12 +27,11 @@ import Database from "better-sqlite3";
  * - the copy (PASSIVE): every frame no reader still needs, waiting for nobody and holding no lock a
  *   writer needs, so the writer never waits on it; when commits appended frames since the
  *   snapshot was taken, the snapshot is taken again first, so that the copy can take them;
- * - once the WAL holds START_OVER_FRAMES or more: the snapshot is let go, the rest is copied too
- *   (FULL, never waiting: busy_timeout 0) and a commit of this thread starts the WAL over. Under
- *   steady ingestion a commit lands during nearly every copy, and without this step the WAL would
- *   grow for as long as ingestion lasts. It takes the write lock, for the few frames committed
- *   during the copy and the fsync of the WAL's header; a writer that holds the lock makes it give
- *   up until the next round.
+ * - once the WAL holds START_OVER_FRAMES or more: the snapshot is let go, and as soon as a copy
+ *   takes every frame, a commit of this thread starts the WAL over (copyRest), holding the write
+ *   lock for the fsync of the WAL's header. Without this step the WAL would grow for as long as
+ *   ingestion lasts; a writer that holds the lock, or readers that never let every frame be
+ *   copied, make it give up until the next round.
  */
 export interface CheckpointDone {
   /** Frames in the WAL, and how many of them are now in the database file. */
@@ -67,8 +67,6 @@ type CheckpointRow = { busy: number; log: number; checkpointed: number };
 export interface Checkpointer {
   sql: Database.Database;
   snapshot: Database.Database;
-  /** The database's user_version when it was opened, which startOver writes back. */
-  userVersion: number;
 }
 
 /** The checkpointer's connections: they never wait for a lock (a writer that holds one is left to finish). */
@@ -77,7 +75,7 @@ export function openCheckpointer(file: string): Checkpointer {
   // As the server's connections (client.ts): its commit (startOver) syncs the WAL's header, not every frame too.
   sql.pragma("synchronous = NORMAL");
   const snapshot = new Database(file, { readonly: true, fileMustExist: true, timeout: 0 });
-  return { sql, snapshot, userVersion: sql.pragma("user_version", { simple: true }) as number };
+  return { sql, snapshot };
 }
 
 export function closeCheckpointer({ sql, snapshot }: Checkpointer): void {
@@ -118,12 +116,14 @@ export function copyStep({ sql, snapshot }: Checkpointer): CheckpointRow {
 }
 
 /**
- * The second step, once the WAL is long: the snapshot is let go and the frames committed during the
- * copy are copied too, whenever no writer holds the lock; then a commit of this thread's own starts
- * the WAL over. A unit of work holds the lock for its whole length (tens of milliseconds for a
- * batch), so the step looks for a moment between two, every REST_RETRY_MS for REST_TRIES tries.
- * It never waits on a lock itself (`sql` has busy_timeout 0): once it holds the writer's, a wait
- * would hold up the writer.
+ * The second step, once the WAL is long: the snapshot is let go, and in a moment when a copy took
+ * every frame (no reader kept any back, no commit landed during it), a commit of this thread's own
+ * starts the WAL over. The copies take no lock a writer needs, unlike SQLite's FULL checkpoint,
+ * which copies (and syncs the file) holding the write lock; only the commit takes it, once.
+ * Readers that loop over heavy reads hold a snapshot nearly all the time and commits land every
+ * millisecond or so under load, so the step looks for such a moment every REST_RETRY_MS for
+ * REST_TRIES tries, and otherwise leaves it to the next round. Answers the last copy's counts, or
+ * the WAL's once it started over.
  */
 export function copyRest(checkpointer: Checkpointer, copied: CheckpointRow, tries = REST_TRIES): CheckpointRow {
   if (copied.log < START_OVER_FRAMES) return copied;
@@ -131,10 +131,11 @@ export function copyRest(checkpointer: Checkpointer, copied: CheckpointRow, trie
   let row = copied;
   for (let i = 0; i < tries; i++) {
     if (i > 0) Atomics.wait(pause, 0, 0, REST_RETRY_MS);
-    row = (checkpointer.sql.pragma("wal_checkpoint(FULL)") as CheckpointRow[])[0];
-    if (row.busy === 0) break;
+    row = copyWal(checkpointer.sql);
+    if (row.checkpointed < row.log || !startOver(checkpointer)) continue;
+    const after = (checkpointer.sql.pragma("wal_checkpoint(NOOP)") as CheckpointRow[])[0];
+    if (after.log < row.log) return after;
   }
-  if (row.busy === 0) startOver(checkpointer);
   return row;
 }
 
@@ -143,23 +144,21 @@ export function copyRest(checkpointer: Checkpointer, copied: CheckpointRow, trie
  * the write lock meanwhile: made here, right after the copy, that fsync is this thread's, and the
  * ingest thread's next unit of work waits for the lock without blocking its event loop
  * (client.ts beginImmediate) instead of blocking in the fsync. The commit writes the database's
- * user_version (which nothing else uses) with the value it had. A writer that got the lock first
- * (SQLITE_BUSY) starts the WAL over itself; a reader that began in the moment between makes this
- * commit append one page instead, and the next round tries again.
+ * user_version (which nothing else uses) with the value it had. False when a writer held the lock
+ * (SQLITE_BUSY); a commit or a reader that came in the moment between makes it append one page
+ * instead of starting over, which copyRest sees and tries again.
  */
-export function startOver({ sql, userVersion }: Checkpointer): void {
+export function startOver({ sql }: Checkpointer): boolean {
   try {
-    sql.pragma(`user_version = ${userVersion}`);
+    sql.pragma(`user_version = ${sql.pragma("user_version", { simple: true }) as number}`);
+    return true;
   } catch (error) {
-    if ((error as { code?: string }).code !== "SQLITE_BUSY") throw error;
+    if (!isSqliteBusy(error)) throw error;
+    return false;
   }
 }
 
-/**
- * About 200 ms of tries: past START_OVER_FRAMES the WAL can only start over in a moment when no
- * writer holds the lock and no reader holds a snapshot older than the last commit, and while two
- * clients loop over heavy reads such moments are a fraction of a millisecond between two reads.
- */
+/** About 200 ms of tries, most of a round. */
 const REST_TRIES = 100;
 const REST_RETRY_MS = 2;
 /** What the checkpointer's thread sleeps on between tries (nothing ever wakes it early). */

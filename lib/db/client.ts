@@ -7,6 +7,7 @@ import { migrate } from "./migrate";
 import type { CheckpointDone } from "./checkpointer";
 import type { WalCheckpoints } from "@/lib/insights/metrics";
 import { processQueue } from "./queue";
+import { isSqliteBusy } from "./sqlite-busy";
 
 /**
  * The one place that opens the database. Two handles on the same WAL file:
@@ -164,7 +165,7 @@ export async function beginImmediate(sql: Database.Database, timeoutMs = BUSY_TI
       sql.exec("BEGIN IMMEDIATE");
       return;
     } catch (error) {
-      if (!String((error as { code?: string }).code).startsWith("SQLITE_BUSY") || performance.now() >= deadline) throw error;
+      if (!isSqliteBusy(error) || performance.now() >= deadline) throw error;
     } finally {
       sql.exec(`PRAGMA busy_timeout = ${own}`);
     }
