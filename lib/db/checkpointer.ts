@@ -37,7 +37,7 @@ export interface CheckpointDone {
   /** Frames in the WAL, and how many of them are now in the database file. */
   walFrames: number;
   copied: number;
-  /** Whether a reader's snapshot or a writer kept part of the WAL from being copied. */
+  /** Whether another connection was checkpointing, so that this round could copy nothing. */
   busy: boolean;
   /** How long the round took, on this thread. */
   ms: number;
@@ -69,11 +69,17 @@ export interface Checkpointer {
   snapshot: Database.Database;
 }
 
+/** A WAL that grew past this (readers kept it from starting over) is cut back to it by the commit that starts it over. */
+export const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+
 /** The checkpointer's connections: they never wait for a lock (a writer that holds one is left to finish). */
 export function openCheckpointer(file: string): Checkpointer {
   const sql = new Database(file, { fileMustExist: true, timeout: 0 });
-  // As the server's connections (client.ts): its commit (startOver) syncs the WAL's header, not every frame too.
+  // As the server's connections (client.ts): its commit (startOver) syncs the WAL's header, not
+  // every frame too, and cuts the file back as theirs would; it never checkpoints on commit.
   sql.pragma("synchronous = NORMAL");
+  sql.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+  sql.pragma("wal_autocheckpoint = 0");
   const snapshot = new Database(file, { readonly: true, fileMustExist: true, timeout: 0 });
   return { sql, snapshot };
 }
@@ -89,11 +95,25 @@ function copyWal(sql: Database.Database): CheckpointRow {
   return (sql.pragma("wal_checkpoint(PASSIVE)") as CheckpointRow[])[0];
 }
 
-/** A read transaction from now on, on `snapshot`: the statement reads the schema's page, which is what starts it. */
+/** The WAL's counts as they are, copying nothing (and taking no lock). */
+function walNow(sql: Database.Database): CheckpointRow {
+  return (sql.pragma("wal_checkpoint(NOOP)") as CheckpointRow[])[0];
+}
+
+/**
+ * A read transaction from now on, on `snapshot`: the statement reads the schema's page, which is
+ * what starts it. Where the file cannot be read this moment (SQLITE_BUSY: a recovery under way, a
+ * process holding it exclusively) the round goes on without one, as a copy alone would.
+ */
 function takeSnapshot(snapshot: Database.Database): void {
   letGo(snapshot);
-  snapshot.exec("BEGIN");
-  snapshot.prepare("SELECT count(*) FROM sqlite_schema").get();
+  try {
+    snapshot.exec("BEGIN");
+    snapshot.prepare("SELECT count(*) FROM sqlite_schema").get();
+  } catch (error) {
+    letGo(snapshot);
+    if (!isSqliteBusy(error)) throw error;
+  }
 }
 
 function letGo(snapshot: Database.Database): void {
@@ -108,7 +128,12 @@ function letGo(snapshot: Database.Database): void {
  * and the next round takes another.
  */
 export function copyStep({ sql, snapshot }: Checkpointer): CheckpointRow {
-  if (!snapshot.inTransaction) takeSnapshot(snapshot);
+  if (!snapshot.inTransaction) {
+    // Long enough to start over (a round that gave up, say): copyRest does, with no snapshot.
+    const now = walNow(sql);
+    if (now.log >= START_OVER_FRAMES) return now;
+    takeSnapshot(snapshot);
+  }
   const row = copyWal(sql);
   if (row.checkpointed >= row.log) return row;
   takeSnapshot(snapshot);
@@ -122,18 +147,22 @@ export function copyStep({ sql, snapshot }: Checkpointer): CheckpointRow {
  * which copies (and syncs the file) holding the write lock; only the commit takes it, once.
  * Readers that loop over heavy reads hold a snapshot nearly all the time and commits land every
  * millisecond or so under load, so the step looks for such a moment every REST_RETRY_MS for
- * REST_TRIES tries, and otherwise leaves it to the next round. Answers the last copy's counts, or
- * the WAL's once it started over.
+ * `forMs`, and otherwise leaves it to the next round. Answers the last copy's counts, or the WAL's
+ * once it started over.
  */
-export function copyRest(checkpointer: Checkpointer, copied: CheckpointRow, tries = REST_TRIES): CheckpointRow {
+export function copyRest(checkpointer: Checkpointer, copied: CheckpointRow, forMs = REST_MS): CheckpointRow {
   if (copied.log < START_OVER_FRAMES) return copied;
   letGo(checkpointer.snapshot);
+  const until = performance.now() + forMs;
   let row = copied;
-  for (let i = 0; i < tries; i++) {
-    if (i > 0) Atomics.wait(pause, 0, 0, REST_RETRY_MS);
+  for (let first = true; first || performance.now() < until; first = false) {
+    if (!first) Atomics.wait(pause, 0, 0, REST_RETRY_MS);
     row = copyWal(checkpointer.sql);
-    if (row.checkpointed < row.log || !startOver(checkpointer)) continue;
-    const after = (checkpointer.sql.pragma("wal_checkpoint(NOOP)") as CheckpointRow[])[0];
+    // Busy: another connection was checkpointing (its counts are -1); short: someone else started it over.
+    if (row.busy !== 0 || row.checkpointed < row.log) continue;
+    if (row.log < START_OVER_FRAMES) return row;
+    if (!startOver(checkpointer)) continue;
+    const after = walNow(checkpointer.sql);
     if (after.log < row.log) return after;
   }
   return row;
@@ -144,22 +173,28 @@ export function copyRest(checkpointer: Checkpointer, copied: CheckpointRow, trie
  * the write lock meanwhile: made here, right after the copy, that fsync is this thread's, and the
  * ingest thread's next unit of work waits for the lock without blocking its event loop
  * (client.ts beginImmediate) instead of blocking in the fsync. The commit writes the database's
- * user_version (which nothing else uses) with the value it had. False when a writer held the lock
- * (SQLITE_BUSY); a commit or a reader that came in the moment between makes it append one page
- * instead of starting over, which copyRest sees and tries again.
+ * user_version (which nothing else uses) with the value it has, read in the same transaction.
+ * False when a writer held the lock (SQLITE_BUSY); a commit or a reader that came in the moment
+ * between makes it append one page instead of starting over, which copyRest sees and tries again.
  */
 export function startOver({ sql }: Checkpointer): boolean {
   try {
-    sql.pragma(`user_version = ${sql.pragma("user_version", { simple: true }) as number}`);
-    return true;
+    sql.exec("BEGIN IMMEDIATE");
   } catch (error) {
     if (!isSqliteBusy(error)) throw error;
     return false;
   }
+  try {
+    sql.pragma(`user_version = ${sql.pragma("user_version", { simple: true }) as number}`);
+    sql.exec("COMMIT");
+    return true;
+  } finally {
+    if (sql.inTransaction) sql.exec("ROLLBACK");
+  }
 }
 
-/** About 200 ms of tries, most of a round. */
-const REST_TRIES = 100;
+/** Most of a round (REST_MS of the 250 ms): tries past START_OVER_FRAMES, one every REST_RETRY_MS. */
+const REST_MS = 200;
 const REST_RETRY_MS = 2;
 /** What the checkpointer's thread sleeps on between tries (nothing ever wakes it early). */
 const pause = new Int32Array(new SharedArrayBuffer(4));

@@ -4,7 +4,7 @@ import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaClient } from "./generated/client";
 import { resolveDatabasePath } from "./config";
 import { migrate } from "./migrate";
-import type { CheckpointDone } from "./checkpointer";
+import { WAL_SIZE_LIMIT_BYTES, type CheckpointDone } from "./checkpointer";
 import type { WalCheckpoints } from "@/lib/insights/metrics";
 import { processQueue } from "./queue";
 import { isSqliteBusy } from "./sqlite-busy";
@@ -92,17 +92,15 @@ export function openReadOnly(file: string): DatabaseHandles {
  * commits do: the one that leaves more than AUTOCHECKPOINT_PAGES in the WAL, on the thread that
  * committed. While the WAL checkpointer's thread (checkpointer.ts) runs for a file, this
  * process's connections to it leave that to the thread, checkpointing only past BACKSTOP_PAGES,
- * a bound for a thread that runs but never finishes; once it stops, they checkpoint as by default
- * again. The backstop is far past the thread's own bound (checkpointer.ts START_OVER_FRAMES):
- * while readers keep taking snapshots one after another (the read worker under two clients that
- * loop over insights, metrics and exports), no one can start the WAL over, and a commit's
- * checkpoint then costs the ingest thread fsyncs without letting it start over any sooner (one at
- * 20,000 pages did, in a traced `npm run bench`: 24 ms, with the file cut back).
+ * a last resort; once it stops, they checkpoint as by default again. The backstop is far past the
+ * thread's own bound (checkpointer.ts START_OVER_FRAMES): while readers keep taking snapshots one
+ * after another (the read worker under two clients that loop over insights, metrics and exports),
+ * no one can start the WAL over, and a commit's checkpoint, which copies only what those readers
+ * let it, would cost the ingest thread fsyncs for nothing (one at 20,000 pages did, in a traced
+ * `npm run bench`: 24 ms, with the file cut back).
  */
 const AUTOCHECKPOINT_PAGES = 1_000;
 export const BACKSTOP_PAGES = 100_000;
-/** A WAL that grew past this (a long reader kept it from starting over) is cut back to it when it starts over. */
-const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 
 interface WalState {
   /** The file the checkpointer thread checkpoints, while it runs. */
