@@ -56,8 +56,8 @@ export type CheckpointerMessage = { ready: true } | { checkpoint: CheckpointDone
 
 /**
  * Past this many frames a round lets the WAL start over: 8,192 pages of 4 KiB are 32 MiB, under
- * client.ts's journal_size_limit (64 MiB, which would otherwise cut the file back at each start)
- * and far under its backstop (BACKSTOP_PAGES, past which commits checkpoint themselves).
+ * WAL_SIZE_LIMIT_BYTES (64 MiB, past which each start would cut the file back) and far under
+ * client.ts's backstop (BACKSTOP_PAGES, past which commits checkpoint themselves).
  */
 export const START_OVER_FRAMES = 8_192;
 
