@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PATIENCE_MS } from "@/e2e/support/patience";
@@ -26,6 +27,8 @@ beforeAll(async () => {
 afterAll(() => {
   client.checkpointsByThread(null);
   if (other) closeCheckpointer(other);
+  // These tests write some 150 MB of pages: the directory useFreshDatabase made goes with them.
+  fs.rmSync(path.dirname(client.db().path), { recursive: true, force: true });
 });
 
 /** About `pages` pages of new rows in one commit on the server's connection (by default past SQLite's 1,000). */
