@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PATIENCE_MS } from "@/e2e/support/patience";
 import { waitFor } from "@/e2e/support/relay-helpers";
 import { useFreshDatabase } from "@/e2e/support/in-process";
-import { checkpointWal, closeCheckpointer, copyRest, copyStep, openCheckpointer, runCheckpointer, START_OVER_FRAMES, startOver, WAL_SIZE_LIMIT_BYTES, type Checkpointer, type CheckpointerMessage } from "./checkpointer";
+import { checkpointWal, closeCheckpointer, startOverStep, copyStep, openCheckpointer, runCheckpointer, START_OVER_FRAMES, startOver, WAL_SIZE_LIMIT_BYTES, type Checkpointer, type CheckpointerMessage } from "./checkpointer";
 
 /**
  * Who copies the WAL back into the database file: by default the commit that takes the WAL past
@@ -27,7 +27,7 @@ beforeAll(async () => {
 afterAll(() => {
   client.checkpointsByThread(null);
   if (other) closeCheckpointer(other);
-  // These tests write some 150 MB of pages: the directory useFreshDatabase made goes with them.
+  // These tests leave some 300 MB of pages: the directory useFreshDatabase made goes with them.
   fs.rmSync(path.dirname(client.db().path), { recursive: true, force: true });
 });
 
@@ -214,12 +214,12 @@ describe("WAL checkpoints", () => {
       // when the next one begins.
       const writer = client.db().sql;
       const insert = writer.prepare(`INSERT INTO "ballast" (body) VALUES (randomblob(4000))`);
-      const roundWithCommitDuring = (rest: boolean) => {
+      const roundWithCommitDuring = (secondStep: boolean) => {
         writer.exec("BEGIN IMMEDIATE");
         for (let i = 0; i < 300; i++) insert.run();
         const copied = copyStep(other);
         writer.exec("COMMIT");
-        if (rest) copyRest(other, copied);
+        if (secondStep) startOverStep(other, copied);
       };
       const rounds = Math.ceil((START_OVER_FRAMES + 3_000) / 300);
       for (let round = 0; round < rounds; round++) roundWithCommitDuring(false);
@@ -241,7 +241,7 @@ describe("WAL checkpoints", () => {
       writer.exec("BEGIN IMMEDIATE");
       try {
         const started = performance.now();
-        const row = copyRest(other, copied, 50);
+        const row = startOverStep(other, copied, 50);
         expect(row.checkpointed).toBe(row.log);
         expect(walStart()).toBe(before);
         // No busy wait: it gave up after its 50 ms of tries (5 s, the server's timeout, would be a wait).

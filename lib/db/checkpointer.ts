@@ -28,7 +28,7 @@ import { isSqliteBusy } from "./sqlite-busy";
  *   writer needs, so the writer never waits on it; when commits appended frames since the
  *   snapshot was taken, the snapshot is taken again first, so that the copy can take them;
  * - once the WAL holds START_OVER_FRAMES or more: the snapshot is let go, and as soon as a copy
- *   takes every frame, a commit of this thread starts the WAL over (copyRest), holding the write
+ *   takes every frame, a commit of this thread starts the WAL over (startOverStep), holding the write
  *   lock for the fsync of the WAL's header. Without this step the WAL would grow for as long as
  *   ingestion lasts; a writer that holds the lock, or readers that never let every frame be
  *   copied, make it give up until the next round.
@@ -129,7 +129,7 @@ function letGo(snapshot: Database.Database): void {
  */
 export function copyStep({ sql, snapshot }: Checkpointer): CheckpointRow {
   if (!snapshot.inTransaction) {
-    // Long enough to start over (a round that gave up, say): copyRest does, with no snapshot.
+    // Long enough to start over (a round that gave up, say): startOverStep does, with no snapshot.
     const now = walNow(sql);
     if (now.log >= START_OVER_FRAMES) return now;
     takeSnapshot(snapshot);
@@ -146,17 +146,17 @@ export function copyStep({ sql, snapshot }: Checkpointer): CheckpointRow {
  * starts the WAL over. The copies take no lock a writer needs, unlike SQLite's FULL checkpoint,
  * which copies (and syncs the file) holding the write lock; only the commit takes it, once.
  * Readers that loop over heavy reads hold a snapshot nearly all the time and commits land every
- * millisecond or so under load, so the step looks for such a moment every REST_RETRY_MS for
+ * millisecond or so under load, so the step looks for such a moment every START_OVER_RETRY_MS for
  * `forMs`, and otherwise leaves it to the next round. Answers the last copy's counts, or the WAL's
  * once it started over.
  */
-export function copyRest(checkpointer: Checkpointer, copied: CheckpointRow, forMs = REST_MS): CheckpointRow {
+export function startOverStep(checkpointer: Checkpointer, copied: CheckpointRow, forMs = START_OVER_TRYING_MS): CheckpointRow {
   if (copied.log < START_OVER_FRAMES) return copied;
   letGo(checkpointer.snapshot);
   const until = performance.now() + forMs;
   let row = copied;
   for (let first = true; first || performance.now() < until; first = false) {
-    if (!first) Atomics.wait(pause, 0, 0, REST_RETRY_MS);
+    if (!first) Atomics.wait(pause, 0, 0, START_OVER_RETRY_MS);
     row = copyWal(checkpointer.sql);
     // Busy: another connection was checkpointing (its counts are -1); short: someone else started it over.
     if (row.busy !== 0 || row.checkpointed < row.log) continue;
@@ -175,7 +175,7 @@ export function copyRest(checkpointer: Checkpointer, copied: CheckpointRow, forM
  * (client.ts beginImmediate) instead of blocking in the fsync. The commit writes the database's
  * user_version (which nothing else uses) with the value it has, read in the same transaction.
  * False when a writer held the lock (SQLITE_BUSY); a commit or a reader that came in the moment
- * between makes it append one page instead of starting over, which copyRest sees and tries again.
+ * between makes it append one page instead of starting over, which startOverStep sees and tries again.
  */
 export function startOver({ sql }: Checkpointer): boolean {
   try {
@@ -193,16 +193,16 @@ export function startOver({ sql }: Checkpointer): boolean {
   }
 }
 
-/** Most of a round (REST_MS of the 250 ms): tries past START_OVER_FRAMES, one every REST_RETRY_MS. */
-const REST_MS = 200;
-const REST_RETRY_MS = 2;
+/** How long a round (of 250 ms) tries to start the WAL over past START_OVER_FRAMES, once every START_OVER_RETRY_MS. */
+const START_OVER_TRYING_MS = 200;
+const START_OVER_RETRY_MS = 2;
 /** What the checkpointer's thread sleeps on between tries (nothing ever wakes it early). */
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
 /** One round on the connections openCheckpointer opened. */
 export function checkpointWal(checkpointer: Checkpointer, now = Date.now): CheckpointDone {
   const started = performance.now();
-  const row = copyRest(checkpointer, copyStep(checkpointer));
+  const row = startOverStep(checkpointer, copyStep(checkpointer));
   const walFrames = Math.max(0, row.log);
   return { walFrames, copied: Math.min(walFrames, Math.max(0, row.checkpointed)), busy: row.busy !== 0, ms: +(performance.now() - started).toFixed(1), at: now() };
 }
