@@ -2,7 +2,9 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_INGEST_BODY_BYTES, MAX_ITEMS } from "@/lib/ingest/limits";
 import { MAX_COMMAND_BYTES } from "@/lib/server/http";
+import { newApiKey } from "@/lib/auth/api-keys";
 import { createRng } from "../../scripts/demo/random";
+import { builtAction, callAction } from "../support/actions";
 import { credentialFor, startServer, type RunningServer } from "../support/server";
 
 /**
@@ -323,6 +325,46 @@ async function healthy() {
 }
 
 /** A batch with good lines around one bad line keeps the good ones (on every ingest endpoint). */
+/**
+ * A live stream opened with an API key, once its `hello` came: `ended` resolves with its last
+ * event when the server ends it; `heardMore()` resolves at the next `threads` notice after the
+ * call, and fails if the stream ends first.
+ */
+async function openFuzzStream(key: string) {
+  const response = await fetch(`${server.url}/api/v1/stream`, { headers: { authorization: `Bearer ${key}` } });
+  expect(response.status).toBe(200);
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  let done = false;
+  const waiters: (() => void)[] = [];
+  const ended = (async () => {
+    for (;;) {
+      const read = await reader.read().catch(() => ({ value: undefined, done: true as const }));
+      if (read.done) break;
+      text += read.value;
+      for (const wake of waiters.splice(0)) wake();
+    }
+    done = true;
+    for (const wake of waiters.splice(0)) wake();
+    return text.split("\n\n").filter((block) => block.startsWith("event: ")).at(-1)!;
+  })();
+  const until = async (holds: () => boolean, what: string) => {
+    while (!holds()) {
+      if (done) throw new Error(`the stream ended before ${what}`);
+      await new Promise<void>((resolve) => waiters.push(resolve));
+    }
+  };
+  const notices = () => text.split("event: threads").length - 1;
+  await until(() => text.includes("event: hello"), "its hello");
+  return {
+    ended,
+    heardMore: () => {
+      const before = notices();
+      return until(() => notices() > before, "the next threads notice");
+    },
+  };
+}
+
 async function keepsGoodLines(tag: string, bad: (path: IngestPath) => unknown, depth = 0) {
   for (const path of INGEST_PATHS) {
     const thread = `keep-${tag}-${path.split("/").at(-1)}`;
@@ -541,6 +583,49 @@ describe(`hostile input (seed ${SEED}, ${ROUNDS} round(s))`, () => {
         expect([401, 404, 431], `${probes[i].path}: ${probes[i].headers?.authorization?.slice(0, 40)}`).toContain(answer.status);
       }
     });
+  });
+
+  // Revoked credentials mid-stream: seeded keys, streams and revocation order, with ingestion
+  // publishing meanwhile. A revoked key's streams end at once with `end` (credentials), it is
+  // refused after (401 problem+json), and the streams of keys not yet revoked go on.
+  it("revoked credentials mid-stream", async () => {
+    const r = rng(SEED + 11);
+    for (let round = 0; round < ROUNDS; round++) {
+      const keys = Array.from({ length: 2 + r.int(3) }, (_, i) => newApiKey(`fuzz-stream-${round}-${i}`, r.pick(["viewer", "operator", "admin"] as const), null));
+      for (const { row } of keys) await server.addApiKey(row);
+      // At most 4 keys × 3 streams: within the per-client cap of live streams.
+      const streams = await Promise.all(
+        keys.flatMap(({ key }, k) => Array.from({ length: 1 + r.int(3) }, () => openFuzzStream(key).then((stream) => ({ k, ...stream })))),
+      );
+      const order = keys.map((_, k) => k).sort(() => r.next() - 0.5);
+      for (const [n, k] of order.entries()) {
+        // Publications in flight while the key is revoked.
+        const ingest = Array.from({ length: r.int(3) }, (_, i) =>
+          server.fetch("/api/v1/events", { method: "POST", headers: { authorization: `Bearer ${server.token}` }, body: ndjson([goodLine("/api/v1/events", `revoked-${round}-${n}-${i}`, i)]) }).then((answer) => answer.arrayBuffer()),
+        );
+        const { result } = await callAction(server.url, builtAction("lib/actions/revoke-api-key.ts#revokeApiKey"), { form: { keyId: keys[k].row.id } }, { authorization: `Bearer ${server.apiKey}` });
+        expect(result).toMatchObject({ ok: true });
+        await Promise.all(ingest);
+        for (const stream of streams.filter((s) => s.k === k)) expect(await stream.ended).toBe(`event: end\ndata: ${JSON.stringify({ reason: "credentials" })}`);
+        const again = await fetch(`${server.url}/api/v1/stream`, { headers: { authorization: `Bearer ${keys[k].key}` } });
+        expect(again.status).toBe(401);
+        expect(again.headers.get("content-type")).toMatch(/application\/problem\+json/);
+        await again.arrayBuffer();
+        // Every stream of a key not revoked yet is still open: it hears of the next batch.
+        const open = streams.filter((s) => order.indexOf(s.k) > n);
+        const heard = open.map((stream) => stream.heardMore());
+        if (open.length) {
+          const sent = await server.fetch("/api/v1/events", {
+            method: "POST",
+            headers: { authorization: `Bearer ${server.token}` },
+            body: ndjson([goodLine("/api/v1/events", `revoked-heard-${round}-${n}`, 0)]),
+          });
+          expect(sent.status).toBe(200);
+          await Promise.all(heard);
+        }
+      }
+    }
+    await healthy();
   });
 
   // Last: after every class above. The slowest health answer is reported, not asserted — a

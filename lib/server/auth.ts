@@ -93,8 +93,11 @@ export async function authorize<A extends Access>(access: A, request: Request | 
   return { ok: true, caller: { principal: identified } as CallerFor<A> };
 }
 
-/** The signed-in person or API key behind these headers; null when anonymous; a 401 for a bad credential. */
-export async function identify(headers: Headers, now = Date.now()): Promise<Principal | null | Response> {
+/**
+ * The signed-in person or API key behind these headers; null when anonymous; a 401 for a bad
+ * credential. `refresh: false` only asks: a session's idle expiry is not pushed back.
+ */
+export async function identify(headers: Headers, now = Date.now(), { refresh = true }: { refresh?: boolean } = {}): Promise<Principal | null | Response> {
   const secret = bearer(headers);
   if (secret) {
     if (credentialKind(secret) !== "api-key") {
@@ -103,7 +106,7 @@ export async function identify(headers: Headers, now = Date.now()): Promise<Prin
     return (await principalForApiKey(secret, now)) ?? problem(401, "Unauthorized", "The API key is unknown or has been revoked, or its owner is disabled.");
   }
   if (!headers.get("cookie")) return null;
-  const found = await (await auth()).api.getSession({ headers });
+  const found = await (await auth()).api.getSession({ headers, query: refresh ? undefined : { disableRefresh: true } });
   if (!found) return null;
   const { session, user } = found as { session: { id: string; createdAt: Date }; user: { id: string; email: string; name: string; role?: string | null; banned?: boolean | null } };
   if (user.banned) return null;
@@ -113,6 +116,17 @@ export async function identify(headers: Headers, now = Date.now()): Promise<Prin
     return null;
   }
   return { kind: "person", id: user.id, role: roleOf(user.role), actor: user.email, personId: user.id, displayName: user.name || user.email, sessionId: session.id };
+}
+
+/**
+ * Whether these headers still identify the caller as it was (the same key or session, the same
+ * role): what a long-lived response (the live stream) asks again now and then. Asking does not
+ * extend a session.
+ */
+export async function stillHolds(headers: Headers, principal: Principal): Promise<boolean> {
+  const current = await identify(headers, Date.now(), { refresh: false });
+  if (current === null || current instanceof Response) return false;
+  return current.kind === principal.kind && current.id === principal.id && current.sessionId === principal.sessionId && current.role === principal.role;
 }
 
 async function requestHeaders(): Promise<Headers> {

@@ -3,14 +3,17 @@ import {
   COALESCE_MS,
   publishDirectivesPending,
   publishIncidentsChanged,
+  publishPrincipalsChanged,
   publishResync,
   publishThreadChanges,
   receivedDirectivesPending,
   receivedNotice,
+  receivedPrincipalsChanged,
   receivedThreadChanges,
   relayTo,
   subscribe,
   type NoticeType,
+  type PrincipalsChanged,
   type ThreadChange,
   type ThreadsChanged,
 } from "./bus";
@@ -78,13 +81,16 @@ describe("the bus across instances", () => {
   let relayed: { threads: ThreadChange[][]; notices: NoticeType[]; directives: string[] };
   let local: { threads: ThreadChange[][]; incidents: number; directives: string[]; resyncs: number };
   let offs: (() => void)[];
+  let relayedPrincipals: Omit<PrincipalsChanged, "type">[];
   beforeEach(() => {
     vi.useFakeTimers();
     relayed = { threads: [], notices: [], directives: [] };
+    relayedPrincipals = [];
     relayTo({
       threads: (changes) => relayed.threads.push(changes),
       notice: (type) => relayed.notices.push(type),
       directives: (sourceId) => relayed.directives.push(sourceId),
+      principals: (change) => relayedPrincipals.push(change),
     });
     local = { threads: [], incidents: 0, directives: [], resyncs: 0 };
     offs = [
@@ -128,5 +134,22 @@ describe("the bus across instances", () => {
     publishResync();
     expect(local.resyncs).toBe(1);
     expect(relayed.threads).toEqual([]);
+  });
+
+  it("a change of credentials reaches this process at once, uncoalesced, and is relayed; another instance's is not relayed back", () => {
+    const heard: PrincipalsChanged[] = [];
+    offs.push(subscribe("principals", (message) => heard.push(message)));
+    publishPrincipalsChanged({ kind: "key", id: "k1" });
+    publishPrincipalsChanged({ kind: "key", id: "k1" });
+    publishPrincipalsChanged({ kind: "person", id: "p1" });
+    expect(heard).toEqual([
+      { type: "principals", kind: "key", id: "k1" },
+      { type: "principals", kind: "key", id: "k1" },
+      { type: "principals", kind: "person", id: "p1" },
+    ]);
+    expect(relayedPrincipals).toEqual([{ kind: "key", id: "k1" }, { kind: "key", id: "k1" }, { kind: "person", id: "p1" }]);
+    receivedPrincipalsChanged({ kind: "sessions", id: "p2" });
+    expect(heard.at(-1)).toEqual({ type: "principals", kind: "sessions", id: "p2" });
+    expect(relayedPrincipals).toHaveLength(3);
   });
 });

@@ -52,11 +52,25 @@ export interface Resync {
   at: number;
 }
 
+/**
+ * Someone's credentials were withdrawn or changed: an API key revoked, a person disabled or their
+ * role changed (`person`: every session and key of theirs), "sign out everywhere" (`sessions`: the
+ * person's sessions), one session signed out (`session`, by its id). Open live streams of that
+ * caller end at once (lib/server/live-stream.ts) and the browser reconnects with what it holds
+ * now. Never coalesced: each names whom it concerns.
+ */
+export interface PrincipalsChanged {
+  type: "principals";
+  kind: "person" | "sessions" | "session" | "key";
+  /** The person's id, the session's or the key's. */
+  id: string;
+}
+
 /** Messages that say only "this changed, refetch": coalesced per type like thread changes. */
 type Notice = LimitsChanged | IncidentsChanged;
 export type NoticeType = Notice["type"];
 
-type BusMessage = ThreadsChanged | DirectivesPending | Notice | Resync;
+type BusMessage = ThreadsChanged | DirectivesPending | Notice | Resync | PrincipalsChanged;
 
 /**
  * Carries this process's own publications to the other instances on one database
@@ -69,6 +83,7 @@ export interface Relay {
   threads(changes: ThreadChange[]): void;
   notice(type: NoticeType): void;
   directives(sourceId: string): void;
+  principals(change: Omit<PrincipalsChanged, "type">): void;
 }
 
 /**
@@ -226,6 +241,12 @@ export function publishDirectivesPending(sourceId: string): void {
   bus().relay?.to.directives(sourceId);
 }
 
+/** Publishes that credentials changed (see PrincipalsChanged), here and on every other instance, at once. */
+export function publishPrincipalsChanged(change: Omit<PrincipalsChanged, "type">): void {
+  emit({ type: "principals", kind: change.kind, id: change.id });
+  bus().relay?.to.principals({ kind: change.kind, id: change.id });
+}
+
 /* What other instances published (lib/server/instances.ts): to this process's subscribers only. */
 
 export function receivedThreadChanges(threads: ThreadChange[], now = Date.now()): void {
@@ -238,6 +259,10 @@ export function receivedNotice(type: NoticeType, now = Date.now()): void {
 
 export function receivedDirectivesPending(sourceId: string): void {
   emit({ type: "directives", sourceId });
+}
+
+export function receivedPrincipalsChanged(change: Omit<PrincipalsChanged, "type">): void {
+  emit({ type: "principals", kind: change.kind, id: change.id });
 }
 
 /** Tells every subscriber that publications may have been missed (see Resync). */

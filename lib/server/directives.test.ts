@@ -6,7 +6,7 @@ const { takePendingDirectives } = vi.hoisted(() => ({ takePendingDirectives: vi.
 vi.mock("@/lib/db/directives", () => ({ takePendingDirectives }));
 vi.mock("./pipeline", () => ({ withInternalEvents: vi.fn() }));
 
-const { waitForDirectives } = await import("./directives");
+const { admitLongPoll, LONG_POLLS_PER_TOKEN, waitForDirectives } = await import("./directives");
 const { subscribe } = await import("./bus");
 
 const directive = { id: "d1" } as unknown as DirectiveView;
@@ -49,5 +49,24 @@ describe("waitForDirectives", () => {
     takePendingDirectives.mockRejectedValueOnce(new Error("the store failed"));
     await expect(waitForDirectives("source-b", 60_000)).rejects.toThrow("the store failed");
     expect(listeners()).toBe(before);
+  });
+});
+
+/** A token holds at most LONG_POLLS_PER_TOKEN long-polls; the route answers the next one 429. */
+describe("admitLongPoll", () => {
+  it("admits LONG_POLLS_PER_TOKEN per token, refuses the next, and admits again once one ends", () => {
+    const mine = Array.from({ length: LONG_POLLS_PER_TOKEN }, () => admitLongPoll("hash-a"));
+    expect(mine.every((release) => release !== null)).toBe(true);
+    expect(admitLongPoll("hash-a")).toBeNull();
+    // Another token is not affected.
+    const other = admitLongPoll("hash-b");
+    expect(other).not.toBeNull();
+    mine[0]!();
+    // Releasing twice frees one slot only.
+    mine[0]!();
+    const again = admitLongPoll("hash-a");
+    expect(again).not.toBeNull();
+    expect(admitLongPoll("hash-a")).toBeNull();
+    for (const release of [...mine.slice(1), again, other]) release!();
   });
 });

@@ -6,6 +6,33 @@ import { subscribe } from "./bus";
 import { withInternalEvents } from "./pipeline";
 
 /**
+ * Long-polls (wait > 0) one ingest token may hold open at once: a relay holds one; a few more cover
+ * a restart whose old poll has not ended yet. Beyond it a poll is refused with 429 and
+ * LONG_POLL_RETRY_AFTER_S, so a token cannot tie up the server's connections and listeners.
+ */
+export const LONG_POLLS_PER_TOKEN = 4;
+export const LONG_POLL_RETRY_AFTER_S = 5;
+
+/** Open long-polls by token hash; on globalThis, as the copies of this module Next makes must share it. */
+const globalForPolls = globalThis as unknown as { __radarLongPolls?: Map<string, number> };
+const longPolls = (globalForPolls.__radarLongPolls ??= new Map());
+
+/** Takes a long-poll slot for the token (by its hash), or null when it holds LONG_POLLS_PER_TOKEN. */
+export function admitLongPoll(tokenHash: string): (() => void) | null {
+  const held = longPolls.get(tokenHash) ?? 0;
+  if (held >= LONG_POLLS_PER_TOKEN) return null;
+  longPolls.set(tokenHash, held + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const left = (longPolls.get(tokenHash) ?? 1) - 1;
+    if (left > 0) longPolls.set(tokenHash, left);
+    else longPolls.delete(tokenHash);
+  };
+}
+
+/**
  * Waits up to `waitMs` for directives for a source. Returns at once when some are pending;
  * otherwise wakes on the first "directives pending" publication, the timeout or disconnect.
  * It listens before the first look, so a wake-up published while that look runs is not lost.

@@ -70,4 +70,11 @@ describe("recoveringPublisher", () => {
   it("the resync notice travels like the others", () => {
     expect(decodeNotice(encodeNotice("a", { type: "resync" }))).toEqual({ origin: "a", notice: { type: "resync" } });
   });
+
+  it("a change of credentials travels with whom it concerns", () => {
+    for (const kind of ["person", "sessions", "session", "key"] as const) {
+      expect(decodeNotice(encodeNotice("a", { type: "principals", kind, id: "x;y" }))).toEqual({ origin: "a", notice: { type: "principals", kind, id: "x;y" } });
+    }
+    expect(decodeNotice("a;principals;nobody;x")).toBeNull();
+  });
 });

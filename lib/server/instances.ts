@@ -4,7 +4,7 @@ import { config } from "@/lib/config";
 import { publishKeys, publishNotice, subscribeKeys, type KeySubscription, type LiveNotice } from "@/lib/db/postgres/live-keys";
 import { pool } from "@/lib/db/postgres/pool";
 import { currentStore } from "@/lib/db/store";
-import { publishResync, receivedDirectivesPending, receivedNotice, receivedThreadChanges, relayTo } from "./bus";
+import { publishResync, receivedDirectivesPending, receivedNotice, receivedPrincipalsChanged, receivedThreadChanges, relayTo } from "./bus";
 
 /**
  * Several instances on one PostgreSQL database: what one instance's bus publishes reaches the
@@ -39,6 +39,7 @@ export function startLiveAcrossInstances(): void {
     threads: (changes) => send(() => publishKeys(pool(), changes, ORIGIN)),
     notice: (type) => send(() => publishNotice(pool(), { type }, ORIGIN)),
     directives: (sourceId) => send(() => publishNotice(pool(), { type: "directives", sourceId }, ORIGIN)),
+    principals: (change) => send(() => publishNotice(pool(), { type: "principals", ...change }, ORIGIN)),
   });
   globalForInstances.__radarInstances = subscribeKeys(
     url,
@@ -50,6 +51,7 @@ export function startLiveAcrossInstances(): void {
       onNotice: (notice: LiveNotice, origin) => {
         if (origin === ORIGIN) return;
         if (notice.type === "directives") receivedDirectivesPending(notice.sourceId);
+        else if (notice.type === "principals") receivedPrincipalsChanged(notice);
         else if (notice.type === "resync") publishResync();
         else receivedNotice(notice.type);
       },

@@ -1,8 +1,10 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import type { Principal } from "@/lib/auth/principal";
 import type { NormalizedLine } from "@/lib/ingest/types";
+import type { StreamCaller } from "./live-stream";
 import type { StreamThreads } from "@/lib/wire/types";
 
 /**
@@ -80,10 +82,15 @@ beforeAll(async () => {
 const controllers: AbortController[] = [];
 afterAll(() => controllers.forEach((c) => c.abort()));
 
-function open(client: string) {
+/** A viewer signed in with a session; `stillValid` answers the stream's re-checks. */
+const viewer = (personId = "person-v", sessionId = "session-v"): Principal => ({
+  kind: "person", id: personId, role: "viewer", actor: `${personId}@stream.test`, personId, displayName: personId, sessionId,
+});
+
+function open(client: string, caller: StreamCaller = { principal: viewer(), stillValid: async () => true }) {
   const controller = new AbortController();
   controllers.push(controller);
-  const response = m.stream.liveStream(new Request("http://radar.test/api/v1/stream", { headers: { "x-forwarded-for": client }, signal: controller.signal }));
+  const response = m.stream.liveStream(new Request("http://radar.test/api/v1/stream", { headers: { "x-forwarded-for": client }, signal: controller.signal }), caller);
   return { response, close: () => controller.abort() };
 }
 const quiet = async () => {
@@ -368,5 +375,103 @@ describe("the live stream", () => {
     expect(withOne).toBeGreaterThan(0);
     expect(withFifty).toBe(withOne);
     for (const s of fifty) s.close();
+  });
+});
+
+/** Reads a stream to its end: every event's name and data (comments skipped). */
+async function eventsToEnd(response: Response): Promise<{ event: string; data: string }[]> {
+  const text = await response.text();
+  return text
+    .split("\n\n")
+    .map((block) => block.split("\n").filter((line) => line !== "" && !line.startsWith(":") && !line.startsWith("retry:")))
+    .filter((lines) => lines.length > 0)
+    .map((lines) => ({ event: lines.find((l) => l.startsWith("event: "))?.slice(7) ?? "message", data: lines.find((l) => l.startsWith("data: "))?.slice(6) ?? "" }));
+}
+
+/** Resolves when the stream ends, with its last event; never resolves while it stays open. */
+const ended = (response: Response) => eventsToEnd(response).then((events) => events.at(-1));
+
+describe("a live stream never outlives its caller's credentials", () => {
+  const settled = async <T>(promise: Promise<T>) => {
+    let done = false;
+    void promise.then(() => (done = true));
+    // Long enough for any reaction already due: a few turns of the event loop.
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    return done;
+  };
+
+  it("a `principals` publication ends the streams it concerns at once, with a final `end` event, and only those", async () => {
+    const key: Principal = { kind: "key", id: "key-1", role: "viewer", actor: 'api key "k"', personId: "person-k", displayName: "k", sessionId: null };
+    const valid = async () => true;
+    const streams = {
+      key: open("10.0.8.1", { principal: key, stillValid: valid }),
+      otherKey: open("10.0.8.2", { principal: { ...key, id: "key-2" }, stillValid: valid }),
+      session: open("10.0.8.3", { principal: viewer("person-a", "session-a1"), stillValid: valid }),
+      sameSession: open("10.0.8.4", { principal: viewer("person-a", "session-a2"), stillValid: valid }),
+      otherPerson: open("10.0.8.5", { principal: viewer("person-b", "session-b1"), stillValid: valid }),
+    };
+    const ends = Object.fromEntries(Object.entries(streams).map(([name, stream]) => [name, ended(stream.response)]));
+    const before = m.stream.openStreams();
+
+    m.bus.publishPrincipalsChanged({ kind: "key", id: "key-1" });
+    expect(await ends.key).toEqual({ event: "end", data: JSON.stringify({ reason: "credentials" }) });
+    expect(await settled(ends.otherKey)).toBe(false);
+    expect(m.stream.openStreams()).toBe(before - 1);
+
+    m.bus.publishPrincipalsChanged({ kind: "session", id: "session-a1" });
+    expect((await ends.session)?.event).toBe("end");
+    expect(await settled(ends.sameSession)).toBe(false);
+
+    // "Sign out everywhere" ends the person's sessions' streams, not their keys'.
+    m.bus.publishPrincipalsChanged({ kind: "sessions", id: "person-k" });
+    expect(await settled(ends.otherKey)).toBe(false);
+    // A person disabled or demoted: every stream of theirs, keys included.
+    m.bus.publishPrincipalsChanged({ kind: "person", id: "person-k" });
+    expect((await ends.otherKey)?.event).toBe("end");
+    m.bus.publishPrincipalsChanged({ kind: "sessions", id: "person-a" });
+    expect((await ends.sameSession)?.event).toBe("end");
+
+    expect(await settled(ends.otherPerson)).toBe(false);
+    expect(m.stream.openStreams()).toBe(before - 4);
+    streams.otherPerson.close();
+  });
+
+  describe("by the clock", () => {
+    beforeEach(() => void vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "setTimeout", "clearTimeout"] }));
+    afterEach(() => void vi.useRealTimers());
+
+    it("asks again every PRINCIPAL_RECHECK_MS and ends the stream once the credentials no longer hold", async () => {
+      let valid = true;
+      let asked = 0;
+      const stream = open("10.0.8.6", { principal: viewer(), stillValid: async () => (asked++, valid) });
+      const end = ended(stream.response);
+      await vi.advanceTimersByTimeAsync(m.stream.PRINCIPAL_RECHECK_MS);
+      expect(asked).toBe(1);
+      await vi.advanceTimersByTimeAsync(m.stream.PRINCIPAL_RECHECK_MS);
+      expect(asked).toBe(2);
+      expect(await settled(end)).toBe(false);
+      valid = false;
+      await vi.advanceTimersByTimeAsync(m.stream.PRINCIPAL_RECHECK_MS);
+      expect(await end).toEqual({ event: "end", data: JSON.stringify({ reason: "credentials" }) });
+      expect(m.stream.PRINCIPAL_RECHECK_MS).toBeLessThanOrEqual(30_000);
+    });
+
+    it("a re-check that fails ends the stream too", async () => {
+      const stream = open("10.0.8.7", { principal: viewer(), stillValid: () => Promise.reject(new Error("the store could not answer")) });
+      const end = ended(stream.response);
+      await vi.advanceTimersByTimeAsync(m.stream.PRINCIPAL_RECHECK_MS);
+      expect((await end)?.data).toBe(JSON.stringify({ reason: "credentials" }));
+    });
+
+    it("ends every stream after STREAM_MAX_LIFETIME_MS, valid credentials or not", async () => {
+      const before = m.stream.openStreams();
+      const stream = open("10.0.8.8");
+      const end = ended(stream.response);
+      await vi.advanceTimersByTimeAsync(m.stream.STREAM_MAX_LIFETIME_MS - 1);
+      expect(await settled(end)).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await end).toEqual({ event: "end", data: JSON.stringify({ reason: "lifetime" }) });
+      expect(m.stream.openStreams()).toBe(before);
+    });
   });
 });

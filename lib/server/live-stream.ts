@@ -1,7 +1,8 @@
+import type { Principal } from "@/lib/auth/principal";
 import { streamLimits } from "@/lib/config";
 import { threadRows } from "@/lib/db/threads";
 import type { StreamThreads } from "@/lib/wire/types";
-import { subscribe, type ThreadsChanged } from "./bus";
+import { subscribe, type PrincipalsChanged, type ThreadsChanged } from "./bus";
 import { clientAddress } from "./edge";
 import { problem } from "./http";
 
@@ -15,8 +16,47 @@ import { problem } from "./http";
  * It cannot be abused: streams are capped per client address and in total (429 with
  * Retry-After beyond), and a consumer that stops reading is dropped once STREAM_BUFFER_BYTES are
  * queued for it, instead of buffering every publication in server memory.
+ *
+ * It never outlives its caller's credentials: they are asked again every PRINCIPAL_RECHECK_MS,
+ * and a `principals` publication (a key revoked, a person disabled or their role changed,
+ * sessions signed out, here or on another instance) ends the streams it concerns at once. Every
+ * stream also ends after STREAM_MAX_LIFETIME_MS. An ended stream's last event is `end` with
+ * `{reason}` ("credentials" or "lifetime"); the browser then reconnects with the credentials it
+ * holds now, and one refused is signed out (components/live/live-updates.tsx).
  */
 const HEARTBEAT_MS = 15_000;
+
+/** How often an open stream asks again whether its caller's credentials still hold. */
+export const PRINCIPAL_RECHECK_MS = 30_000;
+
+/**
+ * The longest a stream stays open: then it ends and the browser opens another, authenticated
+ * afresh. Bounds what a missed `principals` publication or a credential changed by the shell
+ * (another process) could leak to the re-check period, and spreads long-lived streams over
+ * instances after a deploy.
+ */
+export const STREAM_MAX_LIFETIME_MS = 15 * 60_000;
+
+/** Who opened a stream, and how to ask whether their credentials still hold. */
+export interface StreamCaller {
+  principal: Principal;
+  /** False (or a failure) ends the stream with reason "credentials". */
+  stillValid(): Promise<boolean>;
+}
+
+/** Whether a `principals` publication names this caller. */
+export function concerns(change: Omit<PrincipalsChanged, "type">, principal: Principal): boolean {
+  switch (change.kind) {
+    case "key":
+      return principal.kind === "key" && principal.id === change.id;
+    case "session":
+      return principal.sessionId === change.id;
+    case "sessions":
+      return principal.kind === "person" && principal.personId === change.id;
+    case "person":
+      return principal.personId === change.id;
+  }
+}
 
 /** What one stream may hold unread before it is dropped: many notices, never unbounded. */
 export const STREAM_BUFFER_BYTES = 64 * 1024;
@@ -177,7 +217,7 @@ function admit(client: string): (() => void) | null {
   };
 }
 
-export function liveStream(request: Request): Response {
+export function liveStream(request: Request, caller: StreamCaller): Response {
   const client = clientAddress(request.headers);
   const release = admit(client);
   if (!release) {
@@ -196,12 +236,16 @@ export function liveStream(request: Request): Response {
     {
       start(controller) {
         let heartbeat: NodeJS.Timeout | undefined;
+        let recheck: NodeJS.Timeout | undefined;
+        let lifetime: NodeJS.Timeout | undefined;
         let unsubscribe = () => {};
         let ended = false;
         cleanup = () => {
           if (ended) return;
           ended = true;
           clearInterval(heartbeat);
+          clearInterval(recheck);
+          clearTimeout(lifetime);
           unsubscribe();
           release();
         };
@@ -245,8 +289,43 @@ export function liveStream(request: Request): Response {
           for (const off of offNotices) off();
           offResync();
         };
+        /** The last event says why, then the stream closes: the browser reconnects. */
+        const end = (reason: "credentials" | "lifetime") => {
+          send(`event: end\ndata: ${JSON.stringify({ reason })}\n\n`);
+          if (ended) return;
+          cleanup();
+          try {
+            controller.close();
+          } catch {
+            // already closed
+          }
+        };
+        const offPrincipals = subscribe("principals", (change) => {
+          if (concerns(change, caller.principal)) end("credentials");
+        });
+        const offOthers = unsubscribe;
+        unsubscribe = () => {
+          offOthers();
+          offPrincipals();
+        };
         heartbeat = setInterval(() => send(`: heartbeat ${Date.now()}\n\n`), HEARTBEAT_MS);
         heartbeat.unref?.();
+        // One question at a time: a slow store does not pile them up.
+        let asking = false;
+        recheck = setInterval(() => {
+          if (asking || ended) return;
+          asking = true;
+          caller
+            .stillValid()
+            .catch(() => false)
+            .then((valid) => {
+              asking = false;
+              if (!valid) end("credentials");
+            });
+        }, PRINCIPAL_RECHECK_MS);
+        recheck.unref?.();
+        lifetime = setTimeout(() => end("lifetime"), STREAM_MAX_LIFETIME_MS);
+        lifetime.unref?.();
         request.signal.addEventListener("abort", () => {
           const wasOpen = !ended;
           cleanup();

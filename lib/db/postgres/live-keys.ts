@@ -27,7 +27,16 @@ export const LIVE_NOTICES_CHANNEL = "radar_notices";
  * look for them (a long-poll on another instance wakes at once); `resync`, anything may have: a
  * publisher whose notifications failed sends it once it can again, for what the others missed.
  */
-export type LiveNotice = { type: "limits" } | { type: "incidents" } | { type: "resync" } | { type: "directives"; sourceId: string };
+export type LiveNotice =
+  | { type: "limits" }
+  | { type: "incidents" }
+  | { type: "resync" }
+  | { type: "directives"; sourceId: string }
+  | { type: "principals"; kind: PrincipalsKind; id: string };
+
+/** Whose credentials changed (lib/server/bus.ts, PrincipalsChanged). */
+type PrincipalsKind = "person" | "sessions" | "session" | "key";
+const PRINCIPALS_KINDS: readonly string[] = ["person", "sessions", "session", "key"] satisfies PrincipalsKind[];
 
 /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more; chunks stay below with room. */
 const MAX_PAYLOAD_BYTES = 7_900;
@@ -73,14 +82,22 @@ export async function publishKeys(client: pg.ClientBase | pg.Pool, keys: LiveKey
   await client.query(`SELECT pg_notify($1, payload) FROM unnest($2::text[]) WITH ORDINALITY AS p(payload, n) ORDER BY n`, [LIVE_KEYS_CHANNEL, payloads]);
 }
 
-/** One notice's payload: `origin;type`, then `;sourceId` for directives (a source id is at most a few dozen bytes). */
+/**
+ * One notice's payload: `origin;type`, then `;sourceId` for directives, `;kind;id` for principals
+ * (ids are at most a few dozen bytes).
+ */
 export function encodeNotice(origin: string, notice: LiveNotice): string {
-  return notice.type === "directives" ? `${origin};${notice.type};${notice.sourceId}` : `${origin};${notice.type}`;
+  if (notice.type === "directives") return `${origin};${notice.type};${notice.sourceId}`;
+  if (notice.type === "principals") return `${origin};${notice.type};${notice.kind};${notice.id}`;
+  return `${origin};${notice.type}`;
 }
 
 export function decodeNotice(payload: string): { origin: string; notice: LiveNotice } | null {
   const [origin, type, ...rest] = payload.split(";");
   if (type === "directives" && rest.length) return { origin, notice: { type, sourceId: rest.join(";") } };
+  if (type === "principals" && rest.length >= 2 && PRINCIPALS_KINDS.includes(rest[0])) {
+    return { origin, notice: { type, kind: rest[0] as PrincipalsKind, id: rest.slice(1).join(";") } };
+  }
   if (type === "limits" || type === "incidents" || type === "resync") return { origin, notice: { type } };
   return null;
 }

@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { recordPoll } from "@/lib/db/sources";
 import { parseCapabilities } from "@/lib/threads/control";
-import { waitForDirectives } from "@/lib/server/directives";
-import { jsonAnswer } from "@/lib/server/http";
+import { bearer } from "@/lib/auth/credentials";
+import { admitLongPoll, LONG_POLL_RETRY_AFTER_S, LONG_POLLS_PER_TOKEN, waitForDirectives } from "@/lib/server/directives";
+import { jsonAnswer, problem, withRetryAfter } from "@/lib/server/http";
+import { hashToken } from "@/lib/server/tokens";
 import { route } from "@/lib/server/route";
 import type { DirectivesResponse } from "@/lib/wire/types";
 
@@ -19,9 +21,21 @@ export const GET = route(
     },
   },
   async ({ source, query, request }) => {
-    // `can` is the relay's announcement (lib/threads/control.ts); stored as the words it knows.
-    await recordPoll(source.id, query.can === undefined ? undefined : parseCapabilities(query.can).join(","), Date.now());
-    const directives = await waitForDirectives(source.id, query.wait * 1000, request.signal);
-    return jsonAnswer(request, { directives, serverTime: new Date().toISOString() } satisfies DirectivesResponse);
+    // Only a poll that waits holds anything open; the route has checked the token.
+    const release = query.wait > 0 ? admitLongPoll(hashToken(bearer(request)!)) : () => undefined;
+    if (!release) {
+      return withRetryAfter(
+        problem(429, "Too Many Requests", `This ingest token already holds ${LONG_POLLS_PER_TOKEN} directive long-polls open (the most one token may); retry after ${LONG_POLL_RETRY_AFTER_S} s.`),
+        LONG_POLL_RETRY_AFTER_S,
+      );
+    }
+    try {
+      // `can` is the relay's announcement (lib/threads/control.ts); stored as the words it knows.
+      await recordPoll(source.id, query.can === undefined ? undefined : parseCapabilities(query.can).join(","), Date.now());
+      const directives = await waitForDirectives(source.id, query.wait * 1000, request.signal);
+      return jsonAnswer(request, { directives, serverTime: new Date().toISOString() } satisfies DirectivesResponse);
+    } finally {
+      release();
+    }
   },
 );
