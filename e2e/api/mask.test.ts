@@ -147,7 +147,7 @@ describe("every shape of credential, read as a viewer", () => {
     textPair: "plantedTextPairR7x",
     stripe: "sk_live_51PlantedStripeKey0123456789ab",
     npm: "npm_PlantedNpmToken0123456789abcdefghijk",
-    gitlab: "glpat-PlantedGitLab012345",
+    gitlab: "glpat-PlantedGitLab0123456789",
     huggingFace: "hf_PlantedHuggingFace0123456789abcdefg",
   };
   const shown = [`sk_live_…${MASK}`, `npm_…${MASK}`, `glpat-…${MASK}`, `hf_…${MASK}`];
