@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MASK } from "@/lib/ingest/mask";
+import { newApiKey } from "@/lib/auth/api-keys";
 import { download, post, startServer, threadDetail, type RunningServer } from "../support/server";
 
 /**
@@ -115,5 +116,122 @@ describe.each([
     expect(exported.status, exported.text).toBe(200);
     // Attempts carry each notice's text; a thread's last error may already be the watchdog's.
     expectMasked(exported.text, ...(kind === "attempts" ? [keyMask] : []));
+  });
+});
+
+/**
+ * Every shape of credential, planted in one line and read back as a viewer (an API key of the
+ * viewer role): the raw payload, the thread's events, both exports and the thread page. Names
+ * count by their words whatever the case style, with the credential word last; name/value pairs,
+ * header pairs, URL query values, `X-Auth-*` headers and more key shapes. Usage counts stay.
+ */
+describe("every shape of credential, read as a viewer", () => {
+  const id = `mask-shapes-${stamp}`;
+  // Made-up values; each is unique, so finding one anywhere is a leak.
+  const planted = {
+    camelSecret: "plantedClientSecretQ1x",
+    camelPassword: "plantedDbPasswordQ2x",
+    camelToken: "plantedGithubTokenQ3x",
+    camelApiKey: "plantedAnthropicApiKeyQ4x",
+    nameValue: "plantedNameValueQ5x",
+    keyValue: "plantedKeyValueQ6x",
+    capitalPair: "plantedCapitalPairQ7x",
+    headerPair: "plantedHeaderPairQ8x",
+    bearerPair: "plantedBearerPairQ9x",
+    xAuth: "plantedXAuthTokenR1x",
+    queryKey: "plantedQueryKeyR2x",
+    queryAccessToken: "plantedQueryAccessTokenR3x",
+    querySig: "plantedQuerySigR4x",
+    amzSignature: "plantedAmzSignatureR5x",
+    fragmentToken: "plantedFragmentTokenR6x",
+    textPair: "plantedTextPairR7x",
+    stripe: "sk_live_51PlantedStripeKey0123456789ab",
+    npm: "npm_PlantedNpmToken0123456789abcdefghijk",
+    gitlab: "glpat-PlantedGitLab0123456789",
+    huggingFace: "hf_PlantedHuggingFace0123456789abcdefg",
+  };
+  const shown = [`sk_live_…${MASK}`, `npm_…${MASK}`, `glpat-…${MASK}`, `hf_…${MASK}`];
+  // What insights read, and names that only mention a credential: kept as sent.
+  const readable = ['"input_tokens":1234', '"max_tokens":4096', '"total_tokens":5330', '"cache_read_input_tokens":77', '"input_token_count":1234', '"auth.header_name":"authorization"', "page=2", "X-Amz-Expires=300"];
+  let viewer: string;
+
+  beforeAll(async () => {
+    const key = newApiKey("mask-viewer", "viewer", null);
+    await server.addApiKey(key.row);
+    viewer = key.key;
+    const sent = await post(server, "/api/v1/events", [
+      {
+        threadId: id,
+        type: "retry",
+        turnId: "s1",
+        at: Date.now() - 1_000,
+        attempt: 1,
+        maxAttempts: 5,
+        error: {
+          httpStatus: 401,
+          message: `GET https://api.example.test/v1/models?key=${planted.queryKey}&page=2 refused; keys ${planted.stripe} ${planted.npm} ${planted.gitlab} ${planted.huggingFace}`,
+          headers: { "X-Auth-Token": planted.xAuth, "retry-after": "1" },
+          details: {
+            config: { clientSecret: planted.camelSecret, dbPassword: planted.camelPassword, githubToken: planted.camelToken, anthropicApiKey: planted.camelApiKey },
+            params: [
+              { name: "api_key", value: planted.nameValue },
+              { key: "client_secret", value: planted.keyValue },
+              { Name: "X-Api-Key", Value: planted.capitalPair },
+            ],
+            headerList: [
+              ["X-Api-Key", planted.headerPair],
+              ["Authorization", `Bearer ${planted.bearerPair}`],
+            ],
+            urls: [
+              `wss://stream.example.test/v1?access_token=${planted.queryAccessToken}&sig=${planted.querySig}`,
+              `https://bucket.example.test/object?X-Amz-Expires=300&X-Amz-Signature=${planted.amzSignature}`,
+              `https://app.example.test/callback#access_token=${planted.fragmentToken}&state=s1`,
+            ],
+            logged: `request {"headers":[{"name":"Authorization","value":"${planted.textPair}"}]}`,
+            usage: { input_tokens: 1234, max_tokens: 4096, total_tokens: 5330, cache_read_input_tokens: 77, input_token_count: 1234 },
+            "auth.header_name": "authorization",
+          },
+        },
+      },
+    ]);
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+  });
+
+  /** A viewer's read of any body as text. */
+  async function read(pathname: string) {
+    const response = await server.fetch(pathname, { headers: { authorization: `Bearer ${viewer}` } });
+    const text = await response.text();
+    expect(response.status, `${pathname}: ${text.slice(0, 300)}`).toBe(200);
+    return text;
+  }
+
+  function expectNoPlanted(text: string, where: string) {
+    const leaked = Object.entries(planted).filter(([, secret]) => text.includes(secret));
+    expect(leaked.map(([shape]) => shape), `${where} leaks`).toEqual([]);
+  }
+
+  it("the raw payload masks each shape and keeps the usage counts", async () => {
+    const { thread } = await threadDetail(server, id);
+    const events = JSON.parse(await read(`/api/v1/threads/by-key/${thread.key}/events?raw=1`)) as { events: { seq: number; type: string }[] };
+    expectNoPlanted(JSON.stringify(events), "the events with raw payloads");
+    const retry = events.events.find((event) => event.type === "retry")!;
+    const raw = await read(`/api/v1/threads/by-key/${thread.key}/events/${retry.seq}/raw`);
+    expectNoPlanted(raw, "the raw payload");
+    for (const mask of shown) expect(raw, mask).toContain(mask);
+    for (const kept of readable) expect(raw, kept).toContain(kept);
+  });
+
+  it.each(["json", "ndjson", "csv"])("the thread export (%s) masks each shape", async (format) => {
+    expectNoPlanted(await read(`/api/v1/threads/${encodeURIComponent(id)}/export?format=${format}`), `the ${format} thread export`);
+  });
+
+  it.each(["attempts", "episodes", "threads"])("the %s export masks each shape", async (kind) => {
+    expectNoPlanted(await read(`/api/v1/exports/${kind}?format=csv&q=${encodeURIComponent(id)}`), `the ${kind} export`);
+  });
+
+  it("the thread page masks each shape", async () => {
+    const page = await read(`/threads/${encodeURIComponent(id)}`);
+    expect(page).toContain(id);
+    expectNoPlanted(page, "the thread page");
   });
 });

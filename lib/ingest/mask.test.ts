@@ -75,6 +75,100 @@ describe("maskText", () => {
   });
 });
 
+// Made-up keys of further shapes.
+const STRIPE = "sk_live_51Hx4bK2eZvKYlo2C8nQ3rT7wAbCd";
+const STRIPE_TEST = "rk_test_4eC39HqLyjWDarjtT1zdp7dc";
+const NPM = "npm_Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56Qr78";
+const GITLAB = "glpat-xY9vR2mT7wLp4KzN8bYc";
+const HUGGING_FACE = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+const GITHUB_OAUTH = "gho_16C7e42F292c6912E7710c838347Ae178B4a";
+const SLACK_APP = "xapp-1-A0123456789-0123456789012-abcdef0123456789";
+
+describe("names by their words, pairs, URLs and more key shapes", () => {
+  it.each([
+    // camelCase, PascalCase, SCREAMING_SNAKE, kebab and dotted names whose last word is a credential word.
+    ["clientSecret=abc123def next", `clientSecret=${MASK} next`],
+    ['{"dbPassword":"hunter2hunter2"}', `{"dbPassword":"${MASK}"}`],
+    ["githubToken: ghx-123456789", `githubToken: ${MASK}`],
+    ['"anthropicApiKey": "my-key-1234"', `"anthropicApiKey": "${MASK}"`],
+    ["GitHubToken=abcdef123", `GitHubToken=${MASK}`],
+    ["db.password=p4ssw0rd!", `db.password=${MASK}`],
+    ["X-Auth-Token: abcdef123456", `X-Auth-Token: ${MASK}`],
+    ["x-auth-user: alice@example.com", `x-auth-user: ${MASK}`],
+    ["X-Goog-Api-Key: zzz-123456", `X-Goog-Api-Key: ${MASK}`],
+    // URL query and fragment values.
+    ["GET https://maps.example.com/api?key=abc123def456&page=2", `GET https://maps.example.com/api?key=${MASK}&page=2`],
+    ["wss://h.example/v1?access_token=a.b.c&sig=Zx9+/q%3D&v=2", `wss://h.example/v1?access_token=${MASK}&sig=${MASK}&v=2`],
+    ["https://b.example/o?X-Amz-Expires=300&X-Amz-Signature=0a1b2c3d&X-Amz-Security-Token=FwoG", `https://b.example/o?X-Amz-Expires=300&X-Amz-Signature=${MASK}&X-Amz-Security-Token=${MASK}`],
+    ["https://a.example/cb?code=4/0AX4XfWh&state=xyz", `https://a.example/cb?code=${MASK}&state=xyz`],
+    ["https://a.example/cb#access_token=tok123&token_type=bearer", `https://a.example/cb#access_token=${MASK}&token_type=bearer`],
+    ["https://a.example/p?api_key=k1&password=p1&secret=s1&signature=s2&token=t1", `https://a.example/p?api_key=${MASK}&password=${MASK}&secret=${MASK}&signature=${MASK}&token=${MASK}`],
+    // Name/value pairs in logged JSON, plain and escaped.
+    ['[{"name":"api_key","value":"abc123"}]', `[{"name":"api_key","value":"${MASK}"}]`],
+    ['{\\"Name\\": \\"X-Api-Key\\", \\"Value\\": \\"abc123\\"}', `{\\"Name\\": \\"X-Api-Key\\", \\"Value\\": \\"${MASK}\\"}`],
+    // More key shapes, anywhere in text.
+    [`stripe ${STRIPE} / ${STRIPE_TEST}`, `stripe sk_live_…${MASK} / rk_test_…${MASK}`],
+    [`npm ${NPM}, gitlab ${GITLAB}, hf ${HUGGING_FACE}`, `npm npm_…${MASK}, gitlab glpat-…${MASK}, hf hf_…${MASK}`],
+    [`${GITHUB_OAUTH} and ${SLACK_APP}`, `gho_…${MASK} and xapp-…${MASK}`],
+    [`${ANTHROPIC}: rejected`, `sk-ant-…${MASK}: rejected`],
+  ])("%s", (text, masked) => {
+    expect(maskText(text)).toBe(masked);
+    expect(maskText(masked)).toBe(masked);
+  });
+
+  it.each([
+    // Usage counts insights read, and names that only mention a credential.
+    '{"input_token_count":1234,"input_tokens":12,"max_tokens":"4096","total_tokens":"99","cache_read_input_tokens":"5"}',
+    "auth.header_name: authorization",
+    '{"token_type":"bearer","session_id":"0199a2b3","apiKeySource":"none"}',
+    // `key`, `code` and `signature` are credentials only as URL query values.
+    "the idempotency key: k-42 was seen before; error code=invalid_api_key",
+    '{"key":"gen_ai.usage.input_tokens","value":{"intValue":"12"}}',
+    "PWD=/home/agent/work npm_config_user_agent=npm/10.8.2 hf_hub_download=ok",
+  ])("leaves %s", (text) => {
+    expect(maskText(text)).toBe(text);
+  });
+
+  it.each([
+    ["clientSecret"], ["dbPassword"], ["githubToken"], ["anthropicApiKey"], ["client_secret"], ["GITHUB_TOKEN"], ["APIKey"], ["OAuthToken"],
+    ["x-auth-token"], ["X-Auth-User"], ["X-Goog-Api-Key"], ["Ocp-Apim-Subscription-Key"], ["db.password"], ["private_key"], ["passphrase"], ["credentials"], ["x-amz-security-token"], ["accesstoken"],
+  ])("%s is a credential name", (name) => expect(isCredentialName(name)).toBe(true));
+
+  it.each([
+    ["input_token_count"], ["input_tokens"], ["max_tokens"], ["total_tokens"], ["cache_read_input_tokens"], ["auth.header_name"], ["apiKeySource"], ["tokenUsage"],
+    ["token_type"], ["session_id"], ["key"], ["name"], ["code"], ["signature"], ["PWD"], ["auth.env_openai_api_key_present"], ["x-ratelimit-reset-tokens"], ["AWS_ACCESS_KEY_ID"],
+  ])("%s is not", (name) => expect(isCredentialName(name)).toBe(false));
+
+  it("masks credential fields, name/value pairs and header pairs in payloads, and keeps the counts", () => {
+    const line = {
+      config: { clientSecret: "s", dbPassword: "p", githubToken: "t", anthropicApiKey: "k", "auth.header_name": "authorization" },
+      params: [{ name: "api_key", value: "v1" }, { key: "Authorization", value: "Bearer abcdefgh12" }, { Name: "X-Auth-Token", Value: "v3" }, { name: "Accept", value: "application/json" }],
+      entries: [["Authorization", "Bearer abcdefgh34"], ["X-Api-Key", "v4"], ["Accept", "text/plain"]],
+      attributes: [
+        { key: "http.request.header.x-api-key", value: { stringValue: "v5" } },
+        { key: "auth.header_name", value: { stringValue: "authorization" } },
+        { key: "gen_ai.usage.input_tokens", value: { intValue: 12 } },
+      ],
+      url: "https://a.example/p?key=k9&page=2",
+      usage: { input_tokens: 12, max_tokens: 4096, input_token_count: 12, cache_read_input_tokens: 5 },
+    };
+    expect(maskPayload(line)).toEqual({
+      config: { clientSecret: MASK, dbPassword: MASK, githubToken: MASK, anthropicApiKey: MASK, "auth.header_name": "authorization" },
+      params: [{ name: "api_key", value: MASK }, { key: "Authorization", value: `Bearer ${MASK}` }, { Name: "X-Auth-Token", Value: MASK }, { name: "Accept", value: "application/json" }],
+      entries: [["Authorization", `Bearer ${MASK}`], ["X-Api-Key", MASK], ["Accept", "text/plain"]],
+      attributes: [
+        { key: "http.request.header.x-api-key", value: { stringValue: MASK } },
+        { key: "auth.header_name", value: { stringValue: "authorization" } },
+        { key: "gen_ai.usage.input_tokens", value: { intValue: 12 } },
+      ],
+      url: `https://a.example/p?key=${MASK}&page=2`,
+      usage: { input_tokens: 12, max_tokens: 4096, input_token_count: 12, cache_read_input_tokens: 5 },
+    });
+    const counts = { usage: line.usage, attributes: [line.attributes[2]] };
+    expect(maskPayload(counts)).toBe(counts);
+  });
+});
+
 describe("maskCredential", () => {
   it.each([
     ["Bearer dummy-oauth-token", `Bearer ${MASK}`],
@@ -100,7 +194,7 @@ describe("maskPayload", () => {
 
   // Each takes about a millisecond; a rule that backtracked catastrophically would hang here.
   it("scans hostile strings in one pass", () => {
-    const hostile = ["token_".repeat(3000), "a:".repeat(8000), `Bearer ${"a".repeat(16_000)}`, `password=${";a=".repeat(5000)}`, `${"x-".repeat(8000)}key`, " sk-".repeat(4000), "://a:".repeat(4000), `https://a:${"b".repeat(16_000)}`, `"token":"${"\\\"".repeat(4000)}`];
+    const hostile = ["token_".repeat(3000), "a:".repeat(8000), `Bearer ${"a".repeat(16_000)}`, `password=${";a=".repeat(5000)}`, `${"x-".repeat(8000)}key`, " sk-".repeat(4000), "://a:".repeat(4000), `https://a:${"b".repeat(16_000)}`, `"token":"${"\\\"".repeat(4000)}`, "a=".repeat(8000), "?key=".repeat(4000), `{"name":"api_key",`.repeat(2000), `${"aB".repeat(8000)}: x`, `${"x-auth-".repeat(3000)}: v`, "sk_live_".repeat(3000), `https://a/?${"token=&".repeat(3000)}`];
     for (const text of hostile) expect(maskText(text).length).toBeGreaterThan(0);
   });
 

@@ -1,13 +1,17 @@
 /**
  * Credentials never reach storage: every viewer can open a raw payload, so a line is masked on
  * the ingest path before anything is persisted. Masked are
- * - values of credential fields and headers (`authorization`, `cookie`, `x-api-key`,
- *   `password`, `*_api_key`, `*_token`… in any case), as object keys and as `name: value` /
- *   `name=value` / `"name": "value"` pairs inside text;
+ * - values of credential fields and headers, a name counting by its words whatever its case
+ *   style, with the credential word last (`authorization`, `cookie`, `clientSecret`,
+ *   `DB_PASSWORD`, `githubToken`, `x-api-key`, `X-Auth-*`), as object keys, as the value of a
+ *   name/value pair naming one (`{"name": "api_key", "value": …}`, `[["Authorization", …]]`)
+ *   and as `name: value` / `name=value` / `"name": "value"` pairs inside text;
+ * - URL query and fragment values of such names and of `key`, `sig`, `signature`, `code`, `auth`;
  * - `Bearer <token>` anywhere in text;
- * - well-known key shapes in text (OpenAI, Anthropic, GitHub, AWS, Google, Slack, JWTs, this
- *   product's ingest tokens `rr_…` and API keys `rrk_…`);
+ * - well-known key shapes in text (OpenAI, Anthropic, GitHub, GitLab, AWS, Google, Slack,
+ *   Stripe, npm, Hugging Face, JWTs, this product's ingest tokens `rr_…` and API keys `rrk_…`);
  * - the password in a URL (`https://user:••••@host`).
+ * Linear in the text's length: no rule backtracks over what another already read.
  * A short prefix stays (`sk-ant-…••••`, `Bearer ••••`) so a reviewer sees which kind of
  * credential leaked, never the secret itself.
  *
@@ -20,18 +24,41 @@ import type { NormalizedEvent } from "./types";
 
 export const MASK = "••••";
 
-/** Names of credential fields, lower case; `[_-]?` also matches camelCase once case is ignored. */
-const CREDENTIAL_NAMES = [
+/**
+ * A name holds a credential when its last word is one of these (`clientSecret`, `GITHUB_TOKEN`,
+ * `db.password`), or its last two words end in a credential key (`anthropicApiKey`). Only the
+ * last word counts, so usage counts (`input_tokens`, `input_token_count`, `max_tokens`) and names
+ * that only mention a credential (`auth.header_name`, `apiKeySource`) stay readable. The joined
+ * forms (`apikey`, `accesstoken`) are names written in one word.
+ */
+const CREDENTIAL_WORDS = new Set([
   "authorization",
   "cookie",
-  "api[_-]?key",
-  "passw(?:or)?d",
+  "password",
+  "passwd",
+  "passphrase",
   "secret",
-  "secret[_-]?access[_-]?key",
-  "private[_-]?key",
   "token",
-  "(?:access|refresh|auth|id|session|bearer)[_-]?token",
-].join("|");
+  "credential",
+  "credentials",
+  "apikey",
+  "accesstoken",
+  "refreshtoken",
+  "authtoken",
+  "idtoken",
+  "sessiontoken",
+  "bearertoken",
+  "clientsecret",
+  "privatekey",
+  "secretkey",
+]);
+/** The word before a last word `key` that makes it a credential (`x-api-key`, `Ocp-Apim-Subscription-Key`). */
+const KEY_KINDS = new Set(["api", "private", "secret", "access", "signing", "encryption", "master", "auth", "subscription"]);
+/** Last words that hold a credential only as a URL's query or fragment parameter (`?key=`, `&sig=`, `?code=`). */
+const QUERY_WORDS = new Set(["key", "sig", "signature", "code", "auth"]);
+/** The names of a name/value pair's two fields (`{"name": "api_key", "value": …}`), lower case. */
+const PAIR_NAMES = new Set(["name", "key"]);
+const PAIR_VALUES = new Set(["value", "values"]);
 
 /** Authorization schemes kept in front of the mask. */
 const SCHEMES = "bearer|basic|token|digest|negotiate";
@@ -42,11 +69,16 @@ const SCHEMES = "bearer|basic|token|digest|negotiate";
  */
 const KEY_SHAPES: [prefix: string, rest: string][] = [
   ["sk-(?:(?:ant|proj|svcacct|admin)-)?", "[A-Za-z0-9_-]{16,}"],
+  ["[sr]k_(?:live|test)_", "[A-Za-z0-9]{16,}"],
   ["gh[pousr]_", "[A-Za-z0-9]{20,}"],
   ["github_pat_", "[A-Za-z0-9_]{20,}"],
+  ["glpat-", "[A-Za-z0-9_-]{20,}"],
+  ["npm_", "[A-Za-z0-9]{36}(?![A-Za-z0-9])"],
+  ["hf_", "[A-Za-z0-9]{30,}"],
   ["A(?:KIA|SIA)", "[0-9A-Z]{16}(?![0-9A-Z])"],
   ["AIza", "[0-9A-Za-z_-]{30,}"],
-  ["xox[abpr]-", "[0-9A-Za-z-]{10,}"],
+  ["xox[abpre]-", "[0-9A-Za-z-]{10,}"],
+  ["xapp-", "[0-9A-Za-z-]{10,}"],
   ["eyJ", String.raw`[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`],
   ["rrk?_", "[A-Za-z0-9_-]{16,}"],
 ];
@@ -56,26 +88,36 @@ function anyCase(source: string): string {
   return source.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`);
 }
 
-const NOT_AFTER_WORD = String.raw`(?<![\w-])`;
-const KEY_NAME = String.raw`((?:[\w-]*?[_-])?(?:${anyCase(CREDENTIAL_NAMES)}))(?![\w-])`;
+/** Any name; whether it holds a credential is decided by its words (isCredentialName), not here. */
+const NAME = String.raw`(?<![\w.-])([\w.-]+)`;
 /** `: `, `=`, `": "` and their JSON-escaped forms (a JSON document inside a string). */
 const SEPARATOR = String.raw`(\\?["']?[ \t]*[:=][ \t]*)`;
 const QUOTED_VALUE = String.raw`(\\?["'])([^"'\r\n\\]*)`;
 const BARE = String.raw`[^\s"'\\,;&)}\]]`;
 /** A bare value runs to a delimiter; a cookie's further `; name=value` pairs belong to it. */
 const BARE_VALUE = String.raw`((?:${anyCase(SCHEMES)})[ \t]+)?(${BARE}+(?:;[ \t]*[\w.-]+=${BARE}*)*)`;
+/** The value after a credential's name and separator, read only once the name is known to be one. */
+const VALUE = new RegExp(`${QUOTED_VALUE}|${BARE_VALUE}`, "y");
+/** After a pair's name field (`"name": "api_key`): the rest of its quote, then its value field (`", "value": "…`). */
+const PAIR_VALUE = new RegExp(String.raw`(\\?["'][ \t]*,[ \t]*\\?["']?${anyCase("value")}s?\\?["']?[ \t]*:[ \t]*)(\\?["'])([^"'\r\n\\]*)`, "y");
 /** The token is taken whole (a lookahead and its backreference never backtrack), and never a masked one. */
 const BEARER = String.raw`(${anyCase("bearer")})[ \t]+(?=(?<token>[A-Za-z0-9._~+/-]{8,}=*))\k<token>(?![…•])`;
 
 /** The password of a URL's user information: `https://user:••••@host`. */
 const URL_PASSWORD = String.raw`(:\/\/[^\s/:@]+:)[^\s/@]+(?=@)`;
 
-/** The one pass over a string: a credential pair, a bearer token or a key shape, whichever comes first. */
+/**
+ * The one pass over a string: a key shape, a bearer token, a name and its separator, or a URL's
+ * password, whichever comes first. Key shapes come first, so a key followed by `:` is a key.
+ * A name matches without its value: the value is read (VALUE) only after a credential's name,
+ * and any other name's value is scanned as text, so every character is read a bounded number
+ * of times.
+ */
 const SECRETS = new RegExp(
   [
-    String.raw`${NOT_AFTER_WORD}${KEY_NAME}${SEPARATOR}(?:${QUOTED_VALUE}|${BARE_VALUE})`,
-    `${NOT_AFTER_WORD}${BEARER}`,
     String.raw`(?<![A-Za-z0-9_-])(?:${KEY_SHAPES.map(([prefix, rest]) => prefix + rest).join("|")})`,
+    String.raw`(?<![\w-])${BEARER}`,
+    `${NAME}${SEPARATOR}`,
     URL_PASSWORD,
   ].join("|"),
   "g",
@@ -83,7 +125,6 @@ const SECRETS = new RegExp(
 /** A value that is a key of a known shape; the group that matched holds the prefix to keep. */
 const KEY_SHAPE = new RegExp(`^(?:${KEY_SHAPES.map(([prefix, rest]) => `(${prefix})${rest}`).join("|")})`);
 const SCHEME_VALUE = new RegExp(String.raw`^(${anyCase(SCHEMES)})[ \t]+\S`);
-const CREDENTIAL_KEY = new RegExp(String.raw`^(?:[\w-]*[_-])?(?:${CREDENTIAL_NAMES})$`, "i");
 
 /** The shortest string any rule matches (`token=x`): shorter strings are never scanned. */
 const MIN_SECRET_CHARS = 7;
@@ -107,24 +148,85 @@ export function maskCredential(value: string): string {
 /** Masks every credential inside free text; text without one comes back unchanged. */
 export function maskText(text: string): string {
   if (text.length < MIN_SECRET_CHARS || !MAY_HOLD_SECRET.test(text)) return text;
-  return text.replace(
-    SECRETS,
-    (match, name?: string, separator?: string, quote?: string, quoted?: string, scheme?: string, bare?: string, bearer?: string, token?: string, user?: string) => {
-      // Group numbers: 1 name, 2 separator, 3–4 quoted value, 5–6 bare value, 7–8 bearer token, 9 URL up to the password.
-      if (name !== undefined) {
-        if (quote !== undefined) return quoted ? `${name}${separator}${quote}${maskCredential(quoted)}` : match;
-        return `${name}${separator}${maskCredential(`${scheme ?? ""}${bare}`)}`;
+  let out = "";
+  let done = 0;
+  SECRETS.lastIndex = 0;
+  for (let match = SECRETS.exec(text); match; match = SECRETS.exec(text)) {
+    // Group numbers: 1 bearer, 2 its token, 3 name, 4 separator, 5 URL up to the password.
+    const [whole, bearer, token, name, separator, user] = match;
+    let masked: string;
+    let end = match.index + whole.length;
+    if (name !== undefined) {
+      const pair = maskPair(text, match.index, name, separator!);
+      if (!pair) {
+        // Not a credential's name: what follows it is text like any other (a URL's `://` too).
+        SECRETS.lastIndex = match.index + name.length;
+        continue;
       }
-      if (bearer !== undefined) return `${bearer} ${maskCredential(token!)}`;
-      if (user !== undefined) return `${user}${MASK}`;
-      return maskCredential(match);
-    },
-  );
+      [masked, end] = pair;
+    } else if (bearer !== undefined) masked = `${bearer} ${maskCredential(token!)}`;
+    else if (user !== undefined) masked = `${user}${MASK}`;
+    else masked = maskCredential(whole);
+    out += text.slice(done, match.index) + masked;
+    done = SECRETS.lastIndex = end;
+  }
+  return done === 0 ? text : out + text.slice(done);
 }
 
-/** Whether a field or header of this name holds a credential (any case). */
+/**
+ * A name and separator at `start`: null when the name holds no credential here; else the pair
+ * with its value masked, and where it ends. A URL's query or fragment also hides `key`, `sig`,
+ * `code`…; a logged pair (`"name": "api_key", "value": "…"`) hides its value field.
+ */
+function maskPair(text: string, start: number, name: string, separator: string): [masked: string, end: number] | null {
+  const head = `${name}${separator}`;
+  VALUE.lastIndex = start + head.length;
+  const logged = PAIR_NAMES.has(name.toLowerCase()) ? maskLoggedPair(text, head) : null;
+  if (logged) return logged;
+  VALUE.lastIndex = start + head.length;
+  const inQuery = "?&#".includes(text[start - 1] ?? " ") && separator === "=";
+  if (!isCredentialName(name) && !(inQuery && QUERY_WORDS.has(lastWord(name)))) return null;
+  const value = VALUE.exec(text);
+  if (!value) return null;
+  // Groups: 1–2 quoted value, 3–4 bare value (its scheme, then the rest).
+  const [read, quote, quoted, scheme, bare] = value;
+  if (quote === undefined) return [`${head}${maskCredential(`${scheme ?? ""}${bare}`)}`, VALUE.lastIndex];
+  if (!quoted) return [`${head}${read}`, VALUE.lastIndex];
+  return [`${head}${quote}${maskCredential(quoted)}`, VALUE.lastIndex];
+}
+
+/** A logged pair's name field, its value read from VALUE.lastIndex: its value field masked when it names a credential. */
+function maskLoggedPair(text: string, head: string): [masked: string, end: number] | null {
+  const value = VALUE.exec(text);
+  if (value?.[1] === undefined || !isCredentialName(value[2])) return null;
+  PAIR_VALUE.lastIndex = VALUE.lastIndex;
+  const field = PAIR_VALUE.exec(text);
+  if (!field?.[3]) return null;
+  return [`${head}${value[0]}${field[1]}${field[2]}${maskCredential(field[3])}`, PAIR_VALUE.lastIndex];
+}
+
+/** Whether a field or header of this name holds a credential, whatever its case style (module header). */
 export function isCredentialName(name: string): boolean {
-  return CREDENTIAL_KEY.test(name);
+  const words = nameWords(name);
+  const last = words.at(-1);
+  if (last === undefined) return false;
+  if (CREDENTIAL_WORDS.has(last)) return true;
+  if (last === "key" && KEY_KINDS.has(words.at(-2) ?? "")) return true;
+  return words[0] === "x" && words[1] === "auth"; // X-Auth-Token, X-Auth-Key, X-Auth-User…
+}
+
+/** A name's words, lower case: camelCase and PascalCase split, then `_`, `-`, `.` and any other separator. */
+function nameWords(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z])(?=[A-Z][a-z])/g, "$1 ")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== "");
+}
+
+function lastWord(name: string): string {
+  return nameWords(name).at(-1) ?? "";
 }
 
 /** Any JSON value: credential fields masked whole, every other string masked as text. */
@@ -132,27 +234,52 @@ export function maskPayload<T>(value: T): T {
   return walk(value, maskText) as T;
 }
 
-/** Strings go through `mask`; inside a credential field every string is a credential (a header's list of values). */
+/**
+ * Strings go through `mask`; inside a credential field every string is a credential (a header's
+ * list of values). So is the value of a name/value pair that names one (`{"name": "api_key",
+ * "value": …}`, an OTLP attribute) and the second of a header pair in a list (`[["Authorization", …]]`).
+ */
 function walk(value: unknown, mask: (text: string) => string): unknown {
   if (typeof value === "string") return mask(value);
   if (value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) {
     let out: unknown[] | null = null;
     value.forEach((item, i) => {
-      const masked = walk(item, mask);
+      const masked = isCredentialPair(item) ? walkPair(item) : walk(item, mask);
       if (masked !== item) (out ??= value.slice())[i] = masked;
     });
     return out ?? value;
   }
   const object = value as Record<string, unknown>;
+  const namesCredential = pairNamesCredential(object);
   let out: Record<string, unknown> | null = null;
   for (const key in object) {
     if (!Object.hasOwn(object, key)) continue;
     const item = object[key];
-    const masked = walk(item, isCredentialName(key) ? maskCredential : mask);
+    const credential = isCredentialName(key) || (namesCredential && PAIR_VALUES.has(key.toLowerCase()));
+    const masked = walk(item, credential ? maskCredential : mask);
     if (masked !== item) (out ??= { ...object })[key] = masked;
   }
   return out ?? value;
+}
+
+/** `[name, value]` where the name is a credential's. */
+function isCredentialPair(item: unknown): item is [string, unknown] {
+  return Array.isArray(item) && item.length === 2 && typeof item[0] === "string" && isCredentialName(item[0]);
+}
+
+function walkPair(pair: [string, unknown]): [string, unknown] {
+  const masked = walk(pair[1], maskCredential);
+  return masked === pair[1] ? pair : [pair[0], masked];
+}
+
+/** Whether an object's name field (`name`, `key`, any case) names a credential. */
+function pairNamesCredential(object: Record<string, unknown>): boolean {
+  for (const key in object) {
+    const name = object[key];
+    if (Object.hasOwn(object, key) && typeof name === "string" && PAIR_NAMES.has(key.toLowerCase()) && isCredentialName(name)) return true;
+  }
+  return false;
 }
 
 /**
