@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { lastAdminRefusal } from "@/lib/auth/people";
 import { ROLES } from "@/lib/auth/roles";
+import { voidSetupCodes } from "@/lib/auth/setup-code";
 import { setRole } from "@/lib/db/people";
 import { resolvePerson } from "./resolve-person";
 import { fail, formAction } from "./safe-action";
@@ -22,7 +23,9 @@ export const setPersonRole = formAction(
       const refusal = await lastAdminRefusal(person);
       if (refusal) return fail(refusal);
     }
-    return (await setRole(person.id, role, now)) ? { ok: true, from: person.role } : fail("No such person.");
+    if (!(await setRole(person.id, role, now))) return fail("No such person.");
+    if (role === "admin") await voidSetupCodes();
+    return { ok: true, from: person.role };
   },
   ({ role }, result, person) => ({ target: person.email, result: result.ok ? "ok" : "refused", detail: result.ok ? `${result.from} → ${role}` : result.error }),
 );
