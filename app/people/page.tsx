@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { apiKeyOverviews } from "@/lib/db/api-keys";
-import { peopleOverview } from "@/lib/db/people";
+import { lockedAddresses, peopleOverview } from "@/lib/db/people";
 import { pageAccess } from "@/lib/server/page-access";
 import { PeopleView } from "@/components/people/people-view";
 
@@ -20,6 +20,6 @@ export default async function PeoplePage() {
       </div>
     );
   }
-  const [people, keys] = await Promise.all([peopleOverview(), apiKeyOverviews()]);
-  return <PeopleView people={people} keys={keys} me={principal.personId} />;
+  const [people, keys, addresses] = await Promise.all([peopleOverview(), apiKeyOverviews(), lockedAddresses()]);
+  return <PeopleView people={people} keys={keys} addresses={addresses} me={principal.personId} />;
 }

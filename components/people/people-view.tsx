@@ -8,14 +8,14 @@ import { disablePerson } from "@/lib/actions/disable-person";
 import { enablePerson } from "@/lib/actions/enable-person";
 import { revokeApiKey } from "@/lib/actions/revoke-api-key";
 import { setPersonRole } from "@/lib/actions/set-person-role";
-import { unlockPerson } from "@/lib/actions/unlock-person";
-import type { ApiKeyOverview, PersonOverview } from "@/lib/wire/types";
+import { unlockPerson, unlockSignInAddress } from "@/lib/actions/unlock-person";
+import type { ApiKeyOverview, PersonOverview, SignInAddressOverview } from "@/lib/wire/types";
 import { useSignedIn } from "@/components/layout/signed-in";
 import { Timestamp } from "@/components/time/timestamp";
 import { ActionOutcome } from "@/components/ui/action-outcome";
 import { Field, styles } from "@/components/ui/controls";
 
-export function PeopleView({ people, keys, me }: { people: PersonOverview[]; keys: ApiKeyOverview[]; me: string | null }) {
+export function PeopleView({ people, keys, addresses, me }: { people: PersonOverview[]; keys: ApiKeyOverview[]; addresses: SignInAddressOverview[]; me: string | null }) {
   return (
     <div className="space-y-8">
       <section aria-labelledby="people-heading" className="space-y-4">
@@ -38,6 +38,7 @@ export function PeopleView({ people, keys, me }: { people: PersonOverview[]; key
             </tbody>
           </table>
         </div>
+        <LockedAddresses addresses={addresses} />
         <AddPerson />
       </section>
       <ApiKeys keys={keys} />
@@ -71,7 +72,7 @@ function PersonRow({ person, isMe }: { person: PersonOverview; isMe: boolean }) 
       <td className={styles.td} data-testid="person-state">{person.disabled ? "disabled" : "active"}</td>
       <td className={styles.td}><Timestamp iso={person.createdAt} /></td>
       <td className={styles.td} data-testid="person-lockout">
-        {person.lockedUntil ? <>locked until <Timestamp iso={person.lockedUntil} /> ({person.failures} failures in a row)</> : person.failures > 0 ? `${person.failures} failures in a row` : "—"}
+        {person.lockedUntil ? <>locked until <Timestamp iso={person.lockedUntil} /> ({person.failures} recent failures)</> : person.failures > 0 ? `${person.failures} recent failures` : "—"}
       </td>
       <td className={styles.td + " space-y-1 text-right"}>
         <div className="flex justify-end gap-2">
@@ -96,6 +97,29 @@ function PersonRow({ person, isMe }: { person: PersonOverview; isMe: boolean }) 
         <ActionOutcome state={disableState ?? enableState ?? unlockState} testId="people-error" />
       </td>
     </tr>
+  );
+}
+
+/** Client addresses held back by failed sign-ins (everyone behind one NAT shares one): the admin can clear them. */
+function LockedAddresses({ addresses }: { addresses: SignInAddressOverview[] }) {
+  const [cleared, clear, clearing] = useActionState(unlockSignInAddress, null);
+  if (addresses.length === 0 && !cleared) return null;
+  return (
+    <div className="space-y-2" data-testid="locked-addresses">
+      <h2 className="text-base font-semibold">Addresses held back by failed sign-ins</h2>
+      <ul className="divide-y divide-slate-100 rounded-lg border border-slate-200 bg-white text-sm shadow-sm">
+        {addresses.map((a) => (
+          <li key={a.address} data-testid="locked-address" data-address={a.address} className="flex items-center justify-between gap-3 px-3 py-2">
+            <span><code>{a.address}</code>: {a.failures} recent failures, locked until <Timestamp iso={a.lockedUntil} /></span>
+            <form action={clear}>
+              <input type="hidden" name="address" value={a.address} />
+              <button type="submit" disabled={clearing} className={styles.rowButton} data-testid="address-unlock">Unlock</button>
+            </form>
+          </li>
+        ))}
+      </ul>
+      <ActionOutcome state={cleared} testId="people-error" />
+    </div>
   );
 }
 

@@ -229,6 +229,7 @@ describe("server actions refuse an anonymous caller", () => {
     "lib/actions/disable-person.ts#disablePerson": () => ({ form: { personId: facts.personId } }),
     "lib/actions/enable-person.ts#enablePerson": () => ({ form: { personId: facts.personId } }),
     "lib/actions/unlock-person.ts#unlockPerson": () => ({ form: { personId: facts.personId } }),
+    "lib/actions/unlock-person.ts#unlockSignInAddress": () => ({ form: { address: "203.0.113.7" } }),
     "lib/actions/create-api-key.ts#addApiKey": () => ({ form: { name: "intruder", role: "admin" } }),
     "lib/actions/revoke-api-key.ts#revokeApiKey": () => ({ form: { keyId: facts.keyId } }),
   };

@@ -101,6 +101,63 @@ it("`users setup-link` prints a link whose page offers the setup form", { timeou
   expect(wrong).not.toContain('data-testid="setup-email"');
 });
 
+it("`users --help`, `-h` and `help` print the usage with every command; an unknown command is a usage error (exit 2)", () => {
+  for (const flag of ["--help", "-h", "help"]) {
+    const result = spawnSync("npm", ["run", "--silent", "users", "--", flag], { cwd: root, env: { ...process.env, DATABASE_URL: server.databaseUrl }, encoding: "utf8" });
+    expect(result.status, result.stderr).toBe(0);
+    for (const command of ["create", "reset-password", "disable", "enable", "set-role", "unlock <email>", "unlock --address", "setup-link", "list"]) {
+      expect(result.stdout).toContain(command);
+    }
+    expect(result.stderr).toBe("");
+  }
+  for (const wrong of [["frobnicate"], ["list", "--frob"]]) {
+    const result = spawnSync("npm", ["run", "--silent", "users", "--", ...wrong], { cwd: root, env: { ...process.env, DATABASE_URL: server.databaseUrl }, encoding: "utf8" });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/^users: .*\nusage: npm run users -- <command>/);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  }
+});
+
+it("`users unlock` lifts a person's lockout and `unlock --address` an address's, at once", { timeout: 180_000 }, async () => {
+  const email = "typist@cli.test";
+  const password = "typist-password-1";
+  npm("users", "create", "--email", email, "--role", "viewer", "--password", password);
+  for (let i = 0; i < 10; i++) expect(await signInError(email, "not-the-password")).toMatch(i < 9 ? /Wrong email or password/ : /this account is locked/);
+  expect(await signInError(email, password)).toMatch(/this account is locked/);
+  expect(npm("users", "unlock", email).stdout).toContain(`unlocked ${email}`);
+  expect(await signInError(email, password)).toBeNull();
+
+  // Everyone behind one address mistyping once each: the address waits, then the shell clears it.
+  for (let i = 0; i < 50; i++) await signInError(`someone${i}@cli.test`, "not-the-password");
+  expect(await signInError(email, password)).toMatch(/from this address/);
+  expect(npm("users", "unlock", "--address", "127.0.0.1").stdout).toContain("unlocked the address 127.0.0.1");
+  expect(await signInError(email, password)).toBeNull();
+  const audit = await queryDatabase<{ action: string; target: string }>(server, `SELECT action, target FROM "AuditEntry" WHERE action IN ('person.unlock', 'address.unlock') ORDER BY id`);
+  expect(audit).toEqual([{ action: "person.unlock", target: email }, { action: "address.unlock", target: "127.0.0.1" }]);
+});
+
+it("a setup link stops working once an admin is created in the shell, and no new one is printed then", { timeout: 180_000 }, async () => {
+  const link = lastLine(npm("users", "setup-link").stdout);
+  expect(await (await fetchOnOpenConnection(link)).text()).toContain('data-testid="setup-email"');
+  npm("users", "create", "--email", "boss@cli.test", "--role", "admin", "--password", "boss-password-12");
+  expect(await (await fetchOnOpenConnection(link)).text()).not.toContain('data-testid="setup-email"');
+  const again = spawnSync("npm", ["run", "--silent", "users", "--", "setup-link"], {
+    cwd: root, env: { ...process.env, DATABASE_URL: server.databaseUrl, HOST: "127.0.0.1", PORT: new URL(server.url).port }, encoding: "utf8",
+  });
+  expect(again.status).toBe(1);
+  expect(again.stderr).toContain("An admin exists already");
+});
+
+/** The sign-in form's error for these credentials, or null when they signed in. */
+async function signInError(email: string, password: string): Promise<string | null> {
+  try {
+    await signInThroughTheForm(email, password);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
 /**
  * Signs in the way a browser without JavaScript does: the sign-in page's form posted with its
  * hidden action fields. Returns the session cookie.
@@ -117,7 +174,8 @@ async function signInThroughTheForm(email: string, password: string): Promise<st
   const response = await fetch(`${server.url}/sign-in`, { method: "POST", body, redirect: "manual", headers: { origin: server.url } });
   const cookies = response.headers.getSetCookie().map((c) => c.split(";")[0]);
   const session = cookies.filter((c) => c.includes("session")).join("; ");
-  if (!session) throw new Error(`no session cookie: ${response.status} ${cookies.join(", ")}`);
+  // The page's answer (with the form's error) goes with the refusal, for the tests that read it.
+  if (!session) throw new Error(`no session cookie: ${response.status} ${cookies.join(", ")}\n${await response.text()}`);
   return session;
 }
 

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { lastAdminRefusal } from "@/lib/auth/people";
 import { ROLES } from "@/lib/auth/roles";
+import { voidSetupCodes } from "@/lib/auth/setup-code";
 import { setRole } from "@/lib/db/people";
 import { publishPrincipalsChanged } from "@/lib/server/bus";
 import { resolvePerson } from "./resolve-person";
@@ -24,6 +25,7 @@ export const setPersonRole = formAction(
       if (refusal) return fail(refusal);
     }
     if (!(await setRole(person.id, role, now))) return fail("No such person.");
+    if (role === "admin") await voidSetupCodes();
     // Their open live streams end at once and reconnect with the new role (a key's follows it).
     publishPrincipalsChanged({ kind: "person", id: person.id });
     return { ok: true, from: person.role };

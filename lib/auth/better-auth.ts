@@ -9,6 +9,7 @@ import { personById } from "@/lib/db/people";
 import { settingOrCreate } from "@/lib/db/settings";
 import { storePrisma } from "@/lib/db/store-prisma";
 import type { Role } from "./roles";
+import { voidSetupCodes } from "./setup-code";
 import { OIDC_PROVIDER_ID, roleForClaims } from "./sso";
 
 
@@ -60,6 +61,10 @@ function build(secret: string) {
             const role = ssoRoles.get(email) ?? "viewer";
             ssoRoles.delete(email);
             return { data: { ...user, role } };
+          },
+          // However an admin comes to exist (RADAR_ADMIN_EMAIL, the shell, the People page, single sign-on), an outstanding setup link stops working.
+          after: async (user) => {
+            if ((user as { role?: unknown }).role === "admin") await voidSetupCodes();
           },
         },
       },

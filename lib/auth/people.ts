@@ -1,12 +1,15 @@
 import { isAPIError } from "better-auth/api";
 import { recordAudit } from "@/lib/db/audit";
-import { clearGuards, countFailure, guardStates } from "@/lib/db/sign-in-guard";
+import { forgetFailures, recentFailures, recordSignInFailure } from "@/lib/db/sign-in-guard";
 import { countOtherAdmins, countPeople, personByEmail, type PersonRecord } from "@/lib/db/people";
-import { readSetting, takeSetting, writeSetting } from "@/lib/db/settings";
+import { readSetting, writeSetting } from "@/lib/db/settings";
+import { storePrisma } from "@/lib/db/store-prisma";
+import { humanDuration } from "@/lib/retry/duration";
 import crypto from "node:crypto";
 import { auth } from "./better-auth";
 import { hashCredential } from "./credentials";
-import { accountGuard, addressGuard, lockFor, lockoutMessage } from "./lockout";
+import { FAILURE_WINDOW_MS, heldUntil, lockoutMessage, windowStart, type FailureCount } from "./lockout";
+import { SETUP_CODE } from "./setup-code";
 import type { Role } from "./roles";
 
 /**
@@ -18,7 +21,6 @@ export class PersonError extends Error {
 }
 
 export const MIN_PASSWORD_LENGTH = 10;
-const SETUP_CODE = "setup.code";
 
 /** Creates a person who signs in with a password. */
 export async function createPerson(input: { email: string; name?: string; password: string; role: Role }): Promise<PersonRecord> {
@@ -67,41 +69,49 @@ export async function resetPassword(personId: string, password: string): Promise
 export type SignInResult = { ok: true } | { ok: false; error: string };
 
 /**
- * Signs a person in (the session cookie is set by the library), unless their account or address is
- * locked out. Every attempt is audited under the email it named.
+ * Signs a person in (the session cookie is set by the library), unless failed sign-ins hold it
+ * back for now (lib/auth/lockout.ts). Every attempt is audited under the email it named.
  */
 export async function signIn(input: { email: string; password: string; address: string | null; headers: Headers }, now = Date.now()): Promise<SignInResult> {
   const email = input.email.trim().toLowerCase();
-  const guards = [accountGuard(email), ...(input.address ? [addressGuard(input.address)] : [])];
-  const states = await guardStates(guards);
-  const locked = [...states.values()].map((s) => s.lockedUntil ?? 0).reduce((a, b) => Math.max(a, b), 0);
-  if (locked > now) {
-    await recordAudit({ at: now, actor: email, action: "sign-in", result: "refused", detail: `locked out; address ${input.address ?? "unknown"}` });
-    return { ok: false, error: lockoutMessage(locked, now) };
+  const address = input.address ?? "unknown";
+  const recent = await recentFailures(email, address, windowStart(now));
+  const held = heldUntil(recent, now);
+  if (held) {
+    await recordAudit({ at: now, actor: email, action: "sign-in", result: "refused", detail: `locked out (${held.by}); address ${address}` });
+    return { ok: false, error: lockoutMessage(held, now) };
   }
   try {
     await (await auth()).api.signInEmail({ body: { email, password: input.password, rememberMe: true }, headers: input.headers });
   } catch (error) {
     // By name, not class: Next bundles the library once per route group, so the class thrown may be another copy.
     if (!isAPIError(error)) throw error;
-    const after = await countFailure(guards, now, lockFor);
-    const lockedNow = Math.max(0, ...[...after.values()].map((s) => s.lockedUntil ?? 0));
+    await recordSignInFailure({ email, address, at: now }, windowStart(now));
+    const bump = (c: FailureCount) => ({ count: c.count + 1, last: now });
+    const after = { pair: bump(recent.pair), account: bump(recent.account), address: bump(recent.address) };
+    const heldNow = heldUntil(after, now);
     const disabled = error.status === "FORBIDDEN";
     await recordAudit({
       at: now, actor: email, action: "sign-in", result: "failed",
-      detail: `${disabled ? "account disabled" : "wrong email or password"}; ${after.get(guards[0])?.failures ?? 0} failures in a row; address ${input.address ?? "unknown"}${lockedNow > now ? "; now locked out" : ""}`,
+      detail: `${disabled ? "account disabled" : "wrong email or password"}; ${after.pair.count} failures from this address in ${humanDuration(FAILURE_WINDOW_MS)}; address ${address}${heldNow ? `; now locked out (${heldNow.by})` : ""}`,
     });
-    if (lockedNow > now) return { ok: false, error: lockoutMessage(lockedNow, now) };
+    if (heldNow) return { ok: false, error: lockoutMessage(heldNow, now) };
     return { ok: false, error: disabled ? "This account is disabled. Ask an admin." : "Wrong email or password." };
   }
-  await clearGuards([guards[0]]);
-  await recordAudit({ at: now, actor: email, action: "sign-in", result: "ok", detail: `address ${input.address ?? "unknown"}` });
+  // The person's own typos from here are forgotten; others' failures still count.
+  await forgetFailures({ email, address });
+  await recordAudit({ at: now, actor: email, action: "sign-in", result: "ok", detail: `address ${address}` });
   return { ok: true };
 }
 
-/** Lifts a person's lockout; true when there was one. */
+/** Lifts a person's lockout (forgets their failed sign-ins from everywhere); true when there were any. */
 export async function unlock(email: string): Promise<boolean> {
-  return (await clearGuards([accountGuard(email)])) > 0;
+  return (await forgetFailures({ email: email.trim().toLowerCase() })) > 0;
+}
+
+/** Lifts an address's lockout (forgets every failed sign-in from it); true when there were any. */
+export async function unlockAddress(address: string): Promise<boolean> {
+  return (await forgetFailures({ address: address.trim() })) > 0;
 }
 
 /**
@@ -123,26 +133,55 @@ export async function ensureFirstAdmin(settings: { email?: string; password?: st
   return { setupLink: await newSetupLink(settings.baseUrl), pending: true };
 }
 
-/** A new one-time setup link (replacing any earlier one), for the shell's `users setup-link`. */
+/** Admins, disabled or not: a setup code is for a database with none. */
+async function countAdmins(prisma: Pick<ReturnType<typeof storePrisma>["prisma"], "user"> = storePrisma().prisma): Promise<number> {
+  return prisma.user.count({ where: { role: "admin" } });
+}
+
+const ADMIN_EXISTS = "An admin exists already, so the setup link no longer works. Sign in, or ask an admin (from the shell: `npm run users -- create --role admin`).";
+
+/** A new one-time setup link (replacing any earlier one), for the shell's `users setup-link`; refused once an admin exists. */
 export async function newSetupLink(baseUrl: string): Promise<string> {
+  if ((await countAdmins()) > 0) throw new PersonError(ADMIN_EXISTS);
   const code = crypto.randomBytes(24).toString("base64url");
   await writeSetting(SETUP_CODE, code);
   return `${baseUrl}/setup?code=${code}`;
 }
 
-/** Whether the setup code is the live one (the setup page shows its form only then). */
+/** Whether the setup code is the live one and no admin exists yet (the setup page shows its form only then). */
 export async function setupCodeValid(code: string): Promise<boolean> {
   const stored = await readSetting(SETUP_CODE);
-  return stored !== null && code.length > 0 && crypto.timingSafeEqual(Buffer.from(hashCredential(stored)), Buffer.from(hashCredential(code)));
+  if (stored === null || code.length === 0) return false;
+  if (!crypto.timingSafeEqual(Buffer.from(hashCredential(stored)), Buffer.from(hashCredential(code)))) return false;
+  return (await countAdmins()) === 0;
 }
 
-/** Uses the setup code once: creates the admin. The caller then signs them in. */
+/**
+ * Uses the setup code once: creates the admin. The caller then signs them in. Taking the code,
+ * making sure no admin exists and creating the admin are one transaction on the store, so an
+ * admin made another way meanwhile (or a second use of the link) refuses it. The person's rows are
+ * written here as the library's adapter writes them (lib/auth/better-auth.ts), because the
+ * library's own creation cannot join that transaction.
+ */
 export async function completeSetup(input: { code: string; email: string; name?: string; password: string }): Promise<PersonRecord> {
-  if (!(await setupCodeValid(input.code))) throw new PersonError("This setup link is not valid any more. Run `npm run users -- setup-link` for a new one.");
-  await checkNewPerson(input);
-  if (!(await takeSetting(SETUP_CODE, input.code))) throw new PersonError("This setup link was just used. Sign in instead.");
-  const person = await createPerson({ email: input.email, name: input.name, password: input.password, role: "admin" });
+  if (!(await setupCodeValid(input.code))) throw new PersonError("This setup link is not valid any more. Run `npm run users -- setup-link` for a new one, or sign in.");
+  const email = await checkNewPerson(input);
+  const context = await (await auth()).$context;
+  const hash = await context.password.hash(input.password);
+  const id = String(context.generateId({ model: "user" }) || crypto.randomUUID());
+  const at = new Date();
+  const refusal = await storePrisma().prisma.$transaction(async (tx) => {
+    // The code first: on PostgreSQL its row stays locked until the end, so a second use waits and then finds it gone.
+    if ((await tx.setting.deleteMany({ where: { key: SETUP_CODE, value: input.code } })).count !== 1) return "This setup link was just used. Sign in instead.";
+    if ((await countAdmins(tx)) > 0) return ADMIN_EXISTS;
+    await tx.user.create({ data: { id, email, name: input.name?.trim() || email.split("@")[0], emailVerified: false, role: "admin", banned: false, createdAt: at, updatedAt: at } });
+    await tx.account.create({
+      data: { id: String(context.generateId({ model: "account" }) || crypto.randomUUID()), providerId: "credential", accountId: id, userId: id, password: hash, createdAt: at, updatedAt: at },
+    });
+    return null;
+  });
+  if (refusal) throw new PersonError(refusal);
+  const person = (await personByEmail(email))!;
   await recordAudit({ at: Date.now(), actor: person.email, action: "person.create", target: person.email, result: "ok", detail: "first admin, from the setup link" });
   return person;
 }
-

@@ -1,9 +1,10 @@
 import type { Role } from "@/lib/auth/roles";
-import { accountGuard } from "@/lib/auth/lockout";
-import type { PersonOverview } from "@/lib/wire/types";
+import { addressLockouts, personLockout, windowStart } from "@/lib/auth/lockout";
+import type { PersonOverview, SignInAddressOverview } from "@/lib/wire/types";
 import { committedRead, serialized } from "./client";
 import * as postgres from "./postgres/people";
 import { toOverview, toPerson, type PersonRecord, type PersonRow } from "./records/people";
+import { failuresSince } from "./sign-in-guard";
 import { statement } from "./statement";
 import { onEitherStore } from "./store";
 
@@ -39,16 +40,6 @@ const sqlite = {
 
   listPeople(): Promise<PersonRecord[]> {
     return committedRead((sql) => (statement(`SELECT ${COLUMNS} FROM "User" ORDER BY email`, sql).all() as PersonRow[]).map(toPerson));
-  },
-
-  /** Everyone, with any sign-in failures in a row and the lockout they caused, for the People page. */
-  peopleOverview(now = Date.now()): Promise<PersonOverview[]> {
-    return committedRead((sql) => {
-      const guard = statement(`SELECT failures, lockedUntil FROM "SignInGuard" WHERE key = ?`, sql);
-      return (statement(`SELECT ${COLUMNS} FROM "User" ORDER BY email`, sql).all() as PersonRow[]).map((row) =>
-        toOverview(row, guard.get(accountGuard(row.email)) as { failures: number; lockedUntil: number | null } | undefined, now),
-      );
-    });
   },
 
   setRole(id: string, role: Role, now = Date.now()): Promise<boolean> {
@@ -87,5 +78,16 @@ const sqlite = {
   },
 };
 
-export const { countPeople, personById, personByEmail, listPeople, peopleOverview, setRole, setDisabled, endSessions, endSession, countOtherAdmins } =
+export const { countPeople, personById, personByEmail, listPeople, setRole, setDisabled, endSessions, endSession, countOtherAdmins } =
   onEitherStore(sqlite, postgres);
+
+/** Everyone, with their failed sign-ins in the window and any lockout they cause now, for the People page. */
+export async function peopleOverview(now = Date.now()): Promise<PersonOverview[]> {
+  const [people, failures] = await Promise.all([listPeople(), failuresSince(windowStart(now))]);
+  return people.map((person) => toOverview(person, personLockout(failures.filter((f) => f.email === person.email), now)));
+}
+
+/** The client addresses whose failed sign-ins hold every sign-in from them back now, for the People page. */
+export async function lockedAddresses(now = Date.now()): Promise<SignInAddressOverview[]> {
+  return addressLockouts(await failuresSince(windowStart(now)), now).map((a) => ({ ...a, lockedUntil: new Date(a.lockedUntil).toISOString() }));
+}

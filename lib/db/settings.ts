@@ -27,6 +27,11 @@ const sqlite = {
   takeSetting(key: string, value: string): Promise<boolean> {
     return serialized(() => statement(`DELETE FROM "Setting" WHERE key = ? AND value = ?`).run(key, value).changes === 1);
   },
+
+  /** Removes a value whatever it is; true when there was one. */
+  deleteSetting(key: string): Promise<boolean> {
+    return serialized(() => statement(`DELETE FROM "Setting" WHERE key = ?`).run(key).changes === 1);
+  },
 };
 
-export const { settingOrCreate, readSetting, writeSetting, takeSetting } = onEitherStore(sqlite, postgres);
+export const { settingOrCreate, readSetting, writeSetting, takeSetting, deleteSetting } = onEitherStore(sqlite, postgres);

@@ -1,36 +1,47 @@
 import { describe, expect, it } from "vitest";
 import { STORES, useStore } from "@/e2e/support/both-stores";
-import { clearGuards, countFailure, guardStates, lockedGuards } from "./sign-in-guard";
+import { failuresSince, forgetFailures, recentFailures, recordSignInFailure } from "./sign-in-guard";
 
 const T0 = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
-const lockFor = (key: string, failures: number) => (key.startsWith("account:") && failures >= 3 ? 60_000 : null);
 
-describe.each(STORES)("sign-in guards on %s", (store) => {
+describe.each(STORES)("sign-in failures on %s", (store) => {
   useStore(store);
 
-  it("counts failures in a row per key and locks when the rule says so", async () => {
-    const keys = ["account:ada@example.com", "address:10.0.0.1"];
-    expect(await countFailure(keys, T0, lockFor)).toEqual(new Map([[keys[0], { failures: 1, lockedUntil: null }], [keys[1], { failures: 1, lockedUntil: null }]]));
-    await countFailure(keys, T0 + 1, lockFor);
-    const third = await countFailure(keys, T0 + 2, lockFor);
-    expect(third.get(keys[0])).toEqual({ failures: 3, lockedUntil: T0 + 60_002 });
-    expect(third.get(keys[1])).toEqual({ failures: 3, lockedUntil: null });
-    expect(await guardStates([...keys, "account:nobody"])).toEqual(third);
+  it("counts failures after a time per email from an address, per email and per address", async () => {
+    await recordSignInFailure({ email: "ada@example.com", address: "10.0.0.1", at: T0 }, T0 - 1000);
+    await recordSignInFailure({ email: "ada@example.com", address: "10.0.0.2", at: T0 + 1 }, T0 - 1000);
+    await recordSignInFailure({ email: "bob@example.com", address: "10.0.0.1", at: T0 + 2 }, T0 - 1000);
+    expect(await recentFailures("ada@example.com", "10.0.0.1", T0 - 1)).toEqual({
+      pair: { count: 1, last: T0 },
+      account: { count: 2, last: T0 + 1 },
+      address: { count: 2, last: T0 + 2 },
+    });
+    // The window slides: what is at or before `since` does not count.
+    expect(await recentFailures("ada@example.com", "10.0.0.1", T0)).toEqual({
+      pair: { count: 0, last: null },
+      account: { count: 1, last: T0 + 1 },
+      address: { count: 1, last: T0 + 2 },
+    });
   });
 
-  it("lists the keys locked now, in byte order of their keys", async () => {
-    for (let i = 0; i < 3; i++) await countFailure(["account:bob", "account:Zed", "account:bob"], T0, lockFor);
-    expect(await lockedGuards(T0 + 10)).toEqual([
-      { key: "account:Zed", failures: 3, lockedUntil: T0 + 60_000 },
-      { key: "account:ada@example.com", failures: 3, lockedUntil: T0 + 60_002 },
-      { key: "account:bob", failures: 6, lockedUntil: T0 + 60_000 },
+  it("groups failures by email and address for the People page", async () => {
+    expect(await failuresSince(T0 - 1)).toEqual([
+      { email: "ada@example.com", address: "10.0.0.1", count: 1, last: T0 },
+      { email: "ada@example.com", address: "10.0.0.2", count: 1, last: T0 + 1 },
+      { email: "bob@example.com", address: "10.0.0.1", count: 1, last: T0 + 2 },
     ]);
-    expect(await lockedGuards(T0 + 60_001)).toEqual([{ key: "account:ada@example.com", failures: 3, lockedUntil: T0 + 60_002 }]);
   });
 
-  it("forgets the failures of the keys it clears", async () => {
-    expect(await clearGuards(["account:bob", "account:ada@example.com", "account:nobody"])).toBe(2);
-    expect(await guardStates(["account:bob", "account:ada@example.com"])).toEqual(new Map());
-    expect((await lockedGuards(T0)).map((g) => g.key)).toEqual(["account:Zed"]);
+  it("removes failures the window has passed when it keeps one", async () => {
+    await recordSignInFailure({ email: "cy@example.com", address: "10.0.0.3", at: T0 + 10 }, T0 + 1);
+    expect((await failuresSince(0)).map((f) => f.email)).toEqual(["bob@example.com", "cy@example.com"]);
+  });
+
+  it("forgets an email's, an address's, or an email's from one address", async () => {
+    await recordSignInFailure({ email: "cy@example.com", address: "10.0.0.1", at: T0 + 11 }, 0);
+    expect(await forgetFailures({ email: "cy@example.com", address: "10.0.0.3" })).toBe(1);
+    expect(await forgetFailures({ address: "10.0.0.1" })).toBe(2);
+    expect(await forgetFailures({ email: "nobody@example.com" })).toBe(0);
+    expect(await failuresSince(0)).toEqual([]);
   });
 });

@@ -1,60 +1,55 @@
+import type { RecentFailures } from "@/lib/auth/lockout";
 import { serialized } from "./client";
 import * as postgres from "./postgres/sign-in-guard";
+import { forgetWhere, type FailureGroup, type Forget } from "./records/sign-in-guard";
 import { statement } from "./statement";
-import type { GuardState } from "./records/sign-in-guard";
 import { onEitherStore } from "./store";
 
-export type { GuardState } from "./records/sign-in-guard";
+export type { FailureGroup, Forget } from "./records/sign-in-guard";
 
 /**
- * Failed sign-ins in a row per key ("account:<email>", "address:<ip>") and the lockout they
- * caused. The rule (how many, how long) is lib/auth/sign-in.ts's; here the counts are kept.
+ * Failed sign-ins, one row each (the email named, the client address), in the store so every
+ * instance and every restart sees the same counts. The rule (which counts, how long they hold a
+ * sign-in back, when they are forgotten) is lib/auth/lockout.ts's; here they are kept and counted.
  */
 const sqlite = {
-  guardStates(keys: string[]): Promise<Map<string, GuardState>> {
+  /** Keeps one failure and removes those at or before `forgetBefore` (the window has passed them). */
+  recordSignInFailure(failure: { email: string; address: string; at: number }, forgetBefore: number): Promise<void> {
     return serialized(() => {
-      const out = new Map<string, GuardState>();
-      for (const key of keys) {
-        const row = statement(`SELECT failures, lockedUntil FROM "SignInGuard" WHERE key = ?`).get(key) as GuardState | undefined;
-        if (row) out.set(key, row);
-      }
-      return out;
+      statement(`DELETE FROM "SignInFailure" WHERE at <= ?`).run(forgetBefore);
+      statement(`INSERT INTO "SignInFailure" (at, email, address) VALUES (?, ?, ?)`).run(failure.at, failure.email, failure.address);
     });
   },
 
-  /** Counts one more failure for each key; `lockFor(failures)` says how long (ms) that many lock it, or null. */
-  countFailure(keys: string[], now: number, lockFor: (key: string, failures: number) => number | null): Promise<Map<string, GuardState>> {
+  /** The failures after `since` of this email from this address, of the email, and of the address. */
+  recentFailures(email: string, address: string, since: number): Promise<RecentFailures> {
     return serialized(() => {
-      const out = new Map<string, GuardState>();
-      for (const key of keys) {
-        const row = statement(
-          `INSERT INTO "SignInGuard" (key, failures, lastFailureAt) VALUES (?, 1, ?)
-           ON CONFLICT(key) DO UPDATE SET failures = failures + 1, lastFailureAt = excluded.lastFailureAt RETURNING failures, lockedUntil`,
-        ).get(key, now) as GuardState;
-        const lock = lockFor(key, row.failures);
-        if (lock !== null) {
-          statement(`UPDATE "SignInGuard" SET lockedUntil = ? WHERE key = ?`).run(now + lock, key);
-          row.lockedUntil = now + lock;
-        }
-        out.set(key, row);
-      }
-      return out;
+      const count = (where: string, ...params: unknown[]) => {
+        const row = statement(`SELECT count(*) AS count, max(at) AS last FROM "SignInFailure" WHERE ${where} AND at > ?`).get(...params, since) as { count: number; last: number | null };
+        return { count: row.count, last: row.last };
+      };
+      return { pair: count(`email = ? AND address = ?`, email, address), account: count(`email = ?`, email), address: count(`address = ?`, address) };
     });
   },
 
-  /** Forgets the failures of these keys (a successful sign-in, or an admin lifting a lockout). */
-  clearGuards(keys: string[]): Promise<number> {
-    return serialized(() => {
-      let n = 0;
-      for (const key of keys) n += statement(`DELETE FROM "SignInGuard" WHERE key = ?`).run(key).changes;
-      return n;
-    });
+  /** Every failure after `since` by email and address (the People page's lockouts). */
+  failuresSince(since: number): Promise<FailureGroup[]> {
+    return serialized(
+      () =>
+        statement(`SELECT email, address, count(*) AS count, max(at) AS last FROM "SignInFailure" WHERE at > ? GROUP BY email, address ORDER BY email, address`).all(
+          since,
+        ) as FailureGroup[],
+    );
   },
 
-  /** Keys locked out now (for the People page). */
-  lockedGuards(now = Date.now()): Promise<{ key: string; failures: number; lockedUntil: number }[]> {
-    return serialized(() => statement(`SELECT key, failures, lockedUntil FROM "SignInGuard" WHERE lockedUntil > ? ORDER BY key`).all(now) as { key: string; failures: number; lockedUntil: number }[]);
+  /**
+   * Forgets the failures of an email, of an address, or of an email from an address (an admin
+   * lifting a lockout, a person signing in); how many.
+   */
+  forgetFailures(of: Forget): Promise<number> {
+    const { where, params } = forgetWhere(of);
+    return serialized(() => statement(`DELETE FROM "SignInFailure" WHERE ${where}`).run(...params).changes);
   },
 };
 
-export const { guardStates, countFailure, clearGuards, lockedGuards } = onEitherStore(sqlite, postgres);
+export const { recordSignInFailure, recentFailures, failuresSince, forgetFailures } = onEitherStore(sqlite, postgres);

@@ -46,6 +46,7 @@ export type OperatorAction =
   | "person.disable"
   | "person.enable"
   | "person.unlock"
+  | "address.unlock"
   | "key.create"
   | "key.revoke";
 

@@ -307,10 +307,18 @@ export interface PersonOverview {
   role: "viewer" | "operator" | "admin";
   disabled: boolean;
   createdAt: string;
-  /** While the account refuses sign-ins after failures in a row. */
+  /** While failed sign-ins hold this account back (from some address or from all). */
   lockedUntil: string | null;
-  /** Failed sign-ins in a row. */
+  /** Failed sign-ins naming this account within the throttling window (lib/auth/lockout.ts). */
   failures: number;
+}
+
+/** A client address whose failed sign-ins hold back every sign-in from it, on the People page. */
+export interface SignInAddressOverview {
+  address: string;
+  /** Failed sign-ins from it within the throttling window. */
+  failures: number;
+  lockedUntil: string;
 }
 
 /** One API key on the People page (never the key itself: only its first characters). */

@@ -1,9 +1,6 @@
 import type { Role } from "@/lib/auth/roles";
-import { accountGuard } from "@/lib/auth/lockout";
-import type { PersonOverview } from "@/lib/wire/types";
-import { toOverview, toPerson, type PersonRecord, type PersonRow } from "../records/people";
+import { toPerson, type PersonRecord, type PersonRow } from "../records/people";
 import { inTransaction, pool } from "./pool";
-import { guardStates } from "./sign-in-guard";
 import { msFromTimestamp, timestampFromMs } from "./time";
 
 /**
@@ -32,12 +29,6 @@ export async function personByEmail(email: string): Promise<PersonRecord | null>
 
 export async function listPeople(): Promise<PersonRecord[]> {
   return (await people(`ORDER BY email COLLATE "C"`, [])).map(toPerson);
-}
-
-export async function peopleOverview(now = Date.now()): Promise<PersonOverview[]> {
-  const rows = await people(`ORDER BY email COLLATE "C"`, []);
-  const guards = await guardStates(rows.map((row) => accountGuard(row.email)));
-  return rows.map((row) => toOverview(row, guards.get(accountGuard(row.email)), now));
 }
 
 export async function setRole(id: string, role: Role, now = Date.now()): Promise<boolean> {

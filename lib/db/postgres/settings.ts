@@ -27,3 +27,8 @@ export async function takeSetting(key: string, value: string): Promise<boolean> 
   const { rowCount } = await pool().query(`DELETE FROM "Setting" WHERE key = $1 AND value = $2`, [key, value]);
   return rowCount === 1;
 }
+
+export async function deleteSetting(key: string): Promise<boolean> {
+  const { rowCount } = await pool().query(`DELETE FROM "Setting" WHERE key = $1`, [key]);
+  return rowCount === 1;
+}

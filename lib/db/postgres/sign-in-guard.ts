@@ -1,49 +1,42 @@
-import type { GuardState } from "../records/sign-in-guard";
+import type { RecentFailures } from "@/lib/auth/lockout";
+import { forgetWhere, type FailureGroup, type Forget } from "../records/sign-in-guard";
 import { inTransaction, pool } from "./pool";
 import { msFromTimestamp, timestampFromMs } from "./time";
 
 /** lib/db/sign-in-guard.ts on PostgreSQL: the same exports, answers and rules. */
-const STATE = `failures, ${msFromTimestamp(`"lockedUntil"`)} AS "lockedUntil"`;
+const LAST = `${msFromTimestamp(`max(at)`)} AS last`;
 
-export async function guardStates(keys: string[]): Promise<Map<string, GuardState>> {
-  const { rows } = await pool().query<GuardState & { key: string }>(`SELECT key, ${STATE} FROM "SignInGuard" WHERE key = ANY($1)`, [keys]);
-  const byKey = new Map(rows.map(({ key, ...state }) => [key, state]));
-  const out = new Map<string, GuardState>();
-  for (const key of keys) if (byKey.has(key)) out.set(key, byKey.get(key)!);
-  return out;
-}
-
-export async function countFailure(keys: string[], now: number, lockFor: (key: string, failures: number) => number | null): Promise<Map<string, GuardState>> {
-  // One transaction: the count and the lockout it causes are seen together or not at all.
-  return inTransaction(async (client) => {
-    const out = new Map<string, GuardState>();
-    for (const key of keys) {
-      const { rows } = await client.query<GuardState>(
-        `INSERT INTO "SignInGuard" AS g (key, failures, "lastFailureAt") VALUES ($1, 1, ${timestampFromMs("$2")})
-         ON CONFLICT (key) DO UPDATE SET failures = g.failures + 1, "lastFailureAt" = excluded."lastFailureAt"
-         RETURNING ${STATE}`,
-        [key, now],
-      );
-      const row = rows[0];
-      const lock = lockFor(key, row.failures);
-      if (lock !== null) {
-        await client.query(`UPDATE "SignInGuard" SET "lockedUntil" = ${timestampFromMs("$1")} WHERE key = $2`, [now + lock, key]);
-        row.lockedUntil = now + lock;
-      }
-      out.set(key, row);
-    }
-    return out;
+export async function recordSignInFailure(failure: { email: string; address: string; at: number }, forgetBefore: number): Promise<void> {
+  await inTransaction(async (client) => {
+    await client.query(`DELETE FROM "SignInFailure" WHERE at <= ${timestampFromMs("$1")}`, [forgetBefore]);
+    await client.query(`INSERT INTO "SignInFailure" (at, email, address) VALUES (${timestampFromMs("$1")}, $2, $3)`, [failure.at, failure.email, failure.address]);
   });
 }
 
-export async function clearGuards(keys: string[]): Promise<number> {
-  return (await pool().query(`DELETE FROM "SignInGuard" WHERE key = ANY($1)`, [keys])).rowCount ?? 0;
+export async function recentFailures(email: string, address: string, since: number): Promise<RecentFailures> {
+  const { rows } = await pool().query<{ kind: keyof RecentFailures; count: number; last: number | null }>(
+    `SELECT 'pair' AS kind, count(*)::int AS count, ${LAST} FROM "SignInFailure" WHERE email = $1 AND address = $2 AND at > ${timestampFromMs("$3")}
+     UNION ALL SELECT 'account', count(*)::int, ${LAST} FROM "SignInFailure" WHERE email = $1 AND at > ${timestampFromMs("$3")}
+     UNION ALL SELECT 'address', count(*)::int, ${LAST} FROM "SignInFailure" WHERE address = $2 AND at > ${timestampFromMs("$3")}`,
+    [email, address, since],
+  );
+  const of = (kind: keyof RecentFailures) => {
+    const { count, last } = rows.find((r) => r.kind === kind)!;
+    return { count, last };
+  };
+  return { pair: of("pair"), account: of("account"), address: of("address") };
 }
 
-export async function lockedGuards(now = Date.now()): Promise<{ key: string; failures: number; lockedUntil: number }[]> {
-  const { rows } = await pool().query<{ key: string; failures: number; lockedUntil: number }>(
-    `SELECT key, ${STATE} FROM "SignInGuard" WHERE "lockedUntil" > ${timestampFromMs("$1")} ORDER BY key COLLATE "C"`,
-    [now],
+export async function failuresSince(since: number): Promise<FailureGroup[]> {
+  const { rows } = await pool().query<FailureGroup>(
+    `SELECT email, address, count(*)::int AS count, ${LAST} FROM "SignInFailure" WHERE at > ${timestampFromMs("$1")}
+     GROUP BY email, address ORDER BY email COLLATE "C", address COLLATE "C"`,
+    [since],
   );
   return rows;
+}
+
+export async function forgetFailures(of: Forget): Promise<number> {
+  const { where, params } = forgetWhere(of, (n) => `$${n}`);
+  return (await pool().query(`DELETE FROM "SignInFailure" WHERE ${where}`, params)).rowCount ?? 0;
 }

@@ -30,8 +30,7 @@ export function toPerson(row: PersonRow): PersonRecord {
   return { id: row.id, name: row.name, email: row.email, role: roleOf(row.role), disabled: row.banned === 1, createdAt: row.createdAt };
 }
 
-/** A person with their sign-in failures in a row (`guard`: their account's, if any) for the People page. */
-export function toOverview(row: PersonRow, guard: { failures: number; lockedUntil: number | null } | undefined, now: number): PersonOverview {
-  const locked = guard?.lockedUntil && guard.lockedUntil > now ? guard.lockedUntil : null;
-  return { ...toPerson(row), createdAt: isoOrNull(row.createdAt)!, lockedUntil: isoOrNull(locked), failures: guard?.failures ?? 0 };
+/** A person with their failed sign-ins in the window and the lockout they cause now, for the People page. */
+export function toOverview(person: PersonRecord, lockout: { failures: number; lockedUntil: number | null }): PersonOverview {
+  return { ...person, createdAt: isoOrNull(person.createdAt)!, lockedUntil: isoOrNull(lockout.lockedUntil), failures: lockout.failures };
 }
