@@ -87,8 +87,11 @@ Options:
 Durations: 500ms, 5s, 2m (a bare number is milliseconds).
 
 Example — supervise one Codex task:
-  (umask 077; printf '%s\n' 'rr_…' > ~/.config/radar-token)
-  RADAR_URL=http://127.0.0.1:3000 npm run relay -- codex-app-server --token-file ~/.config/radar-token --prompt "fix the failing test" --cwd .
+  mkdir -p ~/.config/retry-radar && (umask 077; printf '%s\\n' 'rr_…' > ~/.config/retry-radar/token)
+  RADAR_URL=http://127.0.0.1:3000 npm run relay -- codex-app-server --token-file ~/.config/retry-radar/token \\
+    --prompt "fix the failing test" --cwd .
+
+Keeping the token from the agent, and running the agent as another user: scripts/relay/README.md
 `;
 
 /** A duration option: "500ms", "5s", "2m"; a bare number is milliseconds. */

@@ -86,16 +86,16 @@ export function chooseToken(
   const warnings: string[] = [];
   // Whatever the token's origin, a variable set at start stays in /proc/<pid>/environ.
   if (inEnv && given.length) {
-    warnings.push(`${inEnv} is set in this process's environment, where the agent can read it (/proc/${process.pid}/environ) even though it is not used; unset it`);
+    warnings.push(`${inEnv} is set in this process's environment, where a supervised agent (any process of your user) can read it (/proc/${process.pid}/environ) even though it is not used; unset it`);
   }
   if (options.tokenFile !== undefined) return { token: readTokenFile(options.tokenFile), origin: "file", warnings };
   if (options.tokenStdin) return { token: readTokenStdin(readStdin), origin: "stdin", warnings };
   if (options.token !== undefined) {
-    warnings.push(`--token puts the token in the command line, which the agent and every local user can read (ps, /proc/${process.pid}/cmdline); ${SAFER}`);
+    warnings.push(`--token puts the token in the command line, which every local user can read, a supervised agent included (ps, /proc/${process.pid}/cmdline); ${SAFER}`);
     return { token: options.token, origin: "flag", warnings };
   }
   if (inEnv) {
-    warnings.push(`${inEnv} puts the token in this process's environment, which the agent can read (/proc/${process.pid}/environ); ${SAFER}`);
+    warnings.push(`${inEnv} puts the token in this process's environment, which a supervised agent (any process of your user) can read (/proc/${process.pid}/environ); ${SAFER}`);
     return { token: env[inEnv]!, origin: "env", warnings };
   }
   return null;
