@@ -18,7 +18,7 @@ if (!command || command === "-h" || command === "--help" || !(command in command
   if (out === process.stderr) out.write(`retry-radar: unknown command "${command}"\n\n`);
   out.write(
     "Usage: retry-radar relay <codex-app-server|codex-exec|claude|pipe> [options] [-- agent args]\n" +
-      "       retry-radar demo [--server URL] [--token TOKEN] [--seed N] [--speed X]\n" +
+      "       retry-radar demo [--server URL] [--token-file PATH | --token-stdin] [--seed N] [--speed X]\n" +
       "Run `retry-radar relay --help` for the relay's options.\n",
   );
   process.exit(out === process.stderr ? 2 : 0);

@@ -52,12 +52,16 @@ if (demo) {
   const url = loopback ? `http://${wildcard ? "127.0.0.1" : host}:${port}` : process.env.RADAR_PUBLIC_URL;
   await waitForHealth(url);
   log(`demo: a simulated fleet now reports to ${url} — open it in a browser`);
-  children.push(
-    spawn(path.join(root, "node_modules", ".bin", "tsx"), [path.join(root, "scripts", "demo", "cli.ts"), "--server", url, "--token", token], {
-      cwd: root,
-      stdio: "inherit",
-    }),
-  );
+  // The token goes through a pipe: a command line is readable by every local user, and an
+  // environment by every process of ours (/proc/<pid>/cmdline, environ).
+  const { RADAR_TOKEN: _token, RADAR_INGEST_TOKEN: _ingestToken, ...demoEnv } = process.env;
+  const simulator = spawn(path.join(root, "node_modules", ".bin", "tsx"), [path.join(root, "scripts", "demo", "cli.ts"), "--server", url, "--token-stdin"], {
+    cwd: root,
+    stdio: ["pipe", "inherit", "inherit"],
+    env: demoEnv,
+  });
+  simulator.stdin.end(`${token}\n`);
+  children.push(simulator);
 }
 
 async function waitForHealth(url) {

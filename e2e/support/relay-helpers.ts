@@ -11,6 +11,8 @@ import type { MockProvider } from "./mock-provider";
 export const ROOT = path.resolve(import.meta.dirname, "..", "..");
 const TSX_LOADER = path.join(ROOT, "node_modules", "tsx", "dist", "loader.mjs");
 export const RELAY_CLI = path.join(ROOT, "scripts", "relay", "cli.ts");
+/** The package's bin (`npx retry-radar relay …`), which loads the same CLI in its own process. */
+export const PACKAGE_BIN = path.join(ROOT, "scripts", "retry-radar.mjs");
 
 const temps: string[] = [];
 const children = new Set<ChildProcess>();
@@ -79,9 +81,10 @@ export interface RelayProcess {
   kill(signal?: NodeJS.Signals): void;
 }
 
-/** Runs `relay <args>` (scripts/relay/cli.ts under tsx) as its own process. */
-export function startRelay(args: string[], options: { env?: Record<string, string>; cwd?: string; stdin?: "pipe" | "ignore" } = {}): RelayProcess {
-  const child = spawn(process.execPath, ["--import", TSX_LOADER, RELAY_CLI, ...args], {
+/** Runs `relay <args>` (scripts/relay/cli.ts under tsx, or through the package's bin) as its own process. */
+export function startRelay(args: string[], options: { env?: Record<string, string>; cwd?: string; stdin?: "pipe" | "ignore"; viaBin?: boolean } = {}): RelayProcess {
+  const command = options.viaBin ? [PACKAGE_BIN, "relay", ...args] : ["--import", TSX_LOADER, RELAY_CLI, ...args];
+  const child = spawn(process.execPath, command, {
     cwd: options.cwd ?? ROOT,
     // A state directory of its own, so the default spool never mixes with another run's.
     env: { ...process.env, RADAR_URL: "", RADAR_TOKEN: "", XDG_STATE_HOME: tempDir("radar-relay-state-"), ...options.env },

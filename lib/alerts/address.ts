@@ -1,10 +1,12 @@
 import { isIP } from "node:net";
+import ipaddr from "ipaddr.js";
 
 /**
  * Which webhook addresses the radar may call. Alerts must never become a way to reach internal
  * services: a destination's host must match the deployment's allow-list when one is set, and a
- * loopback, private, link-local or unique-local address (IPv4-mapped and NAT64 forms included)
- * is refused unless its host is listed by name, not only by a wildcard. The host's addresses are
+ * loopback, private, link-local, unique-local or otherwise not public address (IPv6 forms that
+ * embed an IPv4 address are judged by that address) is refused unless its host is listed by
+ * name, not only by a wildcard. The host's addresses are
  * checked when the destination is saved and again at every delivery, since DNS may change.
  */
 
@@ -37,59 +39,67 @@ export function hostListing(host: string, patterns: readonly string[]): HostList
   return hits.length ? "wildcard" : "unlisted";
 }
 
-function ipv4Bytes(ip: string): number[] {
-  return ip.split(".").map(Number);
+/**
+ * IPv6 ranges whose addresses carry an IPv4 address, and where it sits (as ipaddr.js names
+ * them): IPv4-mapped ::ffff:0:0/96, IPv4-translated ::ffff:0:0:0/96, NAT64 64:ff9b::/96 (and
+ * the local-use 64:ff9b:1::/48, read with the /96 layout), 6to4 2002::/16 and Teredo 2001::/32,
+ * whose server address is in the clear and whose client address is inverted.
+ */
+const EMBEDDING: Partial<Record<string, (w: number[]) => ipaddr.IPv4[]>> = {
+  ipv4Mapped: (w) => [ipv4Of(w[6], w[7])],
+  rfc6145: (w) => [ipv4Of(w[6], w[7])],
+  rfc6052: (w) => [ipv4Of(w[6], w[7])],
+  "6to4": (w) => [ipv4Of(w[1], w[2])],
+  teredo: (w) => [ipv4Of(w[6] ^ 0xffff, w[7] ^ 0xffff), ipv4Of(w[2], w[3])],
+};
+
+const ipv4Of = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+
+/** Where public IPv6 addresses are: IANA allocates global unicast from 2000::/3 only. */
+const GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR("2000::/3");
+/**
+ * Local-use NAT64 translates into the operator's own network, and the IPv4's place in it depends
+ * on a prefix length only the operator knows: never public, whatever it seems to embed.
+ */
+const LOCAL_NAT64 = ipaddr.IPv6.parseCIDR("64:ff9b:1::/48");
+
+/**
+ * An address in the forms the socket layer takes (what DNS answers and URL hosts give), parsed;
+ * a zone index is dropped. ipaddr.js is lenient where sockets are not (it reads `0x7f.1`, and
+ * `::8.8.8.8` as if it were `::ffff:8.8.8.8`), so only what `isIP` accepts is parsed, and IPv6
+ * first goes through the URL parser, which writes a dotted tail as two hex words.
+ */
+function parseAddress(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  const text = ip.split("%")[0];
+  const version = isIP(text);
+  if (version === 4) return ipaddr.IPv4.parse(text);
+  if (version === 6) return ipaddr.IPv6.parse(new URL(`http://[${text}]`).hostname.slice(1, -1));
+  return null;
 }
 
-function ipv6Words(ip: string): number[] {
-  let text = ip.toLowerCase().split("%")[0];
-  // A dotted IPv4 tail (::ffff:10.0.0.1) becomes two words.
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = ipv4Bytes(dotted[1]);
-    text = text.slice(0, -dotted[1].length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, tail] = text.split("::");
-  const part = (s: string | undefined) => (s ? s.split(":").map((w) => parseInt(w, 16)) : []);
-  const left = part(head);
-  const right = part(tail);
-  const zeros = tail === undefined ? [] : Array(8 - left.length - right.length).fill(0);
-  return [...left, ...zeros, ...right];
+/** The IPv4 address an IPv6 address carries (the client's for Teredo), or null when none. */
+export function embeddedIpv4(ip: string): string | null {
+  const address = parseAddress(ip);
+  if (!(address instanceof ipaddr.IPv6)) return null;
+  return EMBEDDING[address.range()]?.(address.parts)[0].toString() ?? null;
 }
 
-function privateIpv4([a, b, c]: number[]): boolean {
-  return (
-    a === 0 || // this network
-    a === 10 ||
-    a === 127 || // loopback
-    (a === 100 && b >= 64 && b <= 127) || // carrier-grade NAT
-    (a === 169 && b === 254) || // link-local (cloud metadata lives here)
-    (a === 172 && b >= 16 && b <= 31) ||
-    (a === 192 && b === 168) ||
-    (a === 192 && b === 0 && c === 0) ||
-    (a === 198 && (b === 18 || b === 19)) || // benchmarking
-    a >= 224 // multicast and reserved
-  );
+function isPublic(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  if (address instanceof ipaddr.IPv4) return address.range() === "unicast";
+  const embedded = EMBEDDING[address.range()];
+  if (embedded) return !address.match(LOCAL_NAT64) && embedded(address.parts).every(isPublic);
+  return address.range() === "unicast" && address.match(GLOBAL_UNICAST);
 }
 
-/** Whether an IP address (v4 or v6) is loopback, private, link-local, unique-local or otherwise not public. */
+/**
+ * Whether an IP address (v4 or v6) may not be called without the allow-list naming its host:
+ * anything ipaddr.js does not class as plain unicast (loopback, private, link-local,
+ * unique-local, carrier-grade NAT, documentation, benchmarking, multicast, reserved…), IPv6
+ * outside global unicast, and IPv6 forms whose embedded IPv4 is any of these.
+ */
 export function isPrivateAddress(ip: string): boolean {
-  const version = isIP(ip.split("%")[0]);
-  if (version === 4) return privateIpv4(ipv4Bytes(ip));
-  if (version !== 6) return true;
-  const w = ipv6Words(ip);
-  const v4 = [w[6] >> 8, w[6] & 0xff, w[7] >> 8, w[7] & 0xff];
-  const zeroUpTo = (n: number) => w.slice(0, n).every((x) => x === 0);
-  if (zeroUpTo(5) && w[5] === 0xffff) return privateIpv4(v4); // IPv4-mapped
-  if (w[0] === 0x64 && w[1] === 0xff9b && w.slice(2, 6).every((x) => x === 0)) return privateIpv4(v4); // NAT64
-  if (zeroUpTo(6)) return true; // ::, ::1 and the old IPv4-compatible form
-  return (
-    (w[0] & 0xfe00) === 0xfc00 || // unique-local fc00::/7
-    (w[0] & 0xffc0) === 0xfe80 || // link-local fe80::/10
-    (w[0] & 0xffc0) === 0xfec0 || // site-local (deprecated)
-    (w[0] & 0xff00) === 0xff00 || // multicast
-    (w[0] === 0x2001 && w[1] === 0x0db8) // documentation
-  );
+  const address = parseAddress(ip);
+  return address === null || !isPublic(address);
 }
 
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };

@@ -1,9 +1,10 @@
 /**
- * `npm run demo -- [--server URL] [--token TOKEN] [--seed N] [--speed X] [--duration 5m]`
+ * `npm run demo -- [--server URL] [--token-file PATH | --token-stdin] [--seed N] [--speed X] [--duration 5m]`
  * Drives a running Retry Radar with a simulated fleet until Ctrl-C (see simulator.ts).
  */
 import { parseArgs } from "node:util";
 import { parseDuration } from "../relay/args";
+import { chooseToken, TokenError } from "../relay/token";
 import { runDemo } from "./simulator";
 
 const USAGE = `Usage: npm run demo -- [options]
@@ -15,7 +16,10 @@ agents. Deterministic given --seed.
 
 Options:
   --server URL      the radar (default: $RADAR_URL or http://127.0.0.1:3000)
-  --token TOKEN     an ingest token (default: $RADAR_TOKEN, else $RADAR_INGEST_TOKEN)
+  --token-file PATH read the ingest token from PATH (a file of mode 0600)
+  --token-stdin     read the ingest token from standard input
+  --token TOKEN     deprecated, as are $RADAR_TOKEN and $RADAR_INGEST_TOKEN: other processes
+                    can read the command line and the environment; accepted with a warning
   --seed N          scenario seed (default 1)
   --speed X         speed up the agents' work (retry waits stay real; default 1)
   --duration DUR    stop after DUR (e.g. 5m; default: until Ctrl-C)
@@ -27,6 +31,8 @@ async function main(): Promise<number> {
     options: {
       server: { type: "string" },
       token: { type: "string" },
+      "token-file": { type: "string" },
+      "token-stdin": { type: "boolean" },
       seed: { type: "string" },
       speed: { type: "string" },
       duration: { type: "string" },
@@ -39,11 +45,20 @@ async function main(): Promise<number> {
     return 0;
   }
   const server = values.server ?? process.env.RADAR_URL ?? "http://127.0.0.1:3000";
-  const token = values.token ?? process.env.RADAR_TOKEN ?? process.env.RADAR_INGEST_TOKEN;
-  if (!token) {
-    process.stderr.write("demo: no token: pass --token TOKEN or set RADAR_TOKEN (an ingest token from the Sources page)\n\n" + USAGE);
+  let chosen;
+  try {
+    chosen = chooseToken({ tokenFile: values["token-file"], tokenStdin: values["token-stdin"], token: values.token }, process.env, ["RADAR_TOKEN", "RADAR_INGEST_TOKEN"]);
+  } catch (error) {
+    if (!(error instanceof TokenError)) throw error;
+    process.stderr.write(`demo: ${error.message}\n`);
     return 2;
   }
+  if (!chosen?.token) {
+    process.stderr.write("demo: no token: pass --token-file PATH or --token-stdin (an ingest token from the Sources page)\n\n" + USAGE);
+    return 2;
+  }
+  for (const warning of chosen.warnings) process.stderr.write(`[demo] warning: ${warning}\n`);
+  const token = chosen.token;
   const seed = values.seed !== undefined ? Number(values.seed) : 1;
   const speed = values.speed !== undefined ? Number(values.speed) : 1;
   if (!Number.isInteger(seed)) throw new Error("--seed: expected an integer");

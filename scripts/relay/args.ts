@@ -5,6 +5,7 @@ import { parseDuration as parseDurationText } from "../../lib/retry/duration";
 import { isNativeFormat, NATIVE_FORMATS, type NativeFormat } from "../../lib/ingest/types";
 import type { RelayMode } from "./directives";
 import { defaultSpoolDir } from "./spool";
+import { chooseToken, readStandardInput, TokenError } from "./token";
 
 export const MODES: readonly RelayMode[] = ["codex-app-server", "codex-exec", "claude", "pipe"];
 
@@ -12,6 +13,8 @@ export interface RelayConfig {
   mode: RelayMode;
   server: string;
   token: string;
+  /** Where the token was exposed (it came from --token or RADAR_TOKEN): said on stderr at start. */
+  tokenWarnings: string[];
   /** A shell command to run instead of the default agent command. */
   command: string | null;
   /** Arguments after `--`, appended to the agent command. */
@@ -53,7 +56,12 @@ Modes:
 
 Options:
   --server URL            Retry Radar server (default: $RADAR_URL)
-  --token TOKEN           the source's ingest token (default: $RADAR_TOKEN)
+  --token-file PATH       read the source's ingest token from PATH, a file only you may read
+                          (mode 0600; refused when group or others have any access)
+  --token-stdin           read the token from standard input (not in pipe mode)
+  --token TOKEN           deprecated, as is $RADAR_TOKEN: the command line and the environment
+                          are readable by the agent (/proc/<pid>/cmdline, environ); still
+                          accepted, with a warning
   --command "CMD"         run this shell command instead of the default agent command
   --prompt "TEXT"         codex-app-server: start a thread and a turn with this prompt
   --cwd DIR               codex-app-server: working directory of the new thread
@@ -79,7 +87,11 @@ Options:
 Durations: 500ms, 5s, 2m (a bare number is milliseconds).
 
 Example — supervise one Codex task:
-  RADAR_URL=http://127.0.0.1:3000 RADAR_TOKEN=rr_… npm run relay -- codex-app-server --prompt "fix the failing test" --cwd .
+  mkdir -p ~/.config/retry-radar && (umask 077; printf '%s\\n' 'rr_…' > ~/.config/retry-radar/token)
+  RADAR_URL=http://127.0.0.1:3000 npm run relay -- codex-app-server --token-file ~/.config/retry-radar/token \\
+    --prompt "fix the failing test" --cwd .
+
+Keeping the token from the agent, and running the agent as another user: scripts/relay/README.md
 `;
 
 /** A duration option: "500ms", "5s", "2m"; a bare number is milliseconds. */
@@ -102,7 +114,8 @@ function positiveInt(text: string, name: string): number {
   return n;
 }
 
-export function parseRelayArgs(argv: string[], env: Record<string, string | undefined> = process.env): RelayConfig | "help" {
+/** `readStdin` gives the text `--token-stdin` reads the token from (standard input by default). */
+export function parseRelayArgs(argv: string[], env: Record<string, string | undefined> = process.env, readStdin: () => string = readStandardInput): RelayConfig | "help" {
   const dash = argv.indexOf("--");
   const own = dash >= 0 ? argv.slice(0, dash) : argv;
   const agentArgs = dash >= 0 ? argv.slice(dash + 1) : [];
@@ -115,6 +128,8 @@ export function parseRelayArgs(argv: string[], env: Record<string, string | unde
       options: {
         server: { type: "string" },
         token: { type: "string" },
+        "token-file": { type: "string" },
+        "token-stdin": { type: "boolean" },
         command: { type: "string" },
         prompt: { type: "string" },
         cwd: { type: "string" },
@@ -147,7 +162,6 @@ export function parseRelayArgs(argv: string[], env: Record<string, string | unde
   if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}" (agent arguments go after --)`);
 
   const server = v.server ?? env.RADAR_URL ?? "";
-  const token = v.token ?? env.RADAR_TOKEN ?? "";
   if (!server) throw new UsageError("no server: pass --server URL or set RADAR_URL (e.g. http://127.0.0.1:3000)");
   try {
     const u = new URL(server);
@@ -155,7 +169,18 @@ export function parseRelayArgs(argv: string[], env: Record<string, string | unde
   } catch {
     throw new UsageError(`--server: "${server}" is not an http(s) URL`);
   }
-  if (!token) throw new UsageError("no token: pass --token TOKEN or set RADAR_TOKEN (the source's ingest token)");
+  // Standard input carries the agent's lines in pipe mode.
+  if (v["token-stdin"] && mode === "pipe") throw new UsageError("--token-stdin: pipe mode reads the agent's lines from standard input; use --token-file PATH");
+  let chosen;
+  try {
+    chosen = chooseToken({ tokenFile: v["token-file"], tokenStdin: v["token-stdin"], token: v.token }, env, ["RADAR_TOKEN"], readStdin);
+  } catch (error) {
+    if (error instanceof TokenError) throw new UsageError(error.message);
+    throw error;
+  }
+  if (!chosen?.token) {
+    throw new UsageError("no token: pass --token-file PATH (a file of mode 0600 holding the source's ingest token) or --token-stdin (--token and RADAR_TOKEN still work, but expose it to the agent)");
+  }
 
   let format: NativeFormat;
   if (mode === "pipe") {
@@ -178,7 +203,8 @@ export function parseRelayArgs(argv: string[], env: Record<string, string | unde
   return {
     mode: mode as RelayMode,
     server: server.replace(/\/+$/, ""),
-    token,
+    token: chosen.token,
+    tokenWarnings: chosen.warnings,
     command: v.command ?? null,
     agentArgs,
     prompt: v.prompt ?? null,

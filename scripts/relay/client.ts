@@ -73,7 +73,7 @@ export class RadarClient {
     if (response.status === 400 || response.status === 413 || response.status === 422) {
       return { ok: false, retryable: false, status: response.status, message: `${response.status} ${detail}` };
     }
-    const hint = response.status === 401 ? " (check --token / RADAR_TOKEN)" : response.status === 404 ? " (is --server / RADAR_URL a Retry Radar server?)" : "";
+    const hint = response.status === 401 ? " (check the token given with --token-file / --token-stdin)" : response.status === 404 ? " (is --server / RADAR_URL a Retry Radar server?)" : "";
     return { ok: false, retryable: true, status: response.status, retryAfter, message: `${response.status} ${detail}${hint}` };
   }
 

@@ -7,6 +7,7 @@ import { runChildMode } from "./modes/child";
 import { runPipe } from "./modes/pipe";
 
 export async function runRelay(config: RelayConfig, io: RelayIO = processIO(), log: Logger = createLogger(config)): Promise<number> {
+  for (const warning of config.tokenWarnings) log.warn(warning);
   switch (config.mode) {
     case "codex-app-server":
       return runAppServer(config, io, log);
