@@ -70,14 +70,15 @@ describe("matchLeanRoute: what the listener answers itself", () => {
 
 describe("passesProxy: the lean requests proxy.ts's checks run on, as Next's matcher would", () => {
   const body = { "content-length": "20" };
-  it.each([
+  const cases: ReadonlyArray<readonly [path: string, headers: Record<string, string>, expected: boolean, why: string]> = [
     ["/api/health", {}, true, "no body"],
     ["/api/v1/events", body, false, "a body: the route wrapper checks the Host"],
     ["/api/v1/events", { "transfer-encoding": "chunked" }, false, "a body without a length"],
     ["/api/v1/events", { ...body, "next-action": "abc" }, true, "a body carrying a server action id"],
     ["/v1/logs", { ...body, "next-action": "abc" }, true, "an OTLP body carrying a server action id"],
     ["/api/v1/ingest/%C0", body, true, "a non-ASCII escape"],
-  ] as const)("%s %o → %s (%s)", (path, headers, expected) => {
+  ];
+  it.each(cases)("%s %o → %s (%s)", (path, headers, expected) => {
     expect(passesProxy(path, headers)).toBe(expected);
   });
 });
