@@ -3,9 +3,10 @@ import { edgeSettings, refuseAtEdge } from "@/lib/server/edge";
 import { contentSecurityPolicy, newNonce } from "@/lib/server/security-headers";
 
 /**
- * Runs before every page, server action and body-less API request: refuses foreign hosts, foreign
- * action origins and undecodable paths, and gives each page load its CSP nonce. API requests with
- * a body skip it (see `config`); the route wrapper checks their Host.
+ * Runs before every page, every request carrying a server action id and every body-less API
+ * request: refuses foreign hosts, foreign action origins and undecodable paths, and gives each page
+ * load its CSP nonce. API requests with a body and no action id skip it (see `config`); the route
+ * wrapper checks their Host.
  */
 export function proxy(request: NextRequest) {
   const refused = refuseAtEdge(request, edgeSettings());
@@ -23,6 +24,10 @@ export function proxy(request: NextRequest) {
 
 export const config = {
   matcher: [
+    // Every request carrying a server action id, whatever its path or body: Next runs an action
+    // wherever it renders a page, its not-found page (an unknown /api/ or /v1/ path, /favicon.ico)
+    // included, so its origin is checked everywhere (a legitimate client never sends one to the API).
+    { source: "/:path*", has: [{ type: "header", key: "next-action" }] },
     // Pages and their server actions (an action posts to its page's path), except build assets.
     { source: "/((?!api/|v1/|_next/static/|_next/image|favicon.ico).*)" },
     // API requests without a body. With a body, a proxy makes Next copy it into memory and read it

@@ -128,6 +128,21 @@ describe("server actions", () => {
     expect(json(answer).detail).toContain("own pages");
   });
 
+  // Next runs an action wherever it renders a page, its not-found page included; API requests with
+  // a body otherwise skip proxy.ts, and the listener answers some of these paths itself.
+  it.each(["/api/v1/events", "/api/v1/threads/edge-action/stop", "/api/nothing-here", "/v1/logs", "/v1/nothing-here", "/favicon.ico", "/_next/static/nothing-here.js"])(
+    "are refused from another origin on %s too, body and all",
+    async (pathname) => {
+      const answer = await request(pathname, {
+        method: "POST",
+        headers: { "next-action": stopMatching, "content-type": "text/plain;charset=UTF-8", origin: "http://evil.example" },
+        body: JSON.stringify([{ query: "", expected: 999_999 }]),
+      });
+      expect(answer.status).toBe(403);
+      expect(json(answer).detail).toContain("own pages");
+    },
+  );
+
   it("are refused to a rebound DNS name (Origin and Host agree, on a foreign name)", async () => {
     const answer = await call({ host: `evil.example:${port}`, origin: `http://evil.example:${port}` });
     expect(answer.status).toBe(421);

@@ -1,4 +1,7 @@
+import { execFile } from "node:child_process";
 import net from "node:net";
+import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_INGEST_BODY_BYTES, MAX_ITEMS } from "@/lib/ingest/limits";
 import { MAX_COMMAND_BYTES } from "@/lib/server/http";
@@ -637,5 +640,112 @@ describe(`hostile input (seed ${SEED}, ${ROUNDS} round(s))`, () => {
     expect(health.failed, "every /api/health answer during the fuzz").toEqual([]);
     expect(health.asked).toBeGreaterThan(0);
     expect(heap - baselineHeap, `heap grew from ${mb(baselineHeap)} MB to ${mb(heap)} MB`).toBeLessThan(HEAP_SLACK_BYTES);
+  });
+});
+
+/**
+ * Control characters in redirect targets: where sign-in sends someone afterwards (`next`), through
+ * the sign-in page (which sends a signed-in caller on at once, and hands `next` to its form
+ * otherwise) and the sign-in action. Whatever the target holds (tabs, newlines and other control
+ * characters, raw or percent-encoded, backslashes, encoded slashes, dot segments, schemes), the
+ * answer is below 500 and every place it sends the browser is on this server's origin, as a
+ * browser reads it (the URL parser drops tabs and newlines and reads `\` as `/`) and once more
+ * percent-decoded.
+ */
+describe(`control characters in redirect targets (seed ${SEED}, ${ROUNDS} round(s))`, () => {
+  const PERSON = { email: "redirects@fuzz.test", password: "redirects-fuzz-password" };
+  const KNOWN = [
+    "/%09/evil.example", "/%0a/evil.example", "/%0D%0A/evil.example", "/%00/evil.example", "/%7F/evil.example",
+    "/\t/evil.example", "/\n/evil.example", "/\r\n/evil.example", "\t//evil.example", "/\\evil.example", "/\\/evil.example",
+    "/%5Cevil.example", "/%5c%5cevil.example", "//evil.example", "///evil.example", "https://evil.example", "https:evil.example",
+    "/%2F%2Fevil.example", "/%2fevil.example", "/%252F%252Fevil.example", "/%2509/evil.example", "/..//evil.example",
+    "/.//evil.example", "/%2e%2e//evil.example", "/a/../..//evil.example", "javascript:alert(1)", "/@evil.example",
+    `/${"%09".repeat(700)}/evil.example`,
+  ];
+  const PIECES = ["\t", "\n", "\r", "\u0000", "\u001f", "\u007f", "%09", "%0a", "%0D", "%00", "%1f", "%7F", "\\", "%5c", "%5C", "/", "//", "%2f", "%2F", "%252F", "%2509", ".", "..", "%2e%2e", "@", ":", "https:", "?", "#", " ", "evil.example"];
+  const ORIGIN = () => new URL(server.url).origin;
+
+  /** Every place `location` sends a browser stays on this server: as the URL parser reads it, and percent-decoded once more. */
+  function offOrigin(location: string | null): string | null {
+    if (location === null) return null;
+    const forms = [location];
+    try {
+      forms.push(decodeURIComponent(location));
+    } catch {
+      // not decodable: the browser reads it as it is
+    }
+    for (const form of forms) {
+      let origin: string;
+      try {
+        origin = new URL(form, server.url).origin;
+      } catch {
+        return `${JSON.stringify(location)} is not a URL`;
+      }
+      if (origin !== ORIGIN()) return `${JSON.stringify(location)} leads to ${origin}`;
+    }
+    return null;
+  }
+
+  function targets(r: Rng): string[] {
+    const made = [...KNOWN];
+    for (let i = 0; i < 60 * ROUNDS; i++) {
+      let target = r.next() < 0.9 ? "/" : "";
+      for (let n = 1 + r.int(5); n > 0; n--) target += r.pick(PIECES);
+      made.push(target.includes("evil.example") ? target : `${target}evil.example`);
+    }
+    return made;
+  }
+
+  const decodeHtml = (text: string) => text.replace(/&quot;/g, '"').replace(/&#x27;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+
+  it("the sign-in page: sends a signed-in caller only to this server, and gives its form only a path here", async () => {
+    const failures: string[] = [];
+    for (const target of targets(rng(SEED + 42))) {
+      const url = `${server.url}/sign-in?next=${encodeURIComponent(target)}`;
+      const signedIn = await fetch(url, { redirect: "manual", headers: { authorization: `Bearer ${server.apiKey}` } });
+      await signedIn.arrayBuffer();
+      if (signedIn.status >= 500) failures.push(`${JSON.stringify(target)}: signed in, ${signedIn.status}`);
+      const wrong = offOrigin(signedIn.headers.get("location"));
+      if (wrong) failures.push(`${JSON.stringify(target)}: signed in, ${wrong}`);
+
+      const signedOut = await fetch(url, { redirect: "manual" });
+      const html = await signedOut.text();
+      if (signedOut.status !== 200) failures.push(`${JSON.stringify(target)}: signed out, ${signedOut.status}`);
+      for (const match of html.matchAll(/name="next" value="([^"]*)"/g)) {
+        const next = decodeHtml(match[1]);
+        const bad = !next.startsWith("/") || next.startsWith("//") ? `${JSON.stringify(next)} is not a path` : offOrigin(next);
+        if (bad) failures.push(`${JSON.stringify(target)}: the form's next ${bad}`);
+      }
+    }
+    expect(failures.slice(0, 10), `seed ${SEED}: ${failures.length} bad answers`).toEqual([]);
+    await healthy();
+  });
+
+  it("the sign-in action: sends the person it signed in only to this server", async () => {
+    // Not spawnSync: idle pooled connections the server closes meanwhile must be seen closed.
+    await promisify(execFile)("npm", ["run", "--silent", "users", "--", "create", "--email", PERSON.email, "--role", "viewer", "--password", PERSON.password], {
+      cwd: path.resolve(import.meta.dirname, "../.."),
+      env: { ...process.env, DATABASE_URL: server.databaseUrl, HOST: "127.0.0.1", PORT: new URL(server.url).port },
+    });
+    const signIn = builtAction("lib/actions/sign-in.ts#signIn");
+    const failures: string[] = [];
+    // Fewer than the page gets: each one is a real sign-in (a password hashed).
+    const all = targets(rng(SEED + 43));
+    for (const target of [...KNOWN, ...all.slice(KNOWN.length, KNOWN.length + 12 * ROUNDS)]) {
+      const { response, body, result } = await callAction(server.url, signIn, { form: { ...PERSON, next: target } });
+      if (response.status >= 500) failures.push(`${JSON.stringify(target)}: ${response.status}`);
+      // A fetch action names its redirect in x-action-redirect (`<url>;<push|replace>`).
+      const redirect = response.headers.get("x-action-redirect")?.replace(/;(push|replace)$/, "") ?? null;
+      // Signed in and sent on, or refused saying why (a NUL is refused in any action's input).
+      if (redirect === null && response.headers.get("location") === null && !(result?.ok === false && result.error)) {
+        failures.push(`${JSON.stringify(target)}: neither sent on nor refused (${response.status} ${body.slice(0, 200)})`);
+      }
+      for (const location of [redirect, response.headers.get("location")]) {
+        const wrong = offOrigin(location);
+        if (wrong) failures.push(`${JSON.stringify(target)}: ${wrong}`);
+      }
+    }
+    expect(failures.slice(0, 10), `seed ${SEED}: ${failures.length} bad answers`).toEqual([]);
+    await healthy();
   });
 });

@@ -25,6 +25,10 @@ describe("formula injection is neutralised", () => {
     ["@", "@SUM(A1)", "'@SUM(A1)"],
     ["tab", "\t=1", "'\t=1"],
     ["carriage return", "\r=1", "\"'\r=1\""],
+    ["line feed", "\n=1+1", "\"'\n=1+1\""],
+    ["line feed before @", "\n@SUM(A1)", "\"'\n@SUM(A1)\""],
+    ["CRLF", "\r\n-1", "\"'\r\n-1\""],
+    ["tab alone", "\t", "'\t"],
     ["= with a comma", "=1,2", "\"'=1,2\""],
   ])("a cell starting with %s gets an apostrophe", (_start, value, expected) => expect(csvCell(value)).toBe(expected));
 

@@ -1,10 +1,11 @@
 /**
  * RFC 4180 CSV with spreadsheet formula-injection neutralised (OWASP "CSV injection"): a text
- * cell starting with = + - @, a tab or a carriage return gets a leading apostrophe, so
- * Excel/LibreOffice/Sheets show it as text instead of evaluating it. Numbers are written as
+ * cell starting with = + - @, a tab, a carriage return or a line feed gets a leading apostrophe,
+ * so Excel/LibreOffice/Sheets show it as text instead of evaluating it (a spreadsheet may drop
+ * leading whitespace and read the formula after it). Numbers are written as
  * numbers: a negative gap is data, not a formula.
  */
-const FORMULA_START = /^[=+\-@\t\r]/;
+const FORMULA_START = /^[=+\-@\t\r\n]/;
 const NEEDS_QUOTES = /[",\r\n]/;
 
 export function csvCell(value: unknown): string {

@@ -1,4 +1,6 @@
+import { unstable_doesMiddlewareMatch } from "next/experimental/testing/server";
 import { describe, expect, it } from "vitest";
+import { config as proxyConfig } from "@/proxy";
 import { allowedHosts, PEER_HEADER, refuseForeignAction, refuseForeignHost, refuseMalformedPath, requestClient } from "./edge";
 import { contentSecurityPolicy, newNonce } from "./security-headers";
 
@@ -60,6 +62,30 @@ describe("server action origins", () => {
     expect(refuseForeignAction(new Request("http://127.0.0.1:4321/", { headers: { origin: "http://evil.example" } }), local)).toBeNull();
     const apiPost = new Request("http://127.0.0.1:4321/api/v1/threads/x/stop", { method: "POST", headers: { origin: "http://evil.example" }, body: "{}" });
     expect(refuseForeignAction(apiPost, local)).toBeNull();
+  });
+});
+
+describe("server actions on every path", () => {
+  // Next runs a server action wherever it renders a page, its not-found page included: on /api/,
+  // /v1/ and Next's own asset paths as well as on the pages.
+  const paths = ["/", "/threads/t-1", "/api/v1/threads/t-1/stop", "/api/v1/events", "/api/nothing-here", "/v1/logs", "/v1/nothing-here", "/favicon.ico", "/_next/static/chunks/app.js", "/_next/image"];
+  const withBody = { "content-length": "2", "content-type": "text/plain;charset=UTF-8" };
+
+  it.each(paths)("a POST to %s carrying an action id meets proxy.ts, body or not", (path) => {
+    for (const body of [withBody, {}, { "transfer-encoding": "chunked" }]) {
+      expect(unstable_doesMiddlewareMatch({ config: proxyConfig, url: path, headers: { "next-action": "abc", ...body } }), JSON.stringify(body)).toBe(true);
+    }
+  });
+
+  it.each(paths)("a foreign-origin POST to %s carrying an action id is refused there", (path) => {
+    const request = new Request(`http://127.0.0.1:4321${path}`, { method: "POST", headers: { "next-action": "abc", origin: "http://evil.example" }, body: "[]" });
+    expect(refuseForeignAction(request, local)?.status).toBe(403);
+  });
+
+  it("API requests with a body and no action id still go straight to their route", () => {
+    for (const path of ["/api/v1/events", "/api/v1/ingest/codex", "/v1/logs"]) {
+      expect(unstable_doesMiddlewareMatch({ config: proxyConfig, url: path, headers: withBody }), path).toBe(false);
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { forRenderer, matchLeanRoute } from "./routes";
+import { forRenderer, matchLeanRoute, passesProxy } from "./routes";
 
 /** Who answers what: the listener itself (lean routes), the page renderer, or the listener's Next. */
 describe("forRenderer: what the page renderer answers", () => {
@@ -65,5 +65,20 @@ describe("matchLeanRoute: what the listener answers itself", () => {
     expect(matchLeanRoute("POST", "/api/v1/threads")).toBeNull();
     expect(matchLeanRoute("POST", "/api/metrics")).toBeNull();
     expect(matchLeanRoute("GET", "/api/v1/diagnostics/memory")).toBeNull();
+  });
+});
+
+describe("passesProxy: the lean requests proxy.ts's checks run on, as Next's matcher would", () => {
+  const body = { "content-length": "20" };
+  const cases: ReadonlyArray<readonly [path: string, headers: Record<string, string>, expected: boolean, why: string]> = [
+    ["/api/health", {}, true, "no body"],
+    ["/api/v1/events", body, false, "a body: the route wrapper checks the Host"],
+    ["/api/v1/events", { "transfer-encoding": "chunked" }, false, "a body without a length"],
+    ["/api/v1/events", { ...body, "next-action": "abc" }, true, "a body carrying a server action id"],
+    ["/v1/logs", { ...body, "next-action": "abc" }, true, "an OTLP body carrying a server action id"],
+    ["/api/v1/ingest/%C0", body, true, "a non-ASCII escape"],
+  ];
+  it.each(cases)("%s %o → %s (%s)", (path, headers, expected) => {
+    expect(passesProxy(path, headers)).toBe(expected);
   });
 });

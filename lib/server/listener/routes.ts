@@ -107,11 +107,12 @@ export function matchLeanRoute(method: string, rawPath: string): LeanMatch | nul
 
 /**
  * Whether Next would run proxy.ts for this request (its `config.matcher`): API requests without
- * a body, and /api/ paths with a non-ASCII escape. Requests with a body skip it there (their
- * route wrapper checks the Host), and so they do here.
+ * a body, those carrying a server action id, and /api/ paths with a non-ASCII escape. Other
+ * requests with a body skip it there (their route wrapper checks the Host), and so they do here.
  */
 export function passesProxy(rawPath: string, headers: { [name: string]: string | string[] | undefined }): boolean {
   if (headers["content-length"] === undefined && headers["transfer-encoding"] === undefined) return true;
+  if (headers["next-action"] !== undefined) return true;
   return rawPath.startsWith("/api/") && /%[89a-fA-F]/.test(rawPath);
 }
 
