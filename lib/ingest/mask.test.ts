@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { normalizeBatch } from "./batch";
 import { deriveKey, keyMaterial } from "./key";
 import { parseCapture } from "./capture";
@@ -196,6 +196,28 @@ describe("maskPayload", () => {
   it("scans hostile strings in one pass", () => {
     const hostile = ["token_".repeat(3000), "a:".repeat(8000), `Bearer ${"a".repeat(16_000)}`, `password=${";a=".repeat(5000)}`, `${"x-".repeat(8000)}key`, " sk-".repeat(4000), "://a:".repeat(4000), `https://a:${"b".repeat(16_000)}`, `"token":"${"\\\"".repeat(4000)}`, "a=".repeat(8000), "?key=".repeat(4000), `{"name":"api_key",`.repeat(2000), `${"aB".repeat(8000)}: x`, `${"x-auth-".repeat(3000)}: v`, "sk_live_".repeat(3000), `https://a/?${"token=&".repeat(3000)}`];
     for (const text of hostile) expect(maskText(text).length).toBeGreaterThan(0);
+  });
+
+  // Counted, not timed: the text every regex match covers stays within a few times the input,
+  // so no value is read again from each of many names before it (`key=key=key=…`).
+  it("reads each character a bounded number of times", () => {
+    const hostile = ["key=".repeat(4000), "name=".repeat(3200), "Key:".repeat(4000), "name: ".repeat(2700), `"name":"x`.repeat(1800), "a=".repeat(8000), "?key=".repeat(3200)];
+    const exec = RegExp.prototype.exec;
+    let read = 0;
+    const spy = vi.spyOn(RegExp.prototype, "exec").mockImplementation(function (this: RegExp, text: string) {
+      const match = exec.call(this, text);
+      if (match) read += match[0].length;
+      return match;
+    });
+    try {
+      for (const text of hostile) {
+        read = 0;
+        maskText(text);
+        expect(read, text.slice(0, 12)).toBeLessThanOrEqual(4 * text.length);
+      }
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it("returns the very same value when there is nothing to mask", () => {

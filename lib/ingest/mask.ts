@@ -98,6 +98,11 @@ const BARE = String.raw`[^\s"'\\,;&)}\]]`;
 const BARE_VALUE = String.raw`((?:${anyCase(SCHEMES)})[ \t]+)?(${BARE}+(?:;[ \t]*[\w.-]+=${BARE}*)*)`;
 /** The value after a credential's name and separator, read only once the name is known to be one. */
 const VALUE = new RegExp(`${QUOTED_VALUE}|${BARE_VALUE}`, "y");
+/**
+ * A logged pair's name field, quoted: a read from one quote stops at the next, so no text is read
+ * again from each `name=`/`key:` before it (VALUE would run a bare value on to its end each time).
+ */
+const PAIR_NAME = new RegExp(QUOTED_VALUE, "y");
 /** After a pair's name field (`"name": "api_key`): the rest of its quote, then its value field (`", "value": "…`). */
 const PAIR_VALUE = new RegExp(String.raw`(\\?["'][ \t]*,[ \t]*\\?["']?${anyCase("value")}s?\\?["']?[ \t]*:[ \t]*)(\\?["'])([^"'\r\n\\]*)`, "y");
 /** The token is taken whole (a lookahead and its backreference never backtrack), and never a masked one. */
@@ -180,8 +185,7 @@ export function maskText(text: string): string {
  */
 function maskPair(text: string, start: number, name: string, separator: string): [masked: string, end: number] | null {
   const head = `${name}${separator}`;
-  VALUE.lastIndex = start + head.length;
-  const logged = PAIR_NAMES.has(name.toLowerCase()) ? maskLoggedPair(text, head) : null;
+  const logged = PAIR_NAMES.has(name.toLowerCase()) ? maskLoggedPair(text, head, start + head.length) : null;
   if (logged) return logged;
   VALUE.lastIndex = start + head.length;
   const inQuery = "?&#".includes(text[start - 1] ?? " ") && separator === "=";
@@ -195,11 +199,12 @@ function maskPair(text: string, start: number, name: string, separator: string):
   return [`${head}${quote}${maskCredential(quoted)}`, VALUE.lastIndex];
 }
 
-/** A logged pair's name field, its value read from VALUE.lastIndex: its value field masked when it names a credential. */
-function maskLoggedPair(text: string, head: string): [masked: string, end: number] | null {
-  const value = VALUE.exec(text);
-  if (value?.[1] === undefined || !isCredentialName(value[2])) return null;
-  PAIR_VALUE.lastIndex = VALUE.lastIndex;
+/** A logged pair whose quoted name field starts at `from`: its value field masked when it names a credential. */
+function maskLoggedPair(text: string, head: string, from: number): [masked: string, end: number] | null {
+  PAIR_NAME.lastIndex = from;
+  const value = PAIR_NAME.exec(text);
+  if (!value || !isCredentialName(value[2])) return null;
+  PAIR_VALUE.lastIndex = PAIR_NAME.lastIndex;
   const field = PAIR_VALUE.exec(text);
   if (!field?.[3]) return null;
   return [`${head}${value[0]}${field[1]}${field[2]}${maskCredential(field[3])}`, PAIR_VALUE.lastIndex];
