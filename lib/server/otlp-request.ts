@@ -15,7 +15,8 @@ const REASONS_SHOWN = 5;
 const REJECTED_FIELD = { logs: "rejectedLogRecords", traces: "rejectedSpans", metrics: "rejectedDataPoints" } as const;
 
 /**
- * One OTLP/HTTP export (JSON or protobuf encoding), its body already read and decompressed:
+ * One OTLP/HTTP export (JSON or protobuf encoding), its body already read and decompressed
+ * (`body.text` is read only for JSON, so a protobuf body is never decoded as text):
  * records → normalize → reduce/persist, answered in the OTLP response shape, in the request's
  * encoding. The body is measured against the bounds of limits.ts before it is decoded
  * (otlp-measure.ts), so a small compressed body cannot cost more than the largest export taken.
