@@ -8,6 +8,7 @@ import { benchReducer } from "./bench-reducer";
 import { benchBoard, benchBoardApi, formatBoardApiBench, formatBoardBench } from "./bench-board";
 import { benchReads, formatReadsBench } from "./bench-reads";
 import { benchKeys, formatKeysBench } from "./bench-keys";
+import { benchOtlp, formatOtlpBench } from "./bench-otlp";
 
 prepare();
 
@@ -28,6 +29,7 @@ console.log(
 );
 console.log(formatIngestBench(await benchIngest()));
 console.log(formatKeysBench(benchKeys()));
+console.log(formatOtlpBench(await benchOtlp()));
 console.log(formatInsightsBench(await benchInsights()));
 console.log(formatBoardBench(await benchBoard()));
 console.log(formatBoardApiBench(await benchBoardApi()));

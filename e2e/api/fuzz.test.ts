@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_INGEST_BODY_BYTES, MAX_ITEMS } from "@/lib/ingest/limits";
 import { MAX_COMMAND_BYTES } from "@/lib/server/http";
@@ -629,6 +630,50 @@ describe(`hostile input (seed ${SEED}, ${ROUNDS} round(s))`, () => {
       }
     }
     await healthy();
+  });
+
+  // Compression bombs: every format, every ingest endpoint. The OTLP endpoints take gzip and
+  // measure what it inflates to before decoding it (413 naming the bound); the others take no
+  // content encoding at all (415), so a bomb there is never inflated.
+  it("compression bombs for every format", async () => {
+    const gz = (text: string | Uint8Array) => new Uint8Array(gzipSync(text));
+    const nested = (depth: number) => `{"resourceLogs":${"[".repeat(depth)}${"]".repeat(depth)}}`;
+    const pairs = (bytes: number, a: number, b: number) => Buffer.from(new Uint8Array(bytes).map((_, i) => (i % 2 === 0 ? a : b)));
+    const native = [
+      gz("{}\n".repeat(3_000_000)),
+      gz(`[${Array(2_000_000).fill("{}").join(",")}]`),
+      gz(nestedJson(4_000_000)),
+      gz(Buffer.alloc(MAX_INGEST_BODY_BYTES * 2)),
+    ];
+    const probes: Probe[] = [];
+    for (const path of INGEST_PATHS) for (const body of native) probes.push({ path, body, headers: { "content-encoding": "gzip", "content-type": "application/x-ndjson" } });
+    /** A length-delimited protobuf field. */
+    const field = (number: number, body: Uint8Array) => {
+      const length: number[] = [];
+      for (let n = body.length; ; n = Math.floor(n / 128)) {
+        length.push(n < 128 ? n : (n & 0x7f) | 0x80);
+        if (n < 128) break;
+      }
+      return Buffer.concat([Buffer.from([(number << 3) | 2, ...length]), body]);
+    };
+    // One record (a metric's metadata for metrics) of 1.2 million empty attributes.
+    const attributes = { "/v1/logs": 0x32, "/v1/traces": 0x4a, "/v1/metrics": 0x62 } as const;
+    for (const path of ["/v1/logs", "/v1/traces", "/v1/metrics"] as const) {
+      const otlp: [string, Uint8Array][] = [
+        ["application/x-protobuf", gz(pairs(10_000_000, 0x0a, 0x00))], // empty resource entries
+        ["application/x-protobuf", gz(field(1, field(2, field(2, pairs(2_400_000, attributes[path], 0x00)))))],
+        ["application/json", gz(`{"resourceLogs":[${"{},".repeat(3_000_000)}{}]}`)],
+        ["application/json", gz(nested(4_000_000))],
+        ["application/x-protobuf", gz(Buffer.alloc(MAX_INGEST_BODY_BYTES + 1))],
+      ];
+      for (const [type, body] of otlp) probes.push({ path, body, headers: { "content-encoding": "gzip", "content-type": type } });
+    }
+    for (const probe of probes) expect((probe.body as Uint8Array).length, probe.path).toBeLessThan(50_000);
+    const answers = await fire(probes);
+    answers.forEach((answer, i) => {
+      const what = `${probes[i].path} ${probes[i].headers!["content-type"]} #${i}`;
+      expect(answer.status, `${what}: ${JSON.stringify(answer.body).slice(0, 300)}`).toBe(probes[i].path.startsWith("/v1/") ? 413 : 415);
+    });
   });
 
   // Last: after every class above. The slowest health answer is reported, not asserted — a

@@ -1,6 +1,6 @@
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_INGEST_BODY_BYTES } from "@/lib/ingest/limits";
+import { MAX_INGEST_BODY_BYTES, MAX_ITEMS } from "@/lib/ingest/limits";
 import { loadOtlpCapture } from "@/lib/ingest/otlp-fixtures";
 import { get, startServer, threadDetail, type RunningServer } from "../support/server";
 
@@ -84,6 +84,19 @@ describe("what an exporter can be refused", () => {
     expect(bomb.length).toBeLessThan(MAX_INGEST_BODY_BYTES / 100);
     const answer = await send("/v1/logs", bomb, { "content-encoding": "gzip" });
     expect(answer.status).toBe(413);
+  });
+
+  it("the protobuf bomb (10 MB of 0a 00, 10 KB gzipped) → 413 naming the bound, on every signal", async () => {
+    const bomb = gzipSync(Buffer.from(new Uint8Array(10_000_000).map((_, i) => (i % 2 === 0 ? 0x0a : 0x00))));
+    expect(bomb.length).toBeLessThan(10_000);
+    for (const signal of ["logs", "traces", "metrics"]) {
+      const answer = await send(`/v1/${signal}`, bomb, { "content-type": "application/x-protobuf", "content-encoding": "gzip" });
+      expect(answer.status, signal).toBe(413);
+      expect(answer.headers.get("content-type")).toBe("application/problem+json");
+      // Stopped at the first resource entry past the bound: not one more was decoded.
+      expect(answer.body).toMatchObject({ bound: "records", limit: MAX_ITEMS, counted: MAX_ITEMS + 1 });
+      expect(answer.body.detail).toContain(`resource${signal === "traces" ? "Spans" : signal[0].toUpperCase() + signal.slice(1)}`);
+    }
   });
 
   it("a body larger than the limit → 413", async () => {

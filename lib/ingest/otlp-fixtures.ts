@@ -28,3 +28,11 @@ export function loadOtlpCapture(name: string): CapturedExport[] {
     .map((line) => JSON.parse(line) as { path: string; ts_ms: number; body: unknown })
     .map((r) => ({ signal: r.path.replace(/^\/v1\//, "") as OtlpSignal, path: r.path, receivedAt: r.ts_ms, body: r.body }));
 }
+
+/** The JSON encoding's hex ids as the base64 protobufjs reads bytes from (to encode a capture as protobuf). */
+export function hexIdsToBase64(value: unknown, key = ""): unknown {
+  if (Array.isArray(value)) return value.map((v) => hexIdsToBase64(v));
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, hexIdsToBase64(v, k)]));
+  if (typeof value === "string" && /^(traceId|spanId|parentSpanId)$/.test(key)) return Buffer.from(value, "hex").toString("base64");
+  return value;
+}

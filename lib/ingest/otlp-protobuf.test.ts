@@ -3,7 +3,7 @@ import generated from "@opentelemetry/otlp-transformer/build/src/generated/root.
 import { describe, expect, it } from "vitest";
 import { normalizeBatch } from "./batch";
 import { otlpItems, type OtlpSignal } from "./otlp";
-import { loadOtlpCapture, otlpCaptureNames } from "./otlp-fixtures";
+import { hexIdsToBase64, loadOtlpCapture, otlpCaptureNames } from "./otlp-fixtures";
 import { decodeOtlpProtobuf, encodeOtlpResponse } from "./otlp-protobuf";
 
 type Message = { fromObject(o: object): object; encode(m: object): { finish(): Uint8Array }; decode(b: Uint8Array): object; toObject(m: object): object };
@@ -13,14 +13,6 @@ const REQUEST: Record<OtlpSignal, Message> = {
   traces: collector.trace.v1.ExportTraceServiceRequest,
   metrics: collector.metrics.v1.ExportMetricsServiceRequest,
 };
-
-/** The JSON encoding's hex ids as the base64 protobufjs reads bytes from. */
-function hexIdsToBase64(value: unknown, key = ""): unknown {
-  if (Array.isArray(value)) return value.map((v) => hexIdsToBase64(v));
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, hexIdsToBase64(v, k)]));
-  if (typeof value === "string" && /^(traceId|spanId|parentSpanId)$/.test(key)) return Buffer.from(value, "hex").toString("base64");
-  return value;
-}
 
 const meaning = (signal: OtlpSignal, body: unknown, receivedAt: number) => {
   const batch = normalizeBatch("otlp", otlpItems(signal, body).items, { receivedAt });

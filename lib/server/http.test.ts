@@ -1,5 +1,6 @@
+import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { acceptsGzip, BodyTooLargeError, readBody } from "./http";
+import { acceptsGzip, BodyEncodingError, BodyTooLargeError, readBody } from "./http";
 
 describe("acceptsGzip", () => {
   it.each([
@@ -51,5 +52,25 @@ describe("a body refused as too large", () => {
     const { request: refused, pulled } = request(100 * LIMIT, true);
     await expect(readBody(refused, LIMIT)).rejects.toBeInstanceOf(BodyTooLargeError);
     expect(pulled()).toBeLessThanOrEqual(2 * LIMIT + 200);
+  });
+});
+
+describe("a compressed body", () => {
+  const gzipped = gzipSync(Buffer.from('{"a":1}'));
+  const request = (encoding: string) => new Request("http://radar.test/", { method: "POST", headers: { "content-encoding": encoding }, body: gzipped });
+
+  it("is inflated within the limit on a route that takes gzip, refused past it", async () => {
+    expect((await readBody(request("gzip"), 100, { gzip: true })).toString()).toBe('{"a":1}');
+    await expect(readBody(request("gzip"), 5, { gzip: true })).rejects.toBeInstanceOf(BodyTooLargeError);
+  });
+
+  it("is refused with 415 on a route that does not take it, not read as text", async () => {
+    for (const encoding of ["gzip", "deflate", "br", "gzip, gzip"]) {
+      const refusal = await readBody(request(encoding), 1_000).catch((error: unknown) => error);
+      expect(refusal, encoding).toBeInstanceOf(BodyEncodingError);
+      expect((refusal as BodyEncodingError).status).toBe(415);
+      expect((refusal as Error).message).toContain(`"${encoding}"`);
+    }
+    expect((await readBody(request("identity"), 1_000)).equals(gzipped)).toBe(true);
   });
 });

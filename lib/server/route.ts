@@ -36,6 +36,7 @@ export type RouteCall<A extends Access, P, Q, B> = CallerFor<A> & {
   params: P;
   query: Q;
   body: B;
+  /** The body as UTF-8 text, decoded when first read (a binary body need never be). */
   text: string;
   /** The body as read (routes that declare `text`), decompressed. */
   bytes: Uint8Array;
@@ -86,8 +87,7 @@ export function route<A extends Access, P = Record<string, string>, Q = undefine
       query = parsed.data;
     }
     let body = undefined as B;
-    let text = "";
-    let bytes: Uint8Array = new Uint8Array();
+    let bytes: Buffer = Buffer.alloc(0);
     try {
       if (spec.body) {
         const json = await readJsonBody(request, spec.body.maxBytes, spec.body.emptyAs);
@@ -97,9 +97,7 @@ export function route<A extends Access, P = Record<string, string>, Q = undefine
         if (!parsed.success) return problem(400, spec.body.title, describeZodError(parsed.error));
         body = parsed.data;
       } else if (spec.text) {
-        const read = await readBody(request, spec.text.maxBytes, { gzip: spec.text.gzip });
-        bytes = read;
-        text = read.toString("utf8");
+        bytes = await readBody(request, spec.text.maxBytes, { gzip: spec.text.gzip });
       }
     } catch (error) {
       if (error instanceof BodyTooLargeError) {
@@ -120,7 +118,23 @@ export function route<A extends Access, P = Record<string, string>, Q = undefine
       thread = resolved.key;
     }
     try {
-      return await handler({ ...authorized.caller, request, params, query, body, text, bytes, thread, search, now });
+      // The text only when the handler reads it: a protobuf body is never decoded as UTF-8.
+      let text: string | undefined;
+      const call = {
+        ...authorized.caller,
+        request,
+        params,
+        query,
+        body,
+        bytes,
+        thread,
+        search,
+        now,
+        get text() {
+          return (text ??= bytes.toString("utf8"));
+        },
+      };
+      return await handler(call);
     } catch (error) {
       if (!isStorageFull(error)) throw error;
       process.stderr.write(`[radar] the database is full: ${request.method} ${new URL(request.url).pathname} refused with 503\n`);

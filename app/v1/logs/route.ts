@@ -4,4 +4,4 @@ import { route } from "@/lib/server/route";
 export const dynamic = "force-dynamic";
 
 /** OTLP/HTTP logs export (JSON or protobuf): the path an exporter appends to OTEL_EXPORTER_OTLP_ENDPOINT. */
-export const POST = route({ access: "ingest", text: OTLP_BODY }, ({ request, text, bytes, source, now }) => handleOtlp("logs", request, { text, bytes }, source, now));
+export const POST = route({ access: "ingest", text: OTLP_BODY }, (call) => handleOtlp("logs", call.request, call, call.source, call.now));

@@ -4,4 +4,4 @@ import { route } from "@/lib/server/route";
 export const dynamic = "force-dynamic";
 
 /** OTLP/HTTP traces export (JSON or protobuf): the path an exporter appends to OTEL_EXPORTER_OTLP_ENDPOINT. */
-export const POST = route({ access: "ingest", text: OTLP_BODY }, ({ request, text, bytes, source, now }) => handleOtlp("traces", request, { text, bytes }, source, now));
+export const POST = route({ access: "ingest", text: OTLP_BODY }, (call) => handleOtlp("traces", call.request, call, call.source, call.now));
