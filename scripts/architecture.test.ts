@@ -75,6 +75,8 @@ const NOT_ON_EITHER_STORE: Record<string, string> = {
   "storage-full.ts#isStorageFull": "classifies either store's error; touches no connection",
   "sqlite-busy.ts#isSqliteBusy": "classifies a SQLite error (PostgreSQL has no SQLITE_BUSY); touches no connection",
   "queue.ts#processQueue": "an in-process queue of functions; touches no connection",
+  "people.ts#peopleOverview": "composes listPeople and failuresSince, which answer on either store",
+  "people.ts#lockedAddresses": "composes failuresSince, which answers on either store",
   // The SQLite side of a unit of work: unit-of-work.ts pairs each with PostgreSQL's …RowsOn(client).
   "alerts.ts#alertRows": "unit-of-work statements",
   "audit.ts#auditRows": "unit-of-work statements",
