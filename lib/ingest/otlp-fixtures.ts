@@ -28,3 +28,38 @@ export function loadOtlpCapture(name: string): CapturedExport[] {
     .map((line) => JSON.parse(line) as { path: string; ts_ms: number; body: unknown })
     .map((r) => ({ signal: r.path.replace(/^\/v1\//, "") as OtlpSignal, path: r.path, receivedAt: r.ts_ms, body: r.body }));
 }
+
+/**
+ * The orders a replay delivers a capture in: as captured; every trace export first (the traces
+ * of a long turn arrive before its logs); and split into one request per record (each record its
+ * own export, in capture order). Receive times stay in capture order: a server's clock only goes on.
+ */
+export const REPLAY_ORDERS = ["capture", "traces first", "one record per request"] as const;
+export type ReplayOrder = (typeof REPLAY_ORDERS)[number];
+
+export function replayOrder(requests: CapturedExport[], order: ReplayOrder): CapturedExport[] {
+  if (order === "capture") return requests;
+  const times = requests.map((r) => r.receivedAt);
+  if (order === "traces first") {
+    const reordered = [...requests.filter((r) => r.signal === "traces"), ...requests.filter((r) => r.signal !== "traces")];
+    return reordered.map((r, i) => ({ ...r, receivedAt: times[i] }));
+  }
+  return requests.flatMap((r) => splitRequest(r));
+}
+
+const KEYS = { logs: ["resourceLogs", "scopeLogs", "logRecords"], traces: ["resourceSpans", "scopeSpans", "spans"], metrics: ["resourceMetrics", "scopeMetrics", "metrics"] } as const;
+
+/** One export request per record, each with its resource and scope. */
+function splitRequest(request: CapturedExport): CapturedExport[] {
+  const [resourceKey, scopeKey, recordKey] = KEYS[request.signal];
+  const body = request.body as Record<string, { resource?: unknown; [key: string]: unknown }[]> | null;
+  const out: CapturedExport[] = [];
+  for (const resource of body?.[resourceKey] ?? []) {
+    for (const scope of (resource[scopeKey] as Record<string, unknown>[] | undefined) ?? []) {
+      for (const record of (scope[recordKey] as unknown[] | undefined) ?? []) {
+        out.push({ ...request, body: { [resourceKey]: [{ ...resource, [scopeKey]: [{ ...scope, [recordKey]: [record] }] }] } });
+      }
+    }
+  }
+  return out;
+}
