@@ -10,6 +10,7 @@ import type {
   DirectiveIntent,
   EpisodeOutcome,
   EpisodeRecord,
+  ErrorReport,
   PolicyDefinition,
   RadarEvent,
   RadarEventType,
@@ -367,9 +368,9 @@ function onRetry(step: Step, given: RadarEvent, random: (() => number) | undefin
   const s = step.s;
   // The notice of a failed call already seen: that call needs no derived notice, and a notice
   // that says nothing of the failure (Codex's trace without its call) has that call's.
-  const covers = s.failedCall !== null && given.at >= s.failedCall.startedAt;
-  const e = covers && given.error?.httpStatus == null && given.error?.code == null ? { ...given, error: { ...s.failedCall!.error, ...given.error, httpStatus: s.failedCall!.error?.httpStatus ?? null, message: given.error?.message ?? s.failedCall!.error?.message ?? null } } : given;
-  if (covers) s.failedCall = null;
+  const covered = s.failedCall !== null && given.at >= s.failedCall.startedAt ? s.failedCall : null;
+  const e = covered?.error && given.error?.httpStatus == null && given.error?.code == null ? { ...given, error: withFailure(given.error, covered.error) } : given;
+  if (covered) s.failedCall = null;
   const cls = classify(e.error);
   recordError(s, e, cls);
   if (e.willRetry === false) return terminalFailure(step, e, cls, false, random);
@@ -447,6 +448,11 @@ function onRetry(step: Step, given: RadarEvent, random: (() => number) | undefin
   };
   const waitsForWindow = cls.kind === "usage_limit" || authoritative?.resetAt !== undefined;
   s.status = resetAt !== null && resetAt > e.at && waitsForWindow ? "waiting_reset" : "retrying";
+}
+
+/** A notice's own error completed by the failed call's status, code and message. */
+function withFailure(own: RadarEvent["error"], failure: ErrorReport): ErrorReport {
+  return { ...own, httpStatus: failure.httpStatus ?? null, code: failure.code ?? null, message: own?.message ?? failure.message ?? null };
 }
 
 /**
