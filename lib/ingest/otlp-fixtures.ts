@@ -63,3 +63,25 @@ function splitRequest(request: CapturedExport): CapturedExport[] {
   }
   return out;
 }
+
+/**
+ * The capture as if it had been recorded `byMs` later: receive times, every `…UnixNano` time
+ * (0 stays unset) and `event.timestamp` attributes moved alike, so a live server receives it as
+ * it happened rather than long after (when its watchdog would already have ended what it shows).
+ */
+export function shiftedCapture(requests: CapturedExport[], byMs: number): CapturedExport[] {
+  const nanos = BigInt(Math.round(byMs)) * 1_000_000n;
+  const shift = (value: unknown, key: string | null): unknown => {
+    if (Array.isArray(value)) return value.map((v) => shift(v, null));
+    if (typeof value === "object" && value !== null) {
+      const o = value as Record<string, unknown>;
+      if (o.key === "event.timestamp" && typeof o.value === "object" && o.value !== null && typeof (o.value as { stringValue?: unknown }).stringValue === "string") {
+        return { ...o, value: { stringValue: new Date(Date.parse((o.value as { stringValue: string }).stringValue) + byMs).toISOString() } };
+      }
+      return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, shift(v, k)]));
+    }
+    if (key?.endsWith("UnixNano") && (typeof value === "string" || typeof value === "number") && String(value) !== "0") return String(BigInt(value) + nanos);
+    return value;
+  };
+  return requests.map((r) => ({ ...r, receivedAt: r.receivedAt + byMs, body: shift(r.body, null) }));
+}
