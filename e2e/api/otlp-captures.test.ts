@@ -86,6 +86,7 @@ describe("a give-up's own count and time in insights and metrics", () => {
     const to = new Date(Date.now() + 60_000).toISOString();
     const insights = (await get(server, `/api/v1/insights?from=${from}&to=${to}&source=${source.id}`)).body;
     expect(insights.timeLost).toEqual([expect.objectContaining({ provider: "anthropic", attempts: 4, timeLostMs: 11_032 })]);
+    expect(insights.totals).toMatchObject({ attempts: 4, attemptsPerEpisode: 5, timeLostMs: 11_032 });
     expect(insights.topThreads).toEqual([expect.objectContaining({ threadId: CASES[1].thread, attempts: 4, timeLostMs: 11_032 })]);
     const metrics = await (await server.fetch("/api/metrics")).text();
     // Four sources reported this give-up (three orders above and this one): four retries each.
