@@ -51,6 +51,12 @@ export function InsightsView({ initial, query, options }: { initial: InsightsRes
     { id: "recovery-ratio", label: "Recovery ratio", value: percent(totals.recoveryRatio), detail: "of episodes that recovered or ran out" },
     { id: "episodes", label: "Episodes ended", value: n(totals.episodesEnded), detail: `${n(totals.episodesOpen)} still open at the range end` },
     { id: "time-lost", label: "Time lost waiting", value: humanDuration(totals.timeLostMs), detail: "sum of backoff" },
+    {
+      id: "attempts-per-episode",
+      label: "Attempts per episode",
+      value: totals.attemptsPerEpisode === null ? "—" : totals.attemptsPerEpisode.toFixed(1),
+      detail: `${n(totals.attempts)} retries, those agents reported at give-up included`,
+    },
     { id: "early-share", label: "Retries earlier than advised", value: percent(totals.earlyShare), detail: `${n(totals.attemptsEarly)} of ${n(totals.attemptsJudged)} judged` },
   ];
 
@@ -93,7 +99,7 @@ export function InsightsView({ initial, query, options }: { initial: InsightsRes
         </div>
       </div>
       <InsightsControls query={query} options={options} hrefFor={hrefFor} navigate={navigate} />
-      <dl className="grid grid-cols-2 gap-3 md:grid-cols-3 xl:grid-cols-5">
+      <dl className="grid grid-cols-2 gap-3 md:grid-cols-3 xl:grid-cols-6">
         {stats.map((stat) => (
           <div key={stat.id} className="rounded-lg border border-slate-200 bg-white px-4 py-3" data-testid={`stat-${stat.id}`}>
             <dt className="text-xs font-medium text-slate-600">{stat.label}</dt>

@@ -8,7 +8,7 @@ import type { ThreadDetail, ThreadDetailResponse } from "@/lib/wire/types";
 import { EXPORT_FORMATS } from "@/lib/insights/stream";
 import { BY_OPENTELEMETRY } from "@/lib/threads/control";
 import { isStoppable } from "@/lib/threads/statuses";
-import { attemptLabel, humanDuration, kindLabel } from "@/lib/ui/format";
+import { attemptLabel, episodeAttemptsText, humanDuration, kindLabel } from "@/lib/ui/format";
 import { usePollInterval } from "@/components/live/live-updates";
 import { LiveIndicator } from "@/components/live/live-indicator";
 import { Countdown, ResetTime } from "@/components/time/countdown";
@@ -218,6 +218,7 @@ function Episodes({ detail }: { detail: Detail }) {
               <td className={td}>
                 <span className="font-medium">{episode.outcome ?? "in progress"}</span>
                 {episode.outcomeCode && <span className="ml-1 font-mono text-xs text-slate-600">{episode.outcomeCode}</span>}
+                <p data-testid="episode-attempts" className="text-xs text-slate-700">{episodeAttemptsText(episode)}</p>
                 {episode.outcomeReason && <p className="text-xs text-slate-600">{episode.outcomeReason}</p>}
                 {episode.resetAt && <p className="text-xs"><ResetTime at={episode.resetAt} /></p>}
               </td>

@@ -1,7 +1,9 @@
 /**
  * The REAL Claude Code and Codex CLIs (dev dependencies) reporting to the built app with their
  * own OpenTelemetry exporters, no relay around them: each runs once against the mock provider,
- * which fails its first calls with 429s, and the thread the radar shows has the right outcome.
+ * which fails its first calls with 429s (or all of them: Claude gives up; or with 503s: a
+ * `codex exec` dies mid-storm without flushing), and the thread the radar shows has the right
+ * outcome and counts every call its export showed.
  * Both flush their exports when they exit, so the threads are complete soon after. And Claude
  * run by the relay while its exporter reports to another source: one thread on the board.
  */
@@ -11,7 +13,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BY_OPENTELEMETRY } from "@/lib/threads/control";
 import type { ThreadDetail } from "@/lib/wire/types";
-import { rateLimited, startMockProvider, type MockProvider } from "../support/mock-provider";
+import { overloaded503, rateLimited, startMockProvider, type MockProvider } from "../support/mock-provider";
 import { PATIENCE_MS } from "../support/patience";
 import { claudeEnv, codexEnv, removeTempDirs, ROOT, startRelay, waitFor, withTimeout } from "../support/relay-helpers";
 import { summary, threadDetail } from "../support/relay-radar";
@@ -133,5 +135,49 @@ describe("real CLIs exporting OpenTelemetry straight to the radar", () => {
     const episode = view.episodes.at(-1);
     expect(episode).toMatchObject({ kind: "rate_limit" });
     expect(episode?.attempts.length).toBe(2);
+  });
+
+  it("Claude Code giving up on 429s (CLAUDE_CODE_MAX_RETRIES=4): failed after 5 attempts, with its own retry time", async () => {
+    mock.enqueue("anthropic", ...Array.from({ length: 5 }, () => rateLimited(1)));
+    const otel = await server.addSource("claude-otel-give-up");
+    const claude = claudeEnv(mock);
+    const env = { ...claude.env, ...claudeOtel(otel.token), CLAUDE_CODE_MAX_RETRIES: "4" };
+    const result = await run("claude", ["-p", "--output-format", "stream-json", "--verbose", "say hi"], env, claude.cwd);
+    expect(result.code, result.stderr).toBe(1);
+    const session = /"session_id":"([^"]+)"/.exec(result.stdout)?.[1];
+    expect(session, result.stdout).toBeTruthy();
+    const view = await waitFor(async () => {
+      const v = (await threadDetail(server, session!)) as ThreadDetail | null;
+      return v?.thread.status === "failed" && v.episodes.at(-1)?.reportedRetryMs != null ? v : null;
+    }, PATIENCE_MS, async () => summary(await threadDetail(server, session!)));
+    const episode = view.episodes.at(-1)!;
+    expect(episode).toMatchObject({ kind: "rate_limit", outcome: "failed", attemptsMade: 5 });
+    expect(episode.reportedRetryMs).toBeGreaterThan(3_000);
+  });
+
+  it("codex exec dying in a 503 storm before its last export: a capacity episode counting every call it logged", async () => {
+    // Codex makes five calls on 503s, then fails the turn and exits 1 without flushing.
+    mock.enqueue("openai", ...Array.from({ length: 5 }, () => overloaded503()));
+    const otel = await server.addSource("codex-otel-storm");
+    const codex = codexEnv(mock);
+    const endpoint = (signal: string) => `{ otlp-http = { endpoint = "${server.url}/v1/${signal}", protocol = "json", headers = { "Authorization" = "Bearer ${otel.token}" } } }`;
+    fs.appendFileSync(
+      path.join(codex.home, "config.toml"),
+      ["[otel]", `exporter = ${endpoint("logs")}`, `trace_exporter = ${endpoint("traces")}`, `metrics_exporter = ${endpoint("metrics")}`, ""].join("\n"),
+    );
+    const result = await run("codex", ["exec", "--json", "--skip-git-repo-check", "say hi"], codex.env, codex.cwd);
+    expect(result.code, result.stdout).toBe(1);
+    const thread = /"thread_id":"([^"]+)"/.exec(result.stdout)?.[1];
+    expect(thread, result.stdout).toBeTruthy();
+    // What arrived is what Codex flushed before it died: at least the batch with two calls.
+    const view = await waitFor(async () => {
+      const v = (await threadDetail(server, thread!)) as ThreadDetail | null;
+      return v && v.episodes.length === 1 ? v : null;
+    }, PATIENCE_MS, async () => summary(await threadDetail(server, thread!)));
+    const calls = view.events.filter((e) => e.type === "attempt").length;
+    expect(calls).toBeGreaterThanOrEqual(2);
+    expect(calls).toBeLessThan(5);
+    expect(view.thread.status).toBe("retrying");
+    expect(view.episodes[0]).toMatchObject({ kind: "capacity", outcome: null, attemptsMade: calls });
   });
 });

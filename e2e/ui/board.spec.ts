@@ -193,6 +193,7 @@ test("the thread page shows advised against actual gaps and flags an early retry
   await expect(attempts.nth(0)).toContainText("actual 230 ms");
   await expect(attempts.nth(0).getByTestId("early-retry")).toHaveText("retried 1.8 s early");
   await expect(attempts.nth(1).getByTestId("early-retry")).toHaveCount(0);
+  await expect(page.getByTestId("episode-attempts")).toHaveText("recovered after 3 attempts");
   await expect(page.getByTestId("timeline").getByTestId("early-retry").first()).toHaveText("retried 1.8 s early");
   await page.getByTestId("timeline").getByText("payload").first().click();
   await expect(page.getByTestId("raw-payload").first()).toContainText(id);

@@ -1,5 +1,5 @@
 import type { EpisodeRecord } from "@/lib/retry";
-import type { TurnRow } from "./records/episodes";
+import { attemptsMadeOf, type TurnRow } from "./records/episodes";
 import { codeText } from "./records/events";
 import { rollupRows } from "./rollups";
 import { pluck, statement } from "./statement";
@@ -9,12 +9,12 @@ export type { TurnRow } from "./records/episodes";
 /** Episodes with their attempts, and turns: rows derived from a thread's events by the engine. */
 
 const UPSERT_EPISODE = `INSERT INTO "Episode" (threadId, seq, turnId, kind, policy, maxAttempts, startedAt, endedAt, outcome, outcomeCode,
-    outcomeReason, resetAt)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    outcomeReason, resetAt, attemptsMade, reportedRetryMs)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (threadId, seq) DO UPDATE SET turnId = excluded.turnId, kind = excluded.kind, policy = excluded.policy,
     maxAttempts = excluded.maxAttempts, startedAt = excluded.startedAt, endedAt = excluded.endedAt,
     outcome = excluded.outcome, outcomeCode = excluded.outcomeCode, outcomeReason = excluded.outcomeReason,
-    resetAt = excluded.resetAt
+    resetAt = excluded.resetAt, attemptsMade = excluded.attemptsMade, reportedRetryMs = excluded.reportedRetryMs
   RETURNING id`;
 const UPSERT_ATTEMPT = `INSERT INTO "Attempt" (episodeId, n, noticeAt, advisedDelayMs, expectedAt, estimated, deadlineAt, startedAt,
     earlyByMs, httpStatus, code, message)
@@ -71,6 +71,8 @@ function upsertEpisode(threadId: number, episode: EpisodeRecord): void {
     episode.outcomeCode ?? null,
     episode.outcomeReason ?? null,
     episode.resetAt ?? null,
+    attemptsMadeOf(episode),
+    roundOrNull(episode.reportedRetryMs),
   ) as number;
   const upsertAttempt = statement(UPSERT_ATTEMPT);
   for (const attempt of episode.attempts) {

@@ -52,7 +52,9 @@ function pagedQuery(kind: ExportKind, query: ExportQuery, now: number): PagedQue
           ep.seq AS episodeSeq, ep.turnId, ep.kind, ep.policy, ep.maxAttempts,
           (SELECT count(*) FROM "Attempt" a WHERE a.episodeId = ep.id) AS attempts,
           ep.startedAt, ep.endedAt, ep.outcome, ep.outcomeCode, ep.outcomeReason, ep.resetAt,
-          (SELECT coalesce(sum(${waitMsSql("?")}), 0) FROM "Attempt" a WHERE a.episodeId = ep.id) AS timeLostMs
+          (SELECT coalesce(sum(${waitMsSql("?")}), 0) + CASE WHEN count(*) = 0 THEN coalesce(ep.reportedRetryMs, 0) ELSE 0 END
+            FROM "Attempt" a WHERE a.episodeId = ep.id) AS timeLostMs,
+          ep.attemptsMade, ep.reportedRetryMs
         FROM "Episode" ep JOIN "Thread" t ON t.id = ep.threadId
         WHERE (ep.startedAt, ep.id) > (?, ?) AND ${inRange} ${where.sql} ORDER BY ep.startedAt, ep.id LIMIT ?`,
       before: [horizon, horizon],

@@ -87,6 +87,7 @@ describe("time lost waiting", () => {
       { provider: "openai", model: "gpt-5", attempts: 2, timeLostMs: 230 + 2_000 },
     ]);
     expect(data.totals.timeLostMs).toBe(59 * M + 90_400 + 2_230);
+    expect(data.totals).toMatchObject({ attempts: 6, attemptsPerEpisode: 1 + 6 / 3 });
   });
 
   it("lists the top threads by time lost, with their source for the link", async () => {

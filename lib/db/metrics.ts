@@ -50,6 +50,7 @@ export function readMetrics(now: number, sql: Sql = db().sql): MetricsSnapshot {
       now,
     ),
     earlyAttempts: totals("attempt", "kind, provider, agent", "sum(early)", "sum(early) > 0"),
+    attempts: totals("attempt", "kind, provider, model", "sum(n)", "sum(n) > 0"),
     waitMs: totals("attempt", "kind, provider, model", "sum(ms)", "sum(waited) > 0"),
     advisedDelay: histogram("advised"),
     actualGap: histogram("actual"),

@@ -62,6 +62,14 @@ export function factsSql(episodeWhere: string | null, eventWhere: string | null)
        FROM a WHERE retriedAt IS NOT NULL GROUP BY 1, 2, 3, 4, 5`,
       `SELECT threadId, 'advisedRetried', ${minute}, kind, ${bin("advisedDelayMs")}, count(*), 0, 0, 0, 0, 0
        FROM a WHERE retriedAt IS NOT NULL AND advisedDelayMs IS NOT NULL GROUP BY 1, 2, 3, 4, 5`,
+      // Retries the agent counted that no attempt row shows (a give-up it reported with its own
+      // count), at the episode's end; its reported retry time with them when no row shows any.
+      ...[["'attempt'", "''"], ["'threadWait'", "CAST(threadId AS TEXT)"]].map(
+        ([fact, label]) => `SELECT threadId, ${fact}, ${minuteOf("coalesce(endedAt, startedAt)")}, kind, ${label}, unseen, ms, unseen, 0, 0, 0 FROM (
+           SELECT threadId, kind, startedAt, endedAt, max(0, attemptsMade - 1 - coalesce(lastN, 0)) AS unseen,
+             CASE WHEN lastN IS NULL THEN coalesce(reportedRetryMs, 0) ELSE 0 END AS ms FROM ep)
+         WHERE unseen > 0 OR ms > 0`,
+      ),
       // An outcome without an end time (none is written so) counts in metrics, never in a range.
       `SELECT ep.threadId, 'outcome', coalesce(${minuteOf("ep.endedAt")}, -1), ep.kind, ep.outcome, count(*), 0, 0, 0, 0, 0
        FROM ep WHERE ep.outcome IS NOT NULL GROUP BY 1, 2, 3, 4, 5`,
@@ -82,7 +90,9 @@ export function factsSql(episodeWhere: string | null, eventWhere: string | null)
   // each finding its thread by id: left to itself, SQLite walks every thread that is not joined
   // (its index) to meet the few facts of a unit of work.
   return `WITH ep AS MATERIALIZED (
-      SELECT ep.id, ep.threadId, ep.kind, ep.endedAt, ep.outcome FROM "Episode" ep WHERE (${episodeWhere ?? "0"})),
+      SELECT ep.id, ep.threadId, ep.kind, ep.startedAt, ep.endedAt, ep.outcome, ep.attemptsMade, ep.reportedRetryMs,
+        (SELECT max(x.n) FROM "Attempt" x WHERE x.episodeId = ep.id) AS lastN
+      FROM "Episode" ep WHERE (${episodeWhere ?? "0"})),
     a AS MATERIALIZED (
       SELECT ep.threadId, ep.kind, ep.endedAt, a.noticeAt, a.advisedDelayMs, a.earlyByMs, ${RETRIED_AT_SQL} AS retriedAt
       FROM ep JOIN "Attempt" a ON a.episodeId = ep.id)

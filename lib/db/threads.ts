@@ -194,8 +194,8 @@ const DETAIL = {
   thread: `SELECT ${VIEW_COLUMNS}, t.state, t.joinedTo ${WITH_SOURCE} WHERE t.id = ?`,
   byExternalId: `SELECT ${VIEW_COLUMNS} ${WITH_SOURCE} WHERE t.sourceId = ? AND t.externalId = ?`,
   children: `SELECT ${VIEW_COLUMNS} ${WITH_SOURCE} WHERE t.sourceId = ? AND t.parentExternalId = ? ORDER BY t.createdAt, t.id`,
-  episodes: `SELECT id, seq, turnId, kind, policy, maxAttempts, startedAt, endedAt, outcome, outcomeCode, outcomeReason, resetAt
-    FROM "Episode" WHERE threadId = ? ORDER BY seq`,
+  episodes: `SELECT id, seq, turnId, kind, policy, maxAttempts, startedAt, endedAt, outcome, outcomeCode, outcomeReason, resetAt,
+    attemptsMade, reportedRetryMs FROM "Episode" WHERE threadId = ? ORDER BY seq`,
   attempts: `SELECT a.episodeId, a.n, a.noticeAt, a.advisedDelayMs, a.expectedAt, a.estimated, a.deadlineAt, a.startedAt, a.earlyByMs,
     a.httpStatus, a.code, a.message FROM "Episode" e JOIN "Attempt" a ON a.episodeId = e.id WHERE e.threadId = ? ORDER BY e.seq, a.n`,
   directives: `SELECT id, kind, origin, reason, state, turnId, createdAt, deliveredAt, acknowledgedAt, result, detail

@@ -31,6 +31,8 @@ const FIELDS: Record<string, unknown[]> = {
   maxAttempts: [undefined, 1, 5, 0, null, -3, 2.5],
   delayMs: [undefined, 0, 1500, 2.5, -5, "5s", null, Infinity],
   willRetry: [undefined, true, false, null, "yes", 0],
+  attemptsMade: [undefined, 1, 5, 0, null, 2.5, "5"],
+  retryMs: [undefined, 0, 11517, 2.5, -1, null, "11s"],
   progressCount: [undefined, 1, 3, 0, null, 1.5],
   error: [
     undefined,

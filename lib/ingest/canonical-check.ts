@@ -38,7 +38,7 @@ function errorOk(error: unknown): boolean {
  * is the parsed event); false when the schema must decide.
  */
 export function isPlainCanonicalEvent(item: JsonObject): boolean {
-  const { at, policy, delayMs } = item;
+  const { at, policy, delayMs, retryMs } = item;
   return (
     id(item.threadId) &&
     TYPES.has(item.type) &&
@@ -55,6 +55,8 @@ export function isPlainCanonicalEvent(item: JsonObject): boolean {
     int(item.maxAttempts, 1) &&
     (absent(delayMs) || (finite(delayMs) && delayMs >= 0)) &&
     (absent(item.willRetry) || typeof item.willRetry === "boolean") &&
+    int(item.attemptsMade, 1) &&
+    (absent(retryMs) || (finite(retryMs) && retryMs >= 0)) &&
     int(item.progressCount, 1) &&
     errorOk(item.error)
   );

@@ -67,6 +67,13 @@ describe("canonical validation errors name their field", () => {
 });
 
 describe("canonical normalization", () => {
+  it("keeps a give-up's own count of calls and its retry time", () => {
+    const r = normalizeCanonical({ threadId: "t1", type: "turn.failed", attemptsMade: 5, retryMs: 11_517, error: { httpStatus: 429 } }, NOW);
+    expect(r.ok && r.line.event).toMatchObject({ type: "turn.failed", attemptsMade: 5, retryMs: 11_517 });
+    const bad = normalizeCanonical({ threadId: "t1", type: "turn.failed", attemptsMade: 0 }, NOW);
+    expect(bad.ok ? "" : bad.error).toContain("attemptsMade: ");
+  });
+
   it("defaults at to the receive time and keeps only known fields in the event", () => {
     const r = normalizeCanonical({ ...ok, extra: { a: 1 } }, NOW);
     expect(r.ok).toBe(true);

@@ -89,6 +89,12 @@ export const canonicalEventSchema = z.looseObject({
     .optional(),
   error: canonicalErrorSchema.nullable().optional(),
   willRetry: z.boolean({ error: "expected true or false" }).nullable().optional(),
+  attemptsMade: intField(1, null, "expected an integer ≥ 1 (calls made, the first included)").nullable().optional(),
+  retryMs: z
+    .number({ error: "expected a number of milliseconds ≥ 0" })
+    .min(0, { error: "expected a number of milliseconds ≥ 0" })
+    .nullable()
+    .optional(),
   progressCount: intField(1, null, "expected an integer ≥ 1").nullable().optional(),
 });
 
@@ -183,6 +189,8 @@ export function normalizeCanonical(item: unknown, receivedAt: number, index = 0)
   if (v.maxAttempts !== undefined) event.maxAttempts = v.maxAttempts;
   if (v.delayMs !== undefined) event.delayMs = v.delayMs;
   if (v.willRetry !== undefined) event.willRetry = v.willRetry;
+  if (v.attemptsMade !== undefined) event.attemptsMade = v.attemptsMade;
+  if (v.retryMs !== undefined) event.retryMs = v.retryMs;
   if (v.progressCount !== undefined) {
     event.progressCount = v.progressCount;
     if (v.type === "progress") event.lastAt = at;

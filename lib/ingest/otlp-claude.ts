@@ -6,10 +6,10 @@
  * - claude_code.user_prompt → turn.started.
  * - claude_code.api_request (a request that succeeded) → turn.completed. A later request of the
  *   same prompt (tool use) arrives after its turn ended: kept, changes nothing.
- * - claude_code.api_error (logged at give-up; `attempt` = attempts made) → the give-up notice:
- *   retry willRetry:false with status and the provider's message.
- * - claude_code.api_retries_exhausted → turn.failed with `total_attempts` and
- *   `total_retry_duration_ms` (the total wait) in its details.
+ * - claude_code.api_error (logged at give-up; `attempt` = calls made, the first included) → the
+ *   give-up notice: retry willRetry:false with status, the provider's message and that count.
+ * - claude_code.api_retries_exhausted → turn.failed with `total_attempts` (the episode's calls)
+ *   and `total_retry_duration_ms` (the episode's reported retry time).
  * - span claude_code.llm_request (enhanced telemetry traces): its `gen_ai.request.attempt` events
  *   mark when each attempt started, so attempt a ≥ 2 gives retry a−1 noticed when attempt a−1
  *   started and started when attempt a did: the real gaps. The events carry no status; a
@@ -57,15 +57,23 @@ function readLog(r: OtlpRecord, receivedAt: number): OtlpOutput {
       const e = base(r, "retry", threadId, at);
       e.willRetry = false;
       const attempts = intOf(r.attrs.attempt);
-      if (attempts !== null && attempts >= 1) e.attempt = attempts - 1;
+      if (attempts !== null && attempts >= 1) {
+        e.attempt = attempts - 1;
+        e.attemptsMade = attempts;
+      }
       e.error = { httpStatus: status, message, details: { attempts, requestId: r.attrs.request_id ?? null, durationMs: intOf(r.attrs.duration_ms) } };
       return { index: r.index, events: [e], nativeType };
     }
     default: {
       const e = base(r, "turn.failed", threadId, at);
       const attempts = intOf(r.attrs.total_attempts);
-      if (attempts !== null && attempts >= 1) e.attempt = attempts - 1;
-      e.error = { httpStatus: status, message, details: { totalAttempts: attempts, totalRetryDurationMs: intOf(r.attrs.total_retry_duration_ms) } };
+      if (attempts !== null && attempts >= 1) {
+        e.attempt = attempts - 1;
+        e.attemptsMade = attempts;
+      }
+      const retryMs = intOf(r.attrs.total_retry_duration_ms);
+      if (retryMs !== null && retryMs >= 0) e.retryMs = retryMs;
+      e.error = { httpStatus: status, message, details: { totalAttempts: attempts, totalRetryDurationMs: retryMs } };
       return { index: r.index, events: [e], nativeType };
     }
   }

@@ -6,17 +6,26 @@
  * - codex.conversation_starts → thread.started (provider_name, model).
  * - codex.user_prompt → turn.started.
  * - codex.api_request (one per HTTP call) → attempt, dated when the call started (its time less
- *   `duration_ms`), with its status: a call after a retry notice starts that retry. Its `attempt`
- *   attribute does not count stream retries, so it is not the retry index.
- * - codex.sse_event → progress.
+ *   `duration_ms`), with its status and, when it failed, its end: a call after a retry notice
+ *   starts that retry, and a failed call followed by another is a retry even when the notice
+ *   (a trace) never arrives (the engine derives it; a `codex exec` that fails never flushes its
+ *   traces). Its `attempt` attribute does not count stream retries, so it is not the retry index.
+ * - codex.sse_event → progress, unless it reports a failure (`error.message`, `response.failed`):
+ *   ignored. (No capture holds one; `codex.websocket_*` records, of the websocket transport, are
+ *   ignored like every other record.)
  * Traces (exported at the end of a turn, or about every 10 s):
  * - span event codex.retry → the retry notice: `retry.attempt`, the exact `retry.delay_ms`, and the
  *   status of the call it follows (the trace's latest codex.api_request span event before it, else
  *   its next failed one when the call was exported earlier).
  * - span event codex.turn_profile → the turn's end: turn.completed when the trace's last call
  *   succeeded, turn.failed with that call's status when it failed (Codex marks no failed turn
- *   otherwise); `sampling_retry_count` goes into the failure's details.
- * A span event's thread is the `conversation.id` found anywhere in its trace within the request.
+ *   otherwise); `sampling_retry_count` goes into the failure's details. When the trace's calls
+ *   went in another export, turn.completed with lastCallDecides: the engine ends the turn as its
+ *   last call (a codex.api_request log) did.
+ * A span's thread is its own `conversation.id` (`thread.id` on session_task.turn), else the
+ * `conversation.id` found anywhere in its trace within the request; a notice exported with no span
+ * naming its conversation is ignored, and the engine derives that retry from the calls' logs. A
+ * notice whose call went in another export carries no status: the engine takes the failed call's.
  * Span events that repeat log records are ignored, like every other record.
  */
 import { CODEX_AGENT } from "./codex-app-server";
@@ -60,10 +69,19 @@ function readLog(r: OtlpRecord, receivedAt: number): OtlpOutput {
       const duration = intOf(r.attrs.duration_ms);
       const e = base(r, "attempt", threadId, duration !== null && duration >= 0 ? at - duration : at);
       const httpStatus = httpStatusOf(intOf(r.attrs["http.response.status_code"]));
-      if (httpStatus !== null && httpStatus >= 400) e.error = { httpStatus, message: nonEmptyStr(r.attrs["error.message"]) };
+      if (httpStatus !== null && httpStatus >= 400) {
+        e.error = { httpStatus, message: nonEmptyStr(r.attrs["error.message"]) };
+        e.endedAt = at;
+      }
       return { index: r.index, events: [e], nativeType: name };
     }
     default: {
+      // A failed stream event is no progress (it must not end an episode as recovered); Codex
+      // logs its failure as a failed call anyway.
+      const kind = String(r.attrs["event.kind"] ?? "");
+      if (nonEmptyStr(r.attrs["error.message"]) || r.attrs.success === false || kind === "response.failed" || kind === "error") {
+        return { index: r.index, events: [], nativeType: `${name}/${kind}` };
+      }
       const e = base(r, "progress", threadId, at);
       e.progressCount = 1;
       e.lastAt = at;
@@ -95,7 +113,8 @@ function traceFacts(records: OtlpRecord[]) {
 }
 
 function readSpan(r: OtlpRecord, facts: ReturnType<typeof traceFacts>): OtlpOutput {
-  const threadId = r.traceId ? facts.threads.get(r.traceId) : undefined;
+  // A span's own conversation first (`thread.id` is the OS thread on most spans), then its trace's.
+  const threadId = nonEmptyStr(r.attrs["conversation.id"]) ?? (r.name === "session_task.turn" ? nonEmptyStr(r.attrs["thread.id"]) : null) ?? (r.traceId ? facts.threads.get(r.traceId) : undefined);
   const calls = (r.traceId && facts.calls.get(r.traceId)) || [];
   const lastCall = (at: number) => calls.filter((c) => c.at <= at).at(-1) ?? null;
   // A notice whose call went out in an earlier export: the trace's next call, when that failed
@@ -116,7 +135,13 @@ function readSpan(r: OtlpRecord, facts: ReturnType<typeof traceFacts>): OtlpOutp
       if (delay !== null && delay >= 0) e.delayMs = delay;
       e.error = { httpStatus: call?.httpStatus ?? null, message: call?.message ?? null, details: { layer: ev.attrs["retry.layer"] ?? null, operation: ev.attrs["retry.operation"] ?? null } };
       events.push(e);
-    } else if (call) {
+    } else if (!call) {
+      // The trace's calls went in another export: the turn ended as its last call did, which the
+      // engine knows from the calls' own records.
+      const e = base(r, "turn.completed", threadId, ev.at, r.attrs);
+      e.lastCallDecides = true;
+      events.push(e);
+    } else {
       const failed = call.httpStatus !== null && call.httpStatus >= 400;
       const e = base(r, failed ? "turn.failed" : "turn.completed", threadId, ev.at, r.attrs);
       if (failed) {

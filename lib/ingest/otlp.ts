@@ -4,12 +4,14 @@
  * An export request is flattened into items, one per log record or span, each carrying its
  * resource and scope (`otlpItems`), so every record is bounded, masked, keyed and stored on its
  * own like a native line. The agent is told by the resource's `service.name`; each agent's
- * records are read by its own file (otlp-claude.ts, otlp-codex.ts). Records of an unknown service
- * or of no meaning to the radar are counted as ignored, never stored. Pure: no I/O, no clock.
+ * records are read by its own file (otlp-claude.ts, otlp-codex.ts); any other service's spans
+ * that follow the GenAI semantic conventions by otlp-genai.ts. Records of an unknown service or of
+ * no meaning to the radar are counted as ignored, never stored. Pure: no I/O, no clock.
  */
 import { deriveKey, keyMaterial, statedTime } from "./key";
 import { claudeOtlp } from "./otlp-claude";
 import { codexOtlp } from "./otlp-codex";
+import { genAiOtlp, isGenAiSpan } from "./otlp-genai";
 import { anyValue, attributes, intOf, nanosToMs, type OtlpAgent, type OtlpItem, type OtlpOutput, type OtlpRecord } from "./otlp-record";
 import { parseEventTime } from "./time";
 import { OTLP_FORMAT, type BatchContext, type BatchResult, type NormalizedEvent, type NormalizedLine, type RejectedItem } from "./types";
@@ -116,7 +118,7 @@ export function normalizeOtlp(items: unknown[], ctx: BatchContext): BatchResult 
   items.forEach((item, index) => {
     const record = view(item, index, receivedAt);
     if (typeof record === "string") return rejected.push({ index, error: record });
-    const agent = record.service ? AGENTS.find((a) => a.matches(record.service!)) : undefined;
+    const agent = (record.service ? AGENTS.find((a) => a.matches(record.service!)) : undefined) ?? (isGenAiSpan(record) ? genAiOtlp : undefined);
     if (!agent) return outputs.push({ index, events: [], nativeType: record.name });
     byAgent.set(agent, [...(byAgent.get(agent) ?? []), record]);
   });

@@ -10,6 +10,7 @@ const snapshot: MetricsSnapshot = {
   directives: [{ kind: "interrupt", result: "acknowledged", value: 2 }],
   threads: [{ status: "retrying", value: 4 }],
   earlyAttempts: [{ kind: "rate_limit", provider: "openai", agent: "codex", value: 1 }],
+  attempts: [{ kind: "rate_limit", provider: "openai", model: "gpt-5", value: 2 }],
   waitMs: [{ kind: "rate_limit", provider: "openai", model: "gpt-5", value: 2_230 }],
   // 230 ms (bin ≤ 250 ms) and 2 s (bin ≤ 2 s), and one above an hour.
   advisedDelay: [{ labels: { kind: "rate_limit", provider: "openai" }, bins: bins({ 4: 2 }), sumMs: 4_000, count: 2 }],

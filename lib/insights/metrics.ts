@@ -35,6 +35,8 @@ export interface MetricsSnapshot {
   directives: LabelRow<"kind" | "result">[];
   threads: LabelRow<"status">[];
   earlyAttempts: LabelRow<"kind" | "provider" | "agent">[];
+  /** Retries made (each after the first call), the ones an agent counted at give-up but no notice showed included. */
+  attempts: LabelRow<"kind" | "provider" | "model">[];
   /** Finished waits only (an open wait would shrink when its end arrives late, breaking monotonicity). */
   waitMs: LabelRow<"kind" | "provider" | "model">[];
   advisedDelay: HistogramRow[];
@@ -127,6 +129,7 @@ export function createMetricsRegistry(read: () => MetricsSnapshot | Promise<Metr
   counter("radar_episodes_total", "Retry episodes that ended, by outcome and kind.", ["outcome", "kind", "provider", "model"], (s) => s.episodes);
   counter("radar_directives_total", "Directives sent to sources, by kind and result (pending, delivered, acknowledged, failed, expired).", ["kind", "result"], (s) => s.directives);
   counter("radar_retry_early_attempts_total", "Retries that started earlier than the provider advised.", ["kind", "provider", "agent"], (s) => s.earlyAttempts);
+  counter("radar_retry_attempts_total", "Retries made (calls after the first), those an agent reported at give-up included.", ["kind", "provider", "model"], (s) => s.attempts);
   counter("radar_retry_wait_seconds_total", "Time lost waiting in backoff (finished waits), in seconds.", ["kind", "provider", "model"], (s) => s.waitMs, 1 / 1000);
 
   new Gauge<"status">({

@@ -16,6 +16,10 @@ export interface InsightsData {
     /** (recovered + completed) ÷ (recovered + completed + exhausted + failed); null without any. */
     recoveryRatio: number | null;
     timeLostMs: number;
+    /** Retries made in the range, those an agent counted at give-up without a notice included. */
+    attempts: number;
+    /** Calls per episode ended in the range, the first included: 1 + retries ÷ episodes ended; null without any. */
+    attemptsPerEpisode: number | null;
     /** Attempts that started and had advice, so early or not can be judged. */
     attemptsJudged: number;
     attemptsEarly: number;

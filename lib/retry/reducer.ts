@@ -10,6 +10,7 @@ import type {
   DirectiveIntent,
   EpisodeOutcome,
   EpisodeRecord,
+  ErrorReport,
   PolicyDefinition,
   RadarEvent,
   RadarEventType,
@@ -54,6 +55,7 @@ export function initialThreadState(threadId: string): ThreadState {
     lastProgressAt: null,
     progressCount: 0,
     windowReset: null,
+    failedCall: null,
   };
 }
 
@@ -195,6 +197,7 @@ function copy(s: ThreadState): ThreadState {
     progressCount: s.progressCount,
     // Absent in states stored before it existed.
     windowReset: s.windowReset ?? null,
+    failedCall: s.failedCall ?? null,
   };
 }
 
@@ -320,6 +323,7 @@ function onThreadStarted(step: Step, e: RadarEvent) {
   supersedeInterrupt(s);
   s.turnOpen = false;
   s.retry = null;
+  s.failedCall = null;
   // A pending recovery survives (only the listed reasons cancel it).
   if (s.recovery?.state !== "scheduled") s.status = "idle";
 }
@@ -344,6 +348,7 @@ function onTurnStarted(step: Step, e: RadarEvent) {
   s.status = "running";
   s.retry = null;
   s.lastError = null;
+  s.failedCall = null;
 }
 
 function onProgress(step: Step, e: RadarEvent) {
@@ -358,9 +363,14 @@ function onProgress(step: Step, e: RadarEvent) {
   }
 }
 
-function onRetry(step: Step, e: RadarEvent, random: (() => number) | undefined) {
-  if (!admitTurnEvent(step, e)) return;
+function onRetry(step: Step, given: RadarEvent, random: (() => number) | undefined) {
+  if (!admitTurnEvent(step, given)) return;
   const s = step.s;
+  // The notice of a failed call already seen: that call needs no derived notice, and a notice
+  // that says nothing of the failure (Codex's trace without its call) has that call's.
+  const covered = s.failedCall !== null && given.at >= s.failedCall.startedAt ? s.failedCall : null;
+  const e = covered?.error && given.error?.httpStatus == null && given.error?.code == null ? { ...given, error: withFailure(given.error, covered.error) } : given;
+  if (covered) s.failedCall = null;
   const cls = classify(e.error);
   recordError(s, e, cls);
   if (e.willRetry === false) return terminalFailure(step, e, cls, false, random);
@@ -416,6 +426,8 @@ function onRetry(step: Step, e: RadarEvent, random: (() => number) | undefined) 
     bound,
     resetAt: resetAt ?? base.resetAt,
     attempts: appendAttempt(step, base.attempts, attempt),
+    // Notice n: call n failed.
+    attemptsMade: Math.max(callsOf(base), n),
   };
 
   if (bound !== null && n > bound) return exhaust(step, e.at, e.at, `attempt ${n} is past the bound of ${bound}`, resetAt);
@@ -438,6 +450,11 @@ function onRetry(step: Step, e: RadarEvent, random: (() => number) | undefined) 
   s.status = resetAt !== null && resetAt > e.at && waitsForWindow ? "waiting_reset" : "retrying";
 }
 
+/** A notice's own error completed by the failed call's status, code and message. */
+function withFailure(own: RadarEvent["error"], failure: ErrorReport): ErrorReport {
+  return { ...own, httpStatus: failure.httpStatus ?? null, code: failure.code ?? null, message: own?.message ?? failure.message ?? null };
+}
+
 /**
  * Adds a notice's attempt. The previous attempt's notice is followed by this one: if that came
  * sooner than advised, the source retried early by at least the difference.
@@ -457,14 +474,37 @@ function appendAttempt(step: Step, attempts: AttemptRecord[], attempt: AttemptRe
   return out;
 }
 
-function onAttempt(step: Step, e: RadarEvent) {
+/**
+ * A call started. A failed call seen before it that no notice covered was retried by this one:
+ * its notice is derived (the failed call's end, its error), as a source that exported no retry
+ * notice (Codex's logs alone) would have announced it. Then the call starts the retry waiting for
+ * it; a call that failed is remembered for the next one.
+ */
+function onAttempt(step: Step, e: RadarEvent, random: (() => number) | undefined) {
   if (!admitTurnEvent(step, e)) return;
+  const s = step.s;
+  const failed = s.failedCall;
+  if (failed !== null && e.at >= failed.endedAt) {
+    s.failedCall = null;
+    onRetry(step, { seq: e.seq, type: "retry", at: failed.endedAt, threadId: e.threadId, turnId: e.turnId, error: failed.error, willRetry: true }, random);
+    note(step, "retry derived from the failed call before this one");
+    // A retry past the bound ended the episode, yet this call was made: it counts.
+    const ended = s.episode;
+    if (ended !== null && ended.outcome === "exhausted" && ended.endedAt === failed.endedAt) {
+      s.episode = { ...ended, attemptsMade: Math.max(callsOf(ended), (ended.attempts.at(-1)?.n ?? 0) + 1) };
+    }
+  }
+  startRetry(step, e);
+  if (e.error) s.failedCall = { startedAt: e.at, endedAt: Math.max(e.at, e.endedAt ?? e.at), error: e.error };
+}
+
+function startRetry(step: Step, e: RadarEvent) {
   const s = step.s;
   const episode = episodeOpen(s) ? s.episode! : null;
   const n = positiveInt(e.attempt) ?? episode?.attempts.at(-1)?.n ?? null;
   const index = episode && n !== null ? lastIndexOfAttempt(episode.attempts, n) : -1;
   if (!episode || index < 0 || episode.attempts[index].startedAt !== null) {
-    note(step, "no retry notice is waiting for this attempt");
+    if (!e.error) note(step, "no retry notice is waiting for this attempt");
     return;
   }
   const attempt = episode.attempts[index];
@@ -472,18 +512,22 @@ function onAttempt(step: Step, e: RadarEvent) {
   const earlyByMs = attempt.advisedDelayMs !== null && gap < attempt.advisedDelayMs ? attempt.advisedDelayMs - gap : null;
   const attempts = episode.attempts.slice();
   attempts[index] = { ...attempt, startedAt: e.at, earlyByMs };
-  s.episode = { ...episode, attempts };
+  // Retry n started: call n + 1.
+  s.episode = { ...episode, attempts, attemptsMade: Math.max(callsOf(episode), attempt.n + 1) };
   step.earlyByMs = earlyByMs;
   if (earlyByMs !== null) note(step, `retry ${attempt.n} came ${clock(earlyByMs)} early`);
 }
 
-function onTurnCompleted(step: Step, e: RadarEvent) {
+function onTurnCompleted(step: Step, e: RadarEvent, random: (() => number) | undefined) {
+  const failed = e.lastCallDecides ? step.s.failedCall : null;
+  if (failed !== null) return onTurnFailed(step, { ...e, type: "turn.failed", error: failed.error }, random);
   if (confirmInterrupt(step, e, "turn-end") || !admitTurnEvent(step, e)) return;
   const s = step.s;
   if (episodeOpen(s)) endEpisode(step, e.at, "completed", null, "the turn completed");
   s.status = "completed";
   s.turnOpen = false;
   s.retry = null;
+  s.failedCall = null;
 }
 
 function onTurnFailed(step: Step, e: RadarEvent, random: (() => number) | undefined) {
@@ -501,6 +545,7 @@ function onTurnInterrupted(step: Step, e: RadarEvent) {
   s.status = "stopped";
   s.turnOpen = false;
   s.retry = null;
+  s.failedCall = null;
 }
 
 /** Stop retrying (operator, or a parent's cascade) or an interrupt the source itself requested. */
@@ -661,8 +706,12 @@ function terminalFailure(step: Step, e: RadarEvent, cls: Classification, endsTur
   const s = step.s;
   const reportedByNotice = endsTurn && s.turnOpen && !episodeOpen(s) && (s.status === "failed" || s.status === "waiting_reset" || s.status === "recovery_scheduled");
   if (endsTurn) s.turnOpen = false;
-  // The source's final notice already ended this failure; its turn.failed only closes the turn.
+  s.failedCall = null;
+  // The source's final notice already ended this failure; its turn.failed only closes the turn
+  // (and may add the source's own count and retry time to the episode that notice failed).
   if (reportedByNotice) {
+    const ended = s.episode;
+    if (ended !== null && ended.outcome === "failed" && ended.turnId === s.turnId) s.episode = withReportedCount(ended, e);
     if (s.status !== "recovery_scheduled") armRecovery(step, e, cls, random);
     return;
   }
@@ -671,7 +720,10 @@ function terminalFailure(step: Step, e: RadarEvent, cls: Classification, endsTur
   const reason = e.error?.message ?? `${cls.kind} failure`;
   const episode = episodeOpen(s) ? s.episode! : e.type === "retry" ? newEpisode(s, e.at, cls.kind) : null;
   if (episode) {
-    s.episode = { ...episode, kind: cls.kind, endedAt: e.at, outcome: "failed", outcomeCode: cls.code ?? cls.kind, outcomeReason: reason, resetAt: resetAt ?? episode.resetAt };
+    s.episode = withReportedCount(
+      { ...episode, kind: cls.kind, endedAt: e.at, outcome: "failed", outcomeCode: cls.code ?? cls.kind, outcomeReason: reason, resetAt: resetAt ?? episode.resetAt },
+      e,
+    );
   }
   s.retry = null;
   if (armRecovery(step, e, cls, random)) return;
@@ -933,12 +985,30 @@ function newEpisode(s: ThreadState, at: number, kind: TroubleKind): EpisodeRecor
     outcomeReason: null,
     resetAt: null,
     attempts: [],
+    attemptsMade: 1,
+    reportedRetryMs: null,
   };
+}
+
+/** The calls an episode counts (an episode stored before the count existed counts its notices). */
+function callsOf(episode: EpisodeRecord): number {
+  return episode.attemptsMade ?? Math.max(1, episode.attempts.at(-1)?.n ?? 1);
+}
+
+/** A give-up's own count of calls (when larger than the calls seen) and its total retry time. */
+function withReportedCount(episode: EpisodeRecord, e: RadarEvent): EpisodeRecord {
+  const reported = positiveInt(e.attemptsMade);
+  const retryMs = typeof e.retryMs === "number" && Number.isFinite(e.retryMs) && e.retryMs >= 0 ? e.retryMs : null;
+  return { ...episode, attemptsMade: Math.max(callsOf(episode), reported ?? 0), reportedRetryMs: retryMs ?? episode.reportedRetryMs ?? null };
 }
 
 function endEpisode(step: Step, at: number, outcome: EpisodeOutcome, code: string | null, reason: string) {
   const s = step.s;
-  s.episode = { ...s.episode!, endedAt: at, outcome, outcomeCode: code, outcomeReason: reason };
+  const episode = s.episode!;
+  // Recovered or completed after retry n: that retry was made, call n + 1.
+  const worked = outcome === "recovered" || outcome === "completed";
+  const attemptsMade = worked ? Math.max(callsOf(episode), (episode.attempts.at(-1)?.n ?? 0) + 1) : callsOf(episode);
+  s.episode = { ...episode, endedAt: at, outcome, outcomeCode: code, outcomeReason: reason, attemptsMade };
   // A new episode may replace it within the same step: keep its final form for the server.
   step.endedEpisode = s.episode;
 }

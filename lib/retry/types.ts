@@ -148,6 +148,22 @@ export interface RadarEvent {
   maxAttempts?: number | null;
   /** Delay the source itself announced (Claude retry_delay_ms, canonical delayMs). Exact, not an estimate. */
   delayMs?: number | null;
+  /**
+   * A give-up's own count of the calls it made, the first included (Claude's `total_attempts`), and
+   * the total time it says it spent retrying (`total_retry_duration_ms`): kept on the episode.
+   */
+  attemptsMade?: number | null;
+  retryMs?: number | null;
+  /**
+   * `attempt` with `error`: a call that failed. `at` is when it started, `endedAt` when it ended
+   * (its failure known). Failed calls that follow each other are retries even when no notice came.
+   */
+  endedAt?: number | null;
+  /**
+   * `turn.completed` from a source that marks no failed turn and whose calls went in another
+   * export (Codex's traces): the turn ended as its last call did, failed if that call failed.
+   */
+  lastCallDecides?: boolean | null;
   error?: ErrorReport | null;
   /** For `retry`: false means the source gave up (terminal notice). Default true for `retry`. */
   willRetry?: boolean | null;
@@ -274,6 +290,13 @@ export interface EpisodeRecord {
   outcomeReason: string | null;
   resetAt: number | null;
   attempts: AttemptRecord[];
+  /**
+   * Calls made in this episode, the first included: the calls seen (a notice n says call n failed,
+   * a started retry n is call n + 1), or the source's own count when it is larger.
+   */
+  attemptsMade: number;
+  /** The source's own total time spent retrying, when it says (Claude's `total_retry_duration_ms`). */
+  reportedRetryMs: number | null;
 }
 
 /**
@@ -370,6 +393,17 @@ export interface ThreadState {
    * error reads its reset to the second even when the two arrive in different batches.
    */
   windowReset: number | null;
+  /**
+   * The latest failed call (an `attempt` with `error`) no retry notice has covered yet: when the
+   * next call starts, it was a retry, noticed when the failed call ended.
+   */
+  failedCall: FailedCall | null;
+}
+
+export interface FailedCall {
+  startedAt: number;
+  endedAt: number;
+  error: ErrorReport | null;
 }
 
 /**

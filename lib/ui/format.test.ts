@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { attemptLabel, byteSize, clockDuration, codeBreaks, countdownText, humanDuration, kindLabel, quotaShare, relativeTime } from "./format";
+import { attemptLabel, byteSize, episodeAttemptsText, clockDuration, codeBreaks, countdownText, humanDuration, kindLabel, quotaShare, relativeTime } from "./format";
 
 describe("countdowns read at a glance", () => {
   it.each([
@@ -80,5 +80,16 @@ describe("error codes wrap where a person reads a break", () => {
   ])("%s", (code, pieces) => {
     expect(codeBreaks(code)).toEqual(pieces);
     expect(codeBreaks(code).join("")).toBe(code);
+  });
+});
+
+describe("an episode's attempts", () => {
+  it.each([
+    [{ outcome: "failed", attemptsMade: 5, reportedRetryMs: 11_517 }, "failed after 5 attempts (11.5 s retrying)"],
+    [{ outcome: "recovered", attemptsMade: 3, reportedRetryMs: null }, "recovered after 3 attempts"],
+    [{ outcome: null, attemptsMade: 1, reportedRetryMs: null }, "1 attempt so far"],
+    [{ outcome: "exhausted", attemptsMade: 4, reportedRetryMs: 120_000 }, "exhausted after 4 attempts (2 min retrying)"],
+  ])("%j", (episode, text) => {
+    expect(episodeAttemptsText(episode)).toBe(text);
   });
 });

@@ -1,5 +1,5 @@
 /** Pure formatting for the dashboard: durations, countdowns, relative times, kind labels and sizes. */
-import { clockDuration } from "@/lib/retry/duration";
+import { clockDuration, humanDuration } from "@/lib/retry/duration";
 import { isThreadStatus, isTroubleKind, type ThreadStatus, type TroubleKind } from "@/lib/retry/types";
 
 /** The dashboard's durations live with the engine's, in one module. */
@@ -72,6 +72,21 @@ export function statusLabel(status: string): string {
 export function attemptLabel(attempt: number | null, maxAttempts: number | null): string {
   if (attempt == null) return "Retrying";
   return maxAttempts == null ? `Retrying ${attempt}` : `Retrying ${attempt}/${maxAttempts}`;
+}
+
+/**
+ * An episode's calls and the agent's own retry time: "failed after 5 attempts (11.5 s retrying)",
+ * "3 attempts so far" while it runs. Attempts are calls, the first included.
+ */
+export function episodeAttemptsText(episode: { outcome: string | null; attemptsMade: number; reportedRetryMs: number | null }): string {
+  const calls = `${episode.attemptsMade} attempt${episode.attemptsMade === 1 ? "" : "s"}`;
+  const retrying = episode.reportedRetryMs == null ? "" : ` (${retryTime(episode.reportedRetryMs)} retrying)`;
+  return episode.outcome === null ? `${calls} so far${retrying}` : `${episode.outcome} after ${calls}${retrying}`;
+}
+
+/** Seconds to a tenth below a minute ("11.5 s"), as a source reports its retry time; longer, a human duration. */
+function retryTime(ms: number): string {
+  return ms < 60_000 ? `${Number((ms / 1000).toFixed(1))} s` : humanDuration(ms);
 }
 
 /** A stored size in binary units: "812 B", "4.2 KiB", "1.5 GiB". */

@@ -97,6 +97,11 @@ export interface EpisodeView {
   outcomeCode: string | null;
   outcomeReason: string | null;
   resetAt: string | null;
+  /** Calls made, the first included: the calls seen, or the agent's own count when larger. */
+  attemptsMade: number;
+  /** The agent's own total time spent retrying (e.g. Claude's `total_retry_duration_ms`), when it says. */
+  reportedRetryMs: number | null;
+  /** Retries, each with SPEC's index n ≥ 1 (the call it starts is n + 1). */
   attempts: AttemptView[];
 }
 

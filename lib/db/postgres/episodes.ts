@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { arrayLiteral } from "./array-literal";
 import type { EpisodeRecord } from "@/lib/retry";
-import type { TurnRow } from "../records/episodes";
+import { attemptsMadeOf, type TurnRow } from "../records/episodes";
 import { codeText } from "../records/events";
 import type { RollupRowsOn } from "./rollups";
 import { timestampFromMs } from "./time";
@@ -11,15 +11,16 @@ import { timestampFromMs } from "./time";
 const EPISODE_SET = `"turnId" = excluded."turnId", kind = excluded.kind, policy = excluded.policy,
     "maxAttempts" = excluded."maxAttempts", "startedAt" = excluded."startedAt", "endedAt" = excluded."endedAt",
     outcome = excluded.outcome, "outcomeCode" = excluded."outcomeCode", "outcomeReason" = excluded."outcomeReason",
-    "resetAt" = excluded."resetAt"`;
+    "resetAt" = excluded."resetAt", "attemptsMade" = excluded."attemptsMade", "reportedRetryMs" = excluded."reportedRetryMs"`;
 /** Every episode of a unit of work in one statement (no key twice: see saveEpisodes). */
 const UPSERT_EPISODES = `INSERT INTO "Episode" ("threadId", seq, "turnId", kind, policy, "maxAttempts", "startedAt", "endedAt", outcome, "outcomeCode",
-    "outcomeReason", "resetAt")
+    "outcomeReason", "resetAt", "attemptsMade", "reportedRetryMs")
   SELECT "threadId", seq, "turnId", kind, policy, "maxAttempts", ${timestampFromMs(`"startedAt"`)}, ${timestampFromMs(`"endedAt"`)}, outcome,
-    "outcomeCode", "outcomeReason", ${timestampFromMs(`"resetAt"`)}
+    "outcomeCode", "outcomeReason", ${timestampFromMs(`"resetAt"`)}, "attemptsMade", "reportedRetryMs"
   FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[], $6::int[], $7::float8[], $8::float8[], $9::text[], $10::text[], $11::text[],
-    $12::float8[]) WITH ORDINALITY
-    AS r("threadId", seq, "turnId", kind, policy, "maxAttempts", "startedAt", "endedAt", outcome, "outcomeCode", "outcomeReason", "resetAt", i)
+    $12::float8[], $13::int[], $14::int[]) WITH ORDINALITY
+    AS r("threadId", seq, "turnId", kind, policy, "maxAttempts", "startedAt", "endedAt", outcome, "outcomeCode", "outcomeReason", "resetAt",
+      "attemptsMade", "reportedRetryMs", i)
   ORDER BY i
   ON CONFLICT ("threadId", seq) DO UPDATE SET ${EPISODE_SET}
   RETURNING id, "threadId", seq`;
@@ -61,6 +62,8 @@ export function episodeRowsOn(client: pg.ClientBase, rollups: RollupRowsOn) {
       column((e) => e.outcomeCode ?? null),
       column((e) => e.outcomeReason ?? null),
       column((e) => e.resetAt ?? null),
+      column(attemptsMadeOf),
+      column((e) => roundOrNull(e.reportedRetryMs)),
     ].map(arrayLiteral));
     const ids = new Map(rows.map((row) => [`${row.threadId}\0${row.seq}`, row.id]));
     const attempts = episodes.flatMap(({ threadId, episode }) => episode.attempts.map((attempt) => ({ episodeId: ids.get(`${threadId}\0${episode.seq}`)!, attempt })));

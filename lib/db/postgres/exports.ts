@@ -36,7 +36,9 @@ function pagedQuery(kind: ExportKind, query: ExportQuery, now: number): PagedQue
           ep.seq AS "episodeSeq", ep."turnId", ep.kind, ep.policy, ep."maxAttempts",
           (SELECT count(*) FROM "Attempt" a WHERE a."episodeId" = ep.id) AS attempts,
           ${ms(`ep."startedAt"`)}, ${ms(`ep."endedAt"`)}, ep.outcome, ep."outcomeCode", ep."outcomeReason", ${ms(`ep."resetAt"`)},
-          (SELECT coalesce(sum(${waitMsSql("?::bigint")}), 0)::bigint FROM "Attempt" a WHERE a."episodeId" = ep.id) AS "timeLostMs"
+          (SELECT (coalesce(sum(${waitMsSql("?::bigint")}), 0) + CASE WHEN count(*) = 0 THEN coalesce(ep."reportedRetryMs", 0) ELSE 0 END)::bigint
+            FROM "Attempt" a WHERE a."episodeId" = ep.id) AS "timeLostMs",
+          ep."attemptsMade", ep."reportedRetryMs"
         FROM "Episode" ep JOIN "Thread" t ON t.id = ep."threadId"
         WHERE (ep."startedAt", ep.id) > (${at()}, ?::int) AND ${inRange} ${where.sql} ORDER BY ep."startedAt", ep.id LIMIT ?`,
       before: [horizon, horizon],

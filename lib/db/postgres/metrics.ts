@@ -41,6 +41,7 @@ export function metricsSnapshot(now: number): Promise<MetricsSnapshot> {
       now,
     );
     const earlyAttempts = await totals<"kind" | "provider" | "agent">("attempt", "kind, provider, agent", "sum(early)", "sum(early) > 0");
+    const attempts = await totals<"kind" | "provider" | "model">("attempt", "kind, provider, model", "sum(n)", "sum(n) > 0");
     const waitMs = await totals<"kind" | "provider" | "model">("attempt", "kind, provider, model", "sum(ms)", "sum(waited) > 0");
     const advisedDelay = await histogram("advised");
     const actualGap = await histogram("actual");
@@ -57,6 +58,7 @@ export function metricsSnapshot(now: number): Promise<MetricsSnapshot> {
       directives,
       threads,
       earlyAttempts,
+      attempts,
       waitMs,
       advisedDelay,
       actualGap,

@@ -47,6 +47,16 @@ export function factsSql(episodeWhere: string | null, eventWhere: string | null,
        FROM a WHERE "retriedAt" IS NOT NULL GROUP BY 1, 2, 3, 4, 5`,
       `SELECT "threadId", 'advisedRetried', ${minute}, kind, ${bin(`"advisedDelayMs"`)}, count(*), 0, 0, 0, 0, 0
        FROM a WHERE "retriedAt" IS NOT NULL AND "advisedDelayMs" IS NOT NULL GROUP BY 1, 2, 3, 4, 5`,
+      // Retries the agent counted that no attempt row shows, as lib/db/rollups.ts's factsSql.
+      ...[[`'attempt'`, `''`], [`'threadWait'`, `ep."threadId"::text`]].map(
+        ([fact, label]) => `SELECT ep."threadId", ${fact}, ${minuteOf(msFromTimestamp(`coalesce(ep."endedAt", ep."startedAt")`))}, ep.kind, ${label},
+           u.unseen, u.ms, u.unseen, 0, 0, 0
+         FROM "Episode" ep CROSS JOIN LATERAL (
+           SELECT GREATEST(0, ep."attemptsMade" - 1 - coalesce(max(x.n), 0)) AS unseen,
+             CASE WHEN max(x.n) IS NULL THEN coalesce(ep."reportedRetryMs", 0) ELSE 0 END AS ms
+           FROM "Attempt" x WHERE x."episodeId" = ep.id) u
+         WHERE (${episodeWhere}) AND (u.unseen > 0 OR u.ms > 0)`,
+      ),
       `SELECT ep."threadId", 'outcome', coalesce(${minuteOf(msFromTimestamp(`ep."endedAt"`))}, -1), ep.kind, ep.outcome, count(*), 0, 0, 0, 0, 0
        FROM "Episode" ep WHERE (${episodeWhere}) AND ep.outcome IS NOT NULL GROUP BY 1, 2, 3, 4, 5`,
     );

@@ -149,7 +149,7 @@ const DETAIL = {
   byExternalId: `SELECT ${VIEW_COLUMNS} ${WITH_SOURCE} WHERE t."sourceId" = ? AND t."externalId" = ?`,
   children: `SELECT ${VIEW_COLUMNS} ${WITH_SOURCE} WHERE t."sourceId" = ? AND t."parentExternalId" = ? ORDER BY t."createdAt", t.id`,
   episodes: `SELECT id, seq, "turnId", kind, policy, "maxAttempts", ${ms(`"startedAt"`)}, ${ms(`"endedAt"`)}, outcome, "outcomeCode",
-    "outcomeReason", ${ms(`"resetAt"`)} FROM "Episode" WHERE "threadId" = ? ORDER BY seq`,
+    "outcomeReason", ${ms(`"resetAt"`)}, "attemptsMade", "reportedRetryMs" FROM "Episode" WHERE "threadId" = ? ORDER BY seq`,
   attempts: `SELECT a."episodeId", a.n, ${ms(`a."noticeAt"`)}, a."advisedDelayMs", ${ms(`a."expectedAt"`)}, a.estimated, ${ms(`a."deadlineAt"`)},
     ${ms(`a."startedAt"`)}, a."earlyByMs", a."httpStatus", a.code, a.message
     FROM "Episode" e JOIN "Attempt" a ON a."episodeId" = e.id WHERE e."threadId" = ? ORDER BY e.seq, a.n`,

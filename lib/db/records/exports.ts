@@ -18,6 +18,7 @@ export const EXPORT_COLUMNS = {
   episodes: [
     "threadId", "sourceId", "agent", "provider", "model", "episodeSeq", "turnId", "kind", "policy", "maxAttempts",
     "attempts", "startedAt", "endedAt", "outcome", "outcomeCode", "outcomeReason", "resetAt", "timeLostMs",
+    "attemptsMade", "reportedRetryMs",
   ],
   attempts: [
     "threadId", "sourceId", "agent", "provider", "model", "episodeSeq", "kind", "policy", "n", "noticeAt",

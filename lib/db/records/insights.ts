@@ -209,16 +209,20 @@ export function toInsights(query: InsightsQuery, rows: InsightsRows): InsightsDa
   });
 
   const attemptsJudged = earlyByAgent.reduce((sum, row) => sum + row.attempts, 0);
+  const attempts = timeLost.reduce((sum, row) => sum + row.attempts, 0);
+  const episodesEnded = outcomeBuckets.reduce((sum, b) => sum + b.total, 0);
   const attemptsEarly = earlyByAgent.reduce((sum, row) => sum + row.early, 0);
   return {
     range: { preset: range.preset, from: iso(range.from), to: iso(range.to), bucket: range.bucket, bucketMs: range.bucketMs },
     split: query.split,
     totals: {
       notices: noticeBuckets.reduce((sum, b) => sum + b.total, 0),
-      episodesEnded: outcomeBuckets.reduce((sum, b) => sum + b.total, 0),
+      episodesEnded,
       episodesOpen: rows.openEpisodes,
       recoveryRatio: recoveryRatio(Object.fromEntries(outcomeTotals)),
       timeLostMs: timeLost.reduce((sum, row) => sum + row.timeLostMs, 0),
+      attempts,
+      attemptsPerEpisode: episodesEnded ? 1 + attempts / episodesEnded : null,
       attemptsJudged,
       attemptsEarly,
       earlyShare: attemptsJudged ? attemptsEarly / attemptsJudged : null,

@@ -147,6 +147,8 @@ export interface EpisodeRow {
   outcomeCode: string | null;
   outcomeReason: string | null;
   resetAt: number | null;
+  attemptsMade: number;
+  reportedRetryMs: number | null;
 }
 
 /** An attempt of one of the thread's episodes (`episodeId`), as the thread page reads it. */
@@ -192,6 +194,8 @@ export function toEpisodeViews(episodes: EpisodeRow[], attempts: AttemptRow[]): 
     outcomeCode: episode.outcomeCode,
     outcomeReason: episode.outcomeReason,
     resetAt: iso(episode.resetAt),
+    attemptsMade: Number(episode.attemptsMade),
+    reportedRetryMs: episode.reportedRetryMs === null ? null : Number(episode.reportedRetryMs),
     attempts: (byEpisode.get(episode.id) ?? []).map((attempt) => ({
       n: attempt.n,
       noticeAt: iso(attempt.noticeAt)!,
