@@ -198,6 +198,7 @@ describe("whole quoted values, lists, spaced names, escaped query separators and
     // After a JSON escape inside a string, a name, a key or a bearer token starts anew.
     [String.raw`"message":"failed:\npassword=hunter2\tkey ${OPENAI}\r\nBearer abcdefgh12"`, String.raw`"message":"failed:\npassword=${MASK}\tkey sk-…${MASK}\r\nBearer ${MASK}"`],
     [`"cmd":"C:\\\\keys\\\\token=abc123 C:\\keys\\${OPENAI}"`, `"cmd":"C:\\\\keys\\\\token=${MASK} C:\\keys\\sk-…${MASK}"`],
+    [String.raw`C:\keys\password=hunter2 C:\keys\password=hunter3`, String.raw`C:\keys\password=${MASK} C:\keys\password=${MASK}`],
     // A URL password holding a raw `@`, and a user name holding one: the last `@` of the authority ends it.
     ["proxy https://ana:p@ss@w0rd@proxy.internal:8080/v1?x=a@b refused", `proxy https://ana:${MASK}@proxy.internal:8080/v1?x=a@b refused`],
     ["git https://ana@example.com:hunter2@git.example.com/r.git", `git https://ana@example.com:${MASK}@git.example.com/r.git`],
@@ -212,6 +213,8 @@ describe("whole quoted values, lists, spaced names, escaped query separators and
   it.each([
     "PWD=/home/agent/work OLDPWD=/home/agent cwd: /tmp",
     "cd /tmp PWD=/home/agent/work",
+    String.raw`"env":"HOME=/home/agent
+PWD=/home/agent/work	OLDPWD=/tmp"`,
     '{"PWD":"/home/agent/work"}',
     "input tokens: 1234, max tokens: 4096, total tokens: 5330",
     "the idempotency key: k-42; the API key header_name: x-api-key", // names that only mention one

@@ -100,20 +100,23 @@ function anyCase(source: string): string {
   return source.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`);
 }
 
+/** A backslash not itself escaped, and the letters after one that make a JSON escape (`\n`, `\u0026`). */
+const UNESCAPED_BACKSLASH = String.raw`(?<!\\)\\`;
+const ESCAPE_LETTERS = String.raw`(?:[nrtbf]|u[0-9a-fA-F]{4})`;
 /**
  * Where a word of these characters starts: not right after another, but after an escape in
- * JSON logged inside a string (`\ntoken=`, `\u0026key=`, `\\token=`).
+ * JSON logged inside a string (`\ntoken=`, `\u0026key=`).
  */
 function wordStart(chars: string): string {
-  return String.raw`(?<![${chars}](?<!\\[nrtbf\\]|\\u[0-9a-fA-F]{4}))`;
+  return String.raw`(?<![${chars}](?<!${UNESCAPED_BACKSLASH}${ESCAPE_LETTERS}))`;
 }
 
 /**
  * Any name, of one word or two (`API key`); whether it holds a credential is decided by its
  * words (isCredentialName), not here. Only the last two words of a name ever count, so a third
- * is never read. A name never starts at an escape's letter (`n` of `\ntoken`).
+ * is never read. A name never starts at an escape's letter (`n` of `\ntoken`, so `\nPWD=` is `PWD`).
  */
-const NAME = String.raw`${wordStart(String.raw`\w.\-\\`)}([\w.-]+(?: [\w.-]+)?)`;
+const NAME = String.raw`${wordStart(String.raw`\w.\-`)}(?!(?<=${UNESCAPED_BACKSLASH})${ESCAPE_LETTERS})([\w.-]+(?: [\w.-]+)?)`;
 /** `: `, `=`, `": "` and their JSON-escaped forms (a JSON document inside a string). */
 const SEPARATOR = String.raw`(\\?["']?[ \t]*[:=][ \t]*)`;
 /** A quoted name: names hold no quote or backslash, so it ends at the first. */
