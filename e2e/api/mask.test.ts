@@ -149,10 +149,20 @@ describe("every shape of credential, read as a viewer", () => {
     npm: "npm_PlantedNpmToken0123456789abcdefghijk",
     gitlab: "glpat-PlantedGitLab0123456789",
     huggingFace: "hf_PlantedHuggingFace0123456789abcdefg",
+    // Whole quoted values, lists, two-word names, `*_PWD`, escaped query separators, webhooks.
+    apostrophe: "plantedApostropheS1x",
+    escaped: "plantedEscapedS2x",
+    list: "plantedListS3x",
+    spacedName: "plantedSpacedNameS4x",
+    pwd: "plantedPwdS5x",
+    htmlQuery: "plantedHtmlQueryS6x",
+    urlAt: "plantedUrlAtS7x",
+    slackHook: "plantedSlackHookS8x0123",
+    discordHook: "plantedDiscordHookS9x_0123",
   };
   const shown = [`sk_live_…${MASK}`, `npm_…${MASK}`, `glpat-…${MASK}`, `hf_…${MASK}`];
   // What insights read, and names that only mention a credential: kept as sent.
-  const readable = ['"input_tokens":1234', '"max_tokens":4096', '"total_tokens":5330', '"cache_read_input_tokens":77', '"input_token_count":1234', '"auth.header_name":"authorization"', "page=2", "X-Amz-Expires=300"];
+  const readable = ["PWD=/home/agent", '"input_tokens":1234', '"max_tokens":4096', '"total_tokens":5330', '"cache_read_input_tokens":77', '"input_token_count":1234', '"auth.header_name":"authorization"', "page=2", "X-Amz-Expires=300"];
   let viewer: string;
 
   beforeAll(async () => {
@@ -188,6 +198,13 @@ describe("every shape of credential, read as a viewer", () => {
               `https://app.example.test/callback#access_token=${planted.fragmentToken}&state=s1`,
             ],
             logged: `request {"headers":[{"name":"Authorization","value":"${planted.textPair}"}]}`,
+            quoted: [
+              `password: "don't-${planted.apostrophe}" PWD=/home/agent DB_PWD=${planted.pwd}`,
+              `{"password":"ab\\\\${planted.escaped}","set-cookie":["${planted.list}"]}`,
+              `API key: ${planted.spacedName}; <a href="https://a.example.test/p?page=2&amp;key=${planted.htmlQuery}">`,
+              `proxy https://ana:p@${planted.urlAt}@proxy.example.test/v1`,
+              `https://hooks.slack.com/services/T0AB12CD3/B0EF45GH6/${planted.slackHook} https://discord.com/api/webhooks/1234567890123456789/${planted.discordHook}`,
+            ],
             usage: { input_tokens: 1234, max_tokens: 4096, total_tokens: 5330, cache_read_input_tokens: 77, input_token_count: 1234 },
             "auth.header_name": "authorization",
           },

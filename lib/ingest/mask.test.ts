@@ -169,6 +169,75 @@ describe("names by their words, pairs, URLs and more key shapes", () => {
   });
 });
 
+// Made-up webhook secrets.
+const SLACK_HOOK = "https://hooks.slack.com/services/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";
+const DISCORD_HOOK = "https://discord.com/api/webhooks/1234567890123456789/Xq9vR2mT7wLp4KzN8bYc1dFg6hJs3aQe5uWo0iEr-2tYx7Z_abcdefghijklmnopqrstu";
+
+describe("whole quoted values, lists, spaced names, escaped query separators and webhooks", () => {
+  it.each([
+    // A quoted value runs to its own closing quote, escapes included.
+    [`password: "don't-tell-anyone" ok`, `password: "${MASK}" ok`],
+    [`password='say "hi" 42' ok`, `password='${MASK}' ok`],
+    [String.raw`{"password":"ab\"cd\\ef","user":"ana"}`, `{"password":"${MASK}","user":"ana"}`],
+    [String.raw`{\"password\":\"ab\\\\cdef\",\"user\":\"ana\"}`, String.raw`{\"password\":\"${MASK}\",\"user\":\"ana\"}`],
+    [String.raw`{\"token\":\"ab\\\"cd\",\"user\":\"ana\"}`, String.raw`{\"token\":\"${MASK}\",\"user\":\"ana\"}`],
+    [String.raw`[{"name":"api_key","value":"ab\\c'd\"ef"}]`, `[{"name":"api_key","value":"${MASK}"}]`],
+    // A list of values.
+    ['{"password":["pw-one"],"user":"ana"}', `{"password":["${MASK}"],"user":"ana"}`],
+    ['"set-cookie": ["a=1; Path=/", "b=2"], "x": 1', `"set-cookie": ["${MASK}", "${MASK}"], "x": 1`],
+    [String.raw`{\"Values\":[\"v1\"],\"Name\":\"x\"} {\"name\":\"api_key\",\"values\":[\"v2\"]}`, String.raw`{\"Values\":[\"v1\"],\"Name\":\"x\"} {\"name\":\"api_key\",\"values\":[\"${MASK}\"]}`],
+    // Names of two words.
+    ["API key: abc123def456 expired", `API key: ${MASK} expired`],
+    ["Your OpenAI API key = abc123def456", `Your OpenAI API key = ${MASK}`],
+    ["client secret: s3cr3t-value", `client secret: ${MASK}`],
+    // `pwd` as a name's last word, never the working directory alone.
+    ["DB_PWD=hunter2 MYSQL_PWD=hunter3 dbPwd: hunter4", `DB_PWD=${MASK} MYSQL_PWD=${MASK} dbPwd: ${MASK}`],
+    // HTML- and JSON-escaped query separators.
+    ["<a href=\"https://a.example/p?page=2&amp;key=abc123def&amp;v=1\">", `<a href="https://a.example/p?page=2&amp;key=${MASK}&amp;v=1">`],
+    [String.raw`"url":"https://a.example/p?page=2\u0026sig=abc123def\u0026v=1"`, String.raw`"url":"https://a.example/p?page=2\u0026sig=${MASK}\u0026v=1"`],
+    // After a JSON escape inside a string, a name, a key or a bearer token starts anew.
+    [String.raw`"message":"failed:\npassword=hunter2\tkey ${OPENAI}\r\nBearer abcdefgh12"`, String.raw`"message":"failed:\npassword=${MASK}\tkey sk-…${MASK}\r\nBearer ${MASK}"`],
+    [`"cmd":"C:\\\\keys\\\\token=abc123 C:\\keys\\${OPENAI}"`, `"cmd":"C:\\\\keys\\\\token=${MASK} C:\\keys\\sk-…${MASK}"`],
+    [String.raw`C:\keys\password=hunter2 C:\keys\password=hunter3`, String.raw`C:\keys\password=${MASK} C:\keys\password=${MASK}`],
+    // A URL password holding a raw `@`, and a user name holding one: the last `@` of the authority ends it.
+    ["proxy https://ana:p@ss@w0rd@proxy.internal:8080/v1?x=a@b refused", `proxy https://ana:${MASK}@proxy.internal:8080/v1?x=a@b refused`],
+    ["git https://ana@example.com:hunter2@git.example.com/r.git", `git https://ana@example.com:${MASK}@git.example.com/r.git`],
+    // Webhook URLs: the last path segment is the secret.
+    [`posting to ${SLACK_HOOK} failed`, `posting to https://hooks.slack.com/services/T0AB12CD3/B0EF45GH6/…${MASK} failed`],
+    [`{"webhook":"${DISCORD_HOOK}"}`, `{"webhook":"https://discord.com/api/webhooks/1234567890123456789/…${MASK}"}`],
+  ])("%s", (text, masked) => {
+    expect(maskText(text)).toBe(masked);
+    expect(maskText(masked)).toBe(masked);
+  });
+
+  it.each([
+    "PWD=/home/agent/work OLDPWD=/home/agent cwd: /tmp",
+    "cd /tmp PWD=/home/agent/work",
+    String.raw`"env":"HOME=/home/agent
+PWD=/home/agent/work	OLDPWD=/tmp"`,
+    '{"PWD":"/home/agent/work"}',
+    "input tokens: 1234, max tokens: 4096, total tokens: 5330",
+    "the idempotency key: k-42; the API key header_name: x-api-key", // names that only mention one
+    "https://ana@example.com/path:x@y",
+    "https://hooks.slack.com/services",
+    "proxy https://proxy.internal:8080/v1?x=a@b",
+    "&amp;page=2&amp;code_review=on \\u0026limit=5",
+    '{"password":{"set":true},"value":{"stringValue":"x"}}',
+  ])("leaves %s", (text) => {
+    expect(maskText(text)).toBe(text);
+  });
+
+  it.each([["DB_PWD"], ["dbPwd"], ["mysql.pwd"], ["API key"], ["client secret"]])("%s is a credential name", (name) => expect(isCredentialName(name)).toBe(true));
+  it.each([["PWD"], ["OLDPWD"], ["pwd"], ["input tokens"], ["api key source"]])("%s is not", (name) => expect(isCredentialName(name)).toBe(false));
+
+  it("masks the whole value, in a payload and as its text", () => {
+    const line = { env: { DB_PWD: "p1", PWD: "/home/x" }, text: `password: "don't-tell-anyone"`, hook: SLACK_HOOK };
+    expect(maskPayload(line)).toEqual({ env: { DB_PWD: MASK, PWD: "/home/x" }, text: `password: "${MASK}"`, hook: `https://hooks.slack.com/services/T0AB12CD3/B0EF45GH6/…${MASK}` });
+    const text = JSON.stringify(line);
+    expect(maskText(text)).toBe(JSON.stringify(maskPayload(line)));
+  });
+});
+
 describe("maskCredential", () => {
   it.each([
     ["Bearer dummy-oauth-token", `Bearer ${MASK}`],
@@ -201,7 +270,7 @@ describe("maskPayload", () => {
   // Counted, not timed: the text every regex match covers stays within a few times the input,
   // so no value is read again from each of many names before it (`key=key=key=…`).
   it("reads each character a bounded number of times", () => {
-    const hostile = ["key=".repeat(4000), "name=".repeat(3200), "Key:".repeat(4000), "name: ".repeat(2700), `"name":"x`.repeat(1800), "a=".repeat(8000), "?key=".repeat(3200)];
+    const hostile = ["key=".repeat(4000), "name=".repeat(3200), "Key:".repeat(4000), "name: ".repeat(2700), `"name":"x`.repeat(1800), "a=".repeat(8000), "?key=".repeat(3200), `name:"${'name:\\"'.repeat(2000)}`, `"name":"api_key",${'"name":"api_key",'.repeat(900)}`, "a b: ".repeat(3000), "a b c d ".repeat(2000), "&amp;key=".repeat(1800), "\\u0026key=".repeat(1600), "://a:b@".repeat(2600), `password:[${'"a",'.repeat(3000)}`, "api key ".repeat(2000)];
     const exec = RegExp.prototype.exec;
     let read = 0;
     const spy = vi.spyOn(RegExp.prototype, "exec").mockImplementation(function (this: RegExp, text: string) {

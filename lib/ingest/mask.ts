@@ -3,14 +3,18 @@
  * the ingest path before anything is persisted. Masked are
  * - values of credential fields and headers, a name counting by its words whatever its case
  *   style, with the credential word last (`authorization`, `cookie`, `clientSecret`,
- *   `DB_PASSWORD`, `githubToken`, `x-api-key`, `X-Auth-*`), as object keys, as the value of a
- *   name/value pair naming one (`{"name": "api_key", "value": …}`, `[["Authorization", …]]`)
- *   and as `name: value` / `name=value` / `"name": "value"` pairs inside text;
- * - URL query and fragment values of such names and of `key`, `sig`, `signature`, `code`, `auth`;
+ *   `DB_PASSWORD`, `DB_PWD`, `githubToken`, `x-api-key`, `X-Auth-*`), as object keys, as the
+ *   value of a name/value pair naming one (`{"name": "api_key", "value": …}`,
+ *   `[["Authorization", …]]`) and as `name: value` / `name=value` / `"name": "value"` /
+ *   `"name": ["value", …]` pairs inside text, the name also of two words (`API key: …`); a
+ *   quoted value whole, to its own closing quote, escapes and JSON inside a string included;
+ * - URL query and fragment values of such names and of `key`, `sig`, `signature`, `code`, `auth`,
+ *   also after an escaped separator (`&amp;`, `\u0026`);
  * - `Bearer <token>` anywhere in text;
  * - well-known key shapes in text (OpenAI, Anthropic, GitHub, GitLab, AWS, Google, Slack,
- *   Stripe, npm, Hugging Face, JWTs, this product's ingest tokens `rr_…` and API keys `rrk_…`);
- * - the password in a URL (`https://user:••••@host`).
+ *   Stripe, npm, Hugging Face, JWTs, this product's ingest tokens `rr_…` and API keys `rrk_…`),
+ *   and the secret last segment of Slack and Discord webhook URLs;
+ * - the password in a URL (`https://user:••••@host`), up to the authority's last `@`.
  * Linear in the text's length: no rule backtracks over what another already read.
  * A short prefix stays (`sk-ant-…••••`, `Bearer ••••`) so a reviewer sees which kind of
  * credential leaked, never the secret itself.
@@ -52,6 +56,11 @@ const CREDENTIAL_WORDS = new Set([
   "privatekey",
   "secretkey",
 ]);
+/**
+ * A last word that is a credential only after another word of the same name (`DB_PWD`,
+ * `MYSQL_PWD`, `dbPwd`): alone, `PWD` is the shell's working directory, which stays readable.
+ */
+const QUALIFIED_WORDS = new Set(["pwd"]);
 /** The word before a last word `key` that makes it a credential (`x-api-key`, `Ocp-Apim-Subscription-Key`). */
 const KEY_KINDS = new Set(["api", "private", "secret", "access", "signing", "encryption", "master", "auth", "subscription"]);
 /** Last words that hold a credential only as a URL's query or fragment parameter (`?key=`, `&sig=`, `?code=`). */
@@ -81,6 +90,9 @@ const KEY_SHAPES: [prefix: string, rest: string][] = [
   ["xapp-", "[0-9A-Za-z-]{10,}"],
   ["eyJ", String.raw`[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`],
   ["rrk?_", "[A-Za-z0-9_-]{16,}"],
+  // Webhook URLs whose last path segment is the secret: the workspace and channel ids stay.
+  [String.raw`hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/`, "[A-Za-z0-9]{16,}"],
+  [String.raw`(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/(?:v\d+/)?webhooks/\d+/`, "[A-Za-z0-9_-]{20,}"],
 ];
 
 /** Case-insensitive letters without the `i` flag, which would also loosen the key shapes. */
@@ -88,28 +100,73 @@ function anyCase(source: string): string {
   return source.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`);
 }
 
-/** Any name; whether it holds a credential is decided by its words (isCredentialName), not here. */
-const NAME = String.raw`(?<![\w.-])([\w.-]+)`;
+/** A backslash not itself escaped, and the letters after one that make a JSON escape (`\n`, `\u0026`). */
+const UNESCAPED_BACKSLASH = String.raw`(?<!\\)\\`;
+const ESCAPE_LETTERS = String.raw`(?:[nrtbf]|u[0-9a-fA-F]{4})`;
+/**
+ * Where a word of these characters starts: not right after another, but after an escape in
+ * JSON logged inside a string (`\ntoken=`, `\u0026key=`).
+ */
+function wordStart(chars: string): string {
+  return String.raw`(?<![${chars}](?<!${UNESCAPED_BACKSLASH}${ESCAPE_LETTERS}))`;
+}
+
+/**
+ * Any name, of one word or two (`API key`); whether it holds a credential is decided by its
+ * words (isCredentialName), not here. Only the last two words of a name ever count, so a third
+ * is never read. A name never starts at an escape's letter (`n` of `\ntoken`, so `\nPWD=` is `PWD`).
+ */
+const NAME = String.raw`${wordStart(String.raw`\w.\-`)}(?!(?<=${UNESCAPED_BACKSLASH})${ESCAPE_LETTERS})([\w.-]+(?: [\w.-]+)?)`;
 /** `: `, `=`, `": "` and their JSON-escaped forms (a JSON document inside a string). */
 const SEPARATOR = String.raw`(\\?["']?[ \t]*[:=][ \t]*)`;
-const QUOTED_VALUE = String.raw`(\\?["'])([^"'\r\n\\]*)`;
+/** A quoted name: names hold no quote or backslash, so it ends at the first. */
+const QUOTED_NAME = String.raw`(\\?["'])([^"'\r\n\\]*)`;
+/** The opening quote of a value, plain or JSON-escaped (`\"`), or of a list of values (`[`). */
+const OPENING = /\[[ \t]*|\\?["']/y;
+/**
+ * A quoted value's longest read. A credential is far shorter (a PEM key in JSON is about 2,000
+ * characters); an unclosed quote masks this much and the rest is scanned as text.
+ */
+const MAX_QUOTED_CHARS = 8192;
+/**
+ * A quoted value's characters, after its opening quote, up to its own closing quote: the other
+ * quote character and escapes belong to it (`"don't"`, `"a\"b"`). After a JSON-escaped quote
+ * (JSON inside a string) the value's own escapes are escaped once more (`\"a\\\"b\\\\c\"`).
+ * Nothing follows the repetition, so it never backtracks.
+ */
+const QUOTED_CHARS = new Map(
+  ["'", '"'].flatMap((quote) => {
+    const plain = String.raw`[^${quote}\\\r\n]`;
+    const escape = String.raw`\\[^\r\n]`;
+    return [
+      [quote, new RegExp(String.raw`(?:${plain}|${escape}){0,${MAX_QUOTED_CHARS}}`, "y")],
+      [`\\${quote}`, new RegExp(String.raw`(?:${plain}|\\[^${quote}\\\r\n]|\\\\(?:${plain}|${escape})){0,${MAX_QUOTED_CHARS}}`, "y")],
+    ] as const;
+  }),
+);
+/** Between two quoted values of a list: `", "`. */
+const LIST_SEPARATOR = /[ \t]*,[ \t]*/y;
 const BARE = String.raw`[^\s"'\\,;&)}\]]`;
-/** A bare value runs to a delimiter; a cookie's further `; name=value` pairs belong to it. */
-const BARE_VALUE = String.raw`((?:${anyCase(SCHEMES)})[ \t]+)?(${BARE}+(?:;[ \t]*[\w.-]+=${BARE}*)*)`;
-/** The value after a credential's name and separator, read only once the name is known to be one. */
-const VALUE = new RegExp(`${QUOTED_VALUE}|${BARE_VALUE}`, "y");
+/** A bare value runs to a delimiter, and is never an object (`{`); a cookie's further `; name=value` pairs belong to it. */
+const BARE_VALUE = String.raw`((?:${anyCase(SCHEMES)})[ \t]+)?((?!\{)${BARE}+(?:;[ \t]*[\w.-]+=${BARE}*)*)`;
+/** An unquoted value after a credential's name and separator, read only once the name is known to be one. */
+const BARE_VALUE_AT = new RegExp(BARE_VALUE, "y");
 /**
  * A logged pair's name field, quoted: a read from one quote stops at the next, so no text is read
- * again from each `name=`/`key:` before it (VALUE would run a bare value on to its end each time).
+ * again from each `name=`/`key:` before it (a bare value would run on to its end each time).
  */
-const PAIR_NAME = new RegExp(QUOTED_VALUE, "y");
-/** After a pair's name field (`"name": "api_key`): the rest of its quote, then its value field (`", "value": "…`). */
-const PAIR_VALUE = new RegExp(String.raw`(\\?["'][ \t]*,[ \t]*\\?["']?${anyCase("value")}s?\\?["']?[ \t]*:[ \t]*)(\\?["'])([^"'\r\n\\]*)`, "y");
+const PAIR_NAME = new RegExp(QUOTED_NAME, "y");
+/** After a pair's name field (`"name": "api_key`): the rest of its quote, then its value field's name (`", "value": `). */
+const PAIR_VALUE = new RegExp(String.raw`\\?["'][ \t]*,[ \t]*\\?["']?${anyCase("value")}s?\\?["']?[ \t]*:[ \t]*`, "y");
 /** The token is taken whole (a lookahead and its backreference never backtrack), and never a masked one. */
 const BEARER = String.raw`(${anyCase("bearer")})[ \t]+(?=(?<token>[A-Za-z0-9._~+/-]{8,}=*))\k<token>(?![…•])`;
 
-/** The password of a URL's user information: `https://user:••••@host`. */
-const URL_PASSWORD = String.raw`(:\/\/[^\s/:@]+:)[^\s/@]+(?=@)`;
+/**
+ * The password of a URL's user information: `https://user:••••@host`. As URL parsers do, the
+ * authority runs to the first `/`, `?` or `#`, the user to the first `:` and the password to
+ * the last `@` (`user:p@ss@host`); the read stops at the authority's end, so it is linear.
+ */
+const URL_PASSWORD = String.raw`(:\/\/[^\s/?#:]+:)[^\s/?#]+(?=@)`;
 
 /**
  * The one pass over a string: a key shape, a bearer token, a name and its separator, or a URL's
@@ -120,8 +177,8 @@ const URL_PASSWORD = String.raw`(:\/\/[^\s/:@]+:)[^\s/@]+(?=@)`;
  */
 const SECRETS = new RegExp(
   [
-    String.raw`(?<![A-Za-z0-9_-])(?:${KEY_SHAPES.map(([prefix, rest]) => prefix + rest).join("|")})`,
-    String.raw`(?<![\w-])${BEARER}`,
+    String.raw`${wordStart(String.raw`A-Za-z0-9_\-`)}(?:${KEY_SHAPES.map(([prefix, rest]) => prefix + rest).join("|")})`,
+    String.raw`${wordStart(String.raw`\w\-`)}${BEARER}`,
     `${NAME}${SEPARATOR}`,
     URL_PASSWORD,
   ].join("|"),
@@ -185,18 +242,53 @@ export function maskText(text: string): string {
  */
 function maskPair(text: string, start: number, name: string, separator: string): [masked: string, end: number] | null {
   const head = `${name}${separator}`;
-  const logged = PAIR_NAMES.has(name.toLowerCase()) ? maskLoggedPair(text, head, start + head.length) : null;
+  const logged = PAIR_NAMES.has(name.slice(name.lastIndexOf(" ") + 1).toLowerCase()) ? maskLoggedPair(text, head, start + head.length) : null;
   if (logged) return logged;
-  VALUE.lastIndex = start + head.length;
-  const inQuery = "?&#".includes(text[start - 1] ?? " ") && separator === "=";
+  const inQuery = separator === "=" && !name.includes(" ") && QUERY_SEPARATORS.test(text.slice(Math.max(0, start - 6), start));
   if (!isCredentialName(name) && !(inQuery && QUERY_WORDS.has(lastWord(name)))) return null;
-  const value = VALUE.exec(text);
-  if (!value) return null;
-  // Groups: 1–2 quoted value, 3–4 bare value (its scheme, then the rest).
-  const [read, quote, quoted, scheme, bare] = value;
-  if (quote === undefined) return [`${head}${maskCredential(`${scheme ?? ""}${bare}`)}`, VALUE.lastIndex];
-  if (!quoted) return [`${head}${read}`, VALUE.lastIndex];
-  return [`${head}${quote}${maskCredential(quoted)}`, VALUE.lastIndex];
+  const value = maskValue(text, start + head.length);
+  return value && [`${head}${value[0]}`, value[1]];
+}
+
+/** What ends the text before a URL's query or fragment parameter: `?`, `&`, `#`, or `&` escaped for HTML or JSON. */
+const QUERY_SEPARATORS = /(?:[?&#]|&amp;|&#38;|\\u0026)$/i;
+
+/**
+ * A credential's value at `from`, masked, and where it ends; null when none starts there. A
+ * quoted value runs to its own closing quote (which stays, with the rest, for the scan); a list
+ * masks each of its quoted values; a bare value runs to a delimiter.
+ */
+function maskValue(text: string, from: number): [masked: string, end: number] | null {
+  OPENING.lastIndex = from;
+  const opening = OPENING.exec(text)?.[0];
+  if (opening === undefined) {
+    BARE_VALUE_AT.lastIndex = from;
+    const bare = BARE_VALUE_AT.exec(text);
+    return bare && [maskCredential(`${bare[1] ?? ""}${bare[2]}`), BARE_VALUE_AT.lastIndex];
+  }
+  if (!opening.startsWith("[")) return maskQuoted(text, opening, from + opening.length);
+  // A list: `["a", "b"]`, each value masked; its closing `]` is scanned as text.
+  let masked = opening;
+  let at = from + opening.length;
+  for (;;) {
+    OPENING.lastIndex = at;
+    const quote = OPENING.exec(text)?.[0];
+    if (quote === undefined || quote.startsWith("[")) return masked === opening ? null : [masked, at];
+    const [value, end] = maskQuoted(text, quote, at + quote.length);
+    masked += value;
+    LIST_SEPARATOR.lastIndex = end + quote.length;
+    if (!text.startsWith(quote, end) || !LIST_SEPARATOR.exec(text)) return [masked, end];
+    masked += text.slice(end, LIST_SEPARATOR.lastIndex);
+    at = LIST_SEPARATOR.lastIndex;
+  }
+}
+
+/** A quoted value whose opening quote ends at `from`: the quote, the value masked (an empty one kept), and where the value ends. */
+function maskQuoted(text: string, quote: string, from: number): [masked: string, end: number] {
+  const chars = QUOTED_CHARS.get(quote)!;
+  chars.lastIndex = from;
+  const value = chars.exec(text)![0];
+  return [`${quote}${value && maskCredential(value)}`, chars.lastIndex];
 }
 
 /** A logged pair whose quoted name field starts at `from`: its value field masked when it names a credential. */
@@ -206,8 +298,9 @@ function maskLoggedPair(text: string, head: string, from: number): [masked: stri
   if (!value || !isCredentialName(value[2])) return null;
   PAIR_VALUE.lastIndex = PAIR_NAME.lastIndex;
   const field = PAIR_VALUE.exec(text);
-  if (!field?.[3]) return null;
-  return [`${head}${value[0]}${field[1]}${field[2]}${maskCredential(field[3])}`, PAIR_VALUE.lastIndex];
+  const masked = field && maskValue(text, PAIR_VALUE.lastIndex);
+  if (!masked) return null;
+  return [`${head}${value[0]}${field[0]}${masked[0]}`, masked[1]];
 }
 
 /** Whether a field or header of this name holds a credential, whatever its case style (module header). */
@@ -216,6 +309,7 @@ export function isCredentialName(name: string): boolean {
   const last = words.at(-1);
   if (last === undefined) return false;
   if (CREDENTIAL_WORDS.has(last)) return true;
+  if (QUALIFIED_WORDS.has(last)) return nameWords(name.slice(name.lastIndexOf(" ") + 1)).length > 1; // `DB_PWD`, not `cd /tmp PWD`
   if (last === "key" && KEY_KINDS.has(words.at(-2) ?? "")) return true;
   return words[0] === "x" && words[1] === "auth"; // X-Auth-Token, X-Auth-Key, X-Auth-User…
 }
