@@ -1,3 +1,4 @@
+import ipaddr from "ipaddr.js";
 import { humanDuration } from "@/lib/retry/duration";
 
 /**
@@ -31,11 +32,13 @@ export interface FailureCount {
   last: number | null;
 }
 
-/** The failures a sign-in of `email` from `address` is judged by. */
+/** The failures a sign-in of `email` from `address` (and from a known device) is judged by. */
 export interface RecentFailures {
   pair: FailureCount;
   account: FailureCount;
   address: FailureCount;
+  /** Of the email from the browser's known device (none without one). */
+  device: FailureCount;
 }
 
 export type Held = { until: number; by: "account" | "address" };
@@ -46,8 +49,16 @@ export function waitUntil(failures: FailureCount, threshold: number): number | n
   return failures.last + Math.min(LONGEST_WAIT_MS, FIRST_WAIT_MS * 2 ** Math.min(30, failures.count - threshold));
 }
 
-/** Whether a sign-in must wait now, and until when; the longest wait wins. */
-export function heldUntil(recent: RecentFailures, now: number): Held | null {
+/**
+ * Whether a sign-in must wait now, and until when; the longest wait wins. A browser that signed in
+ * as the person recently (`knownDevice`, lib/auth/known-device.ts) is judged by its own failures
+ * of that account only: others' guesses, from its address or anywhere, cannot hold it back.
+ */
+export function heldUntil(recent: RecentFailures, now: number, knownDevice = false): Held | null {
+  if (knownDevice) {
+    const until = waitUntil(recent.device, PAIR_FAILURES_BEFORE_WAIT);
+    return until !== null && until > now ? { until, by: "account" } : null;
+  }
   const waits: Held[] = [];
   const pair = waitUntil(recent.pair, PAIR_FAILURES_BEFORE_WAIT);
   const account = waitUntil(recent.account, ACCOUNT_FAILURES_BEFORE_WAIT);
@@ -93,6 +104,19 @@ export function addressLockouts(groups: FailureGroup[], now: number): { address:
     if (until !== null && until > now) out.push({ address, failures: all.count, lockedUntil: until });
   }
   return out.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+}
+
+/**
+ * The address failures are counted under: an IPv6 client by its /64, the least one host or home
+ * is given, so stepping through its own addresses does not escape the per-address limit; an
+ * IPv4-mapped IPv6 address as the IPv4 address. Anything else as it is.
+ */
+export function throttledAddress(address: string): string {
+  if (!ipaddr.IPv6.isValid(address)) return address;
+  const parsed = ipaddr.IPv6.parse(address);
+  if (parsed.isIPv4MappedAddress()) return parsed.toIPv4Address().toString();
+  const parts = parsed.parts.slice(0, 4);
+  return `${new ipaddr.IPv6([...parts, 0, 0, 0, 0]).toString()}/64`;
 }
 
 /** The start of the window at `now`: failures at or before it are forgotten. */
