@@ -15,7 +15,7 @@ export async function recordSignInFailure(failure: { email: string; address: str
   });
 }
 
-export async function recentFailures(email: string, address: string, since: number, device: string | null = null, client: pg.ClientBase = pool()): Promise<RecentFailures> {
+export async function recentFailures(email: string, address: string, since: number, device: string | null = null, client: pg.ClientBase | pg.Pool = pool()): Promise<RecentFailures> {
   const { rows } = await client.query<{ kind: keyof RecentFailures; count: number; last: number | null }>(
     `SELECT 'pair' AS kind, count(*)::int AS count, ${LAST} FROM "SignInFailure" WHERE email = $1 AND address = $2 AND at > ${timestampFromMs("$3")}
      UNION ALL SELECT 'account', count(*)::int, ${LAST} FROM "SignInFailure" WHERE email = $1 AND at > ${timestampFromMs("$3")}
