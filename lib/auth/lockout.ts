@@ -10,7 +10,10 @@ import { humanDuration } from "@/lib/retry/duration";
  * than the window are forgotten, so nobody stays held back by old typos (everyone behind one NAT
  * shares an address), and someone else's failures can hold an account back only by repeating
  * them, for minutes at a time. An admin clears an account's or an address's failures (People
- * page, `npm run users -- unlock`).
+ * page, `npm run users -- unlock`). A browser the person signed in from recently (a known
+ * device) is held back by its own failures only, so others' repeated guesses cannot keep the
+ * person out of it at all. An attempt counts as a failure from before its password is checked
+ * (lib/auth/people.ts), so parallel attempts cannot pass on one count.
  *
  * The counts live in the store (lib/db/sign-in-guard.ts) rather than rate-limiter-flexible's:
  * its windows are fixed, not sliding, and its SQL stores make tables outside the migrations
