@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STORES, useStore } from "@/e2e/support/both-stores";
 import { personByEmail, listPeople, peopleOverview, lockedAddresses } from "@/lib/db/people";
 import { readSetting } from "@/lib/db/settings";
+import { pool } from "@/lib/db/postgres/pool";
 import { storePrisma } from "@/lib/db/store-prisma";
 import { auth } from "./better-auth";
 import { KNOWN_DEVICE_COOKIE } from "./known-device";
@@ -199,6 +200,35 @@ describe.each(STORES)("the setup link on %s", (store) => {
     }
     expect(await personByEmail("second@example.com")).toBeNull();
     expect((await listPeople()).map((p) => p.email)).toEqual(["racer@example.com"]);
+  });
+
+  it.runIf(store === "postgres")("lets no admin be made another way while a setup completes", async () => {
+    const { prisma } = storePrisma();
+    await prisma.user.deleteMany({});
+    const link = await newSetupLink("http://radar.test");
+    const waiting = async () => (await pool().query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`)).rows[0].n;
+    const until = async (reached: () => Promise<boolean>) => {
+      while (!(await reached())) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    // Another connection holds the setup's email, uncommitted: the setup, having taken the code and
+    // found no admin, waits at its own insert, in flight.
+    const holder = await pool().connect();
+    const running: Promise<unknown>[] = [];
+    try {
+      await holder.query("BEGIN");
+      await holder.query(`INSERT INTO "User" (id, name, email, "createdAt", "updatedAt") VALUES ('holder', 'holder', 'third@example.com', now(), now())`);
+      running.push(completeSetup({ code: code(link), email: "third@example.com", password: PASSWORD }));
+      await until(async () => (await waiting()) >= 1);
+      // Meanwhile an admin is made from the shell: it waits for the setup instead of landing under it.
+      running.push(createPerson({ email: "shell-admin@example.com", password: PASSWORD, role: "admin" }));
+      await until(async () => (await waiting()) >= 2);
+      expect(await prisma.user.count({ where: { role: "admin" } })).toBe(0);
+    } finally {
+      await holder.query("ROLLBACK");
+      holder.release();
+    }
+    expect((await Promise.allSettled(running)).map((r) => r.status)).toEqual(["fulfilled", "fulfilled"]);
+    expect((await listPeople()).map((p) => p.email).sort()).toEqual(["shell-admin@example.com", "third@example.com"]);
   });
 
   it("makes exactly one admin when the link is used twice at once", async () => {

@@ -170,7 +170,9 @@ export async function setupCodeValid(code: string): Promise<boolean> {
 /**
  * Uses the setup code once: creates the admin. The caller then signs them in. Taking the code,
  * making sure no admin exists and creating the admin are one transaction on the store, so an
- * admin made another way meanwhile (or a second use of the link) refuses it. The person's rows are
+ * admin made another way meanwhile (or a second use of the link) refuses it. Every other way of
+ * making an admin voids the code first (lib/auth/better-auth.ts), so while this holds the code's
+ * row it waits: no admin lands under a setup in flight. The person's rows are
  * written here as the library's adapter writes them (lib/auth/better-auth.ts), because the
  * library's own creation cannot join that transaction.
  */
