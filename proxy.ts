@@ -3,8 +3,8 @@ import { edgeSettings, refuseAtEdge } from "@/lib/server/edge";
 import { contentSecurityPolicy, newNonce } from "@/lib/server/security-headers";
 
 /**
- * Runs before every page, every request carrying a server action id and every body-less API
- * request: refuses foreign hosts, foreign action origins and undecodable paths, and gives each page
+ * Runs before every page, every request carrying a server action id or a multipart form, and
+ * every body-less API request: refuses foreign hosts, foreign action origins and undecodable paths, and gives each page
  * load its CSP nonce. API requests with a body and no action id skip it (see `config`); the route
  * wrapper checks their Host.
  */
@@ -28,6 +28,9 @@ export const config = {
     // wherever it renders a page, its not-found page (an unknown /api/ or /v1/ path, /favicon.ico)
     // included, so its origin is checked everywhere (a legitimate client never sends one to the API).
     { source: "/:path*", has: [{ type: "header", key: "next-action" }] },
+    // …and every multipart form, which Next runs as an action without that header (a form posted
+    // without JavaScript). No API route takes multipart, so none loses its own body limit to this.
+    { source: "/:path*", has: [{ type: "header", key: "content-type", value: "multipart/form-data.*" }] },
     // Pages and their server actions (an action posts to its page's path), except build assets.
     { source: "/((?!api/|v1/|_next/static/|_next/image|favicon.ico).*)" },
     // API requests without a body. With a body, a proxy makes Next copy it into memory and read it

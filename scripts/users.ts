@@ -85,8 +85,9 @@ try {
   } else if (command === "set-role") {
     const who = await person(argument);
     if (!isRole(extra)) fail("users", `the role must be one of ${ROLES.join(", ")}`);
-    await setRole(who.id, extra);
+    // Voided first, as every admin's creation does (lib/auth/better-auth.ts).
     if (extra === "admin") await voidSetupCodes();
+    await setRole(who.id, extra);
     await audit("person.role", who.email, `${who.role} → ${extra}`);
     process.stdout.write(`${who.email} is now ${extra}\n`);
   } else if (command === "unlock") {

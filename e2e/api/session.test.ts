@@ -26,7 +26,8 @@ async function signIn(on: RunningServer) {
   const pair = setCookie.split(";")[0];
   // The cookie's value is the session token and its signature.
   const token = decodeURIComponent(pair.slice(pair.indexOf("=") + 1)).split(".")[0];
-  return { setCookie, cookie: pair, token };
+  const knownDevice = response.headers.getSetCookie().find((cookie) => cookie.startsWith("radar.known_device="));
+  return { setCookie, cookie: pair, token, knownDevice };
 }
 
 /** A viewer's read with this cookie: 200 while the session lives, 401 after. */
@@ -84,5 +85,16 @@ describe("a session ends", () => {
     expect(result).toMatchObject({ ok: true });
     expect(await readWith(elsewhere.cookie)).toBe(401);
     expect(await readWith(here.cookie)).toBe(401);
+  });
+});
+
+describe("the known-device cookie (lib/auth/known-device.ts)", () => {
+  it("is set on sign-in, HttpOnly, SameSite=Lax, for 30 days, and Secure only when RADAR_PUBLIC_URL is https", async () => {
+    const { knownDevice } = await signIn(server);
+    expect(knownDevice).toMatch(/;\s*HttpOnly/i);
+    expect(knownDevice).toMatch(/;\s*SameSite=Lax/i);
+    expect(knownDevice).toMatch(/;\s*Max-Age=2592000/i);
+    expect(knownDevice).not.toMatch(/;\s*Secure/i);
+    expect((await signIn(secure)).knownDevice).toMatch(/;\s*Secure/i);
   });
 });

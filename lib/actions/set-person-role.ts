@@ -24,8 +24,9 @@ export const setPersonRole = formAction(
       const refusal = await lastAdminRefusal(person);
       if (refusal) return fail(refusal);
     }
-    if (!(await setRole(person.id, role, now))) return fail("No such person.");
+    // Voided first, as every admin's creation does (lib/auth/better-auth.ts).
     if (role === "admin") await voidSetupCodes();
+    if (!(await setRole(person.id, role, now))) return fail("No such person.");
     // Their open live streams end at once and reconnect with the new role (a key's follows it).
     publishPrincipalsChanged({ kind: "person", id: person.id });
     return { ok: true, from: person.role };

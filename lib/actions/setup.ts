@@ -1,8 +1,9 @@
 "use server";
 
-import { headers } from "next/headers";
+import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { z } from "zod";
+import { KNOWN_DEVICE_COOKIE, knownDeviceCookieOptions } from "@/lib/auth/known-device";
 import { completeSetup, PersonError, signIn } from "@/lib/auth/people";
 import { clientAddress } from "@/lib/server/edge";
 import { fail, formAction } from "./safe-action";
@@ -29,6 +30,7 @@ export const setUp = formAction(
     const requestHeaders = new Headers(await headers());
     const result = await signIn({ email: input.email, password: input.password, address: clientAddress(requestHeaders), headers: requestHeaders });
     if (!result.ok) return fail(result.error);
+    (await cookies()).set(KNOWN_DEVICE_COOKIE, result.knownDevice, knownDeviceCookieOptions());
     redirect("/");
   },
 );

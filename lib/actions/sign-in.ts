@@ -1,8 +1,9 @@
 "use server";
 
-import { headers } from "next/headers";
+import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { z } from "zod";
+import { KNOWN_DEVICE_COOKIE, knownDeviceCookieOptions } from "@/lib/auth/known-device";
 import { signIn as signInPerson } from "@/lib/auth/people";
 import { clientAddress } from "@/lib/server/edge";
 import { localPath } from "@/lib/validation";
@@ -18,6 +19,7 @@ export const signIn = formAction(
     const requestHeaders = new Headers(await headers());
     const result = await signInPerson({ email, password, address: clientAddress(requestHeaders), headers: requestHeaders });
     if (!result.ok) return fail(result.error);
+    (await cookies()).set(KNOWN_DEVICE_COOKIE, result.knownDevice, knownDeviceCookieOptions());
     redirect(next ?? "/");
   },
 );

@@ -55,16 +55,20 @@ function build(secret: string) {
     databaseHooks: {
       user: {
         create: {
+          // However an admin comes to exist (RADAR_ADMIN_EMAIL, the shell, the People page, single
+          // sign-on), an outstanding setup link stops working: voided before the admin is written,
+          // so a setup completing meanwhile (which holds the code's row) is waited for, and no
+          // admin lands while it is in flight (lib/auth/people.ts completeSetup).
           before: async (user, context) => {
-            if (!isSsoCallback(context?.path)) return;
+            if (!isSsoCallback(context?.path)) {
+              if ((user as { role?: unknown }).role === "admin") await voidSetupCodes();
+              return;
+            }
             const email = String(user.email).toLowerCase();
             const role = ssoRoles.get(email) ?? "viewer";
             ssoRoles.delete(email);
+            if (role === "admin") await voidSetupCodes();
             return { data: { ...user, role } };
-          },
-          // However an admin comes to exist (RADAR_ADMIN_EMAIL, the shell, the People page, single sign-on), an outstanding setup link stops working.
-          after: async (user) => {
-            if ((user as { role?: unknown }).role === "admin") await voidSetupCodes();
           },
         },
       },

@@ -1,3 +1,4 @@
+import ipaddr from "ipaddr.js";
 import { humanDuration } from "@/lib/retry/duration";
 
 /**
@@ -9,7 +10,10 @@ import { humanDuration } from "@/lib/retry/duration";
  * than the window are forgotten, so nobody stays held back by old typos (everyone behind one NAT
  * shares an address), and someone else's failures can hold an account back only by repeating
  * them, for minutes at a time. An admin clears an account's or an address's failures (People
- * page, `npm run users -- unlock`).
+ * page, `npm run users -- unlock`). A browser the person signed in from recently (a known
+ * device) is held back by its own failures only, so others' repeated guesses cannot keep the
+ * person out of it at all. An attempt counts as a failure from before its password is checked
+ * (lib/auth/people.ts), so parallel attempts cannot pass on one count.
  *
  * The counts live in the store (lib/db/sign-in-guard.ts) rather than rate-limiter-flexible's:
  * its windows are fixed, not sliding, and its SQL stores make tables outside the migrations
@@ -31,11 +35,13 @@ export interface FailureCount {
   last: number | null;
 }
 
-/** The failures a sign-in of `email` from `address` is judged by. */
+/** The failures a sign-in of `email` from `address` (and from a known device) is judged by. */
 export interface RecentFailures {
   pair: FailureCount;
   account: FailureCount;
   address: FailureCount;
+  /** Of the email from the browser's known device (none without one). */
+  device: FailureCount;
 }
 
 export type Held = { until: number; by: "account" | "address" };
@@ -46,8 +52,16 @@ export function waitUntil(failures: FailureCount, threshold: number): number | n
   return failures.last + Math.min(LONGEST_WAIT_MS, FIRST_WAIT_MS * 2 ** Math.min(30, failures.count - threshold));
 }
 
-/** Whether a sign-in must wait now, and until when; the longest wait wins. */
-export function heldUntil(recent: RecentFailures, now: number): Held | null {
+/**
+ * Whether a sign-in must wait now, and until when; the longest wait wins. A browser that signed in
+ * as the person recently (`knownDevice`, lib/auth/known-device.ts) is judged by its own failures
+ * of that account only: others' guesses, from its address or anywhere, cannot hold it back.
+ */
+export function heldUntil(recent: RecentFailures, now: number, knownDevice = false): Held | null {
+  if (knownDevice) {
+    const until = waitUntil(recent.device, PAIR_FAILURES_BEFORE_WAIT);
+    return until !== null && until > now ? { until, by: "account" } : null;
+  }
   const waits: Held[] = [];
   const pair = waitUntil(recent.pair, PAIR_FAILURES_BEFORE_WAIT);
   const account = waitUntil(recent.account, ACCOUNT_FAILURES_BEFORE_WAIT);
@@ -93,6 +107,19 @@ export function addressLockouts(groups: FailureGroup[], now: number): { address:
     if (until !== null && until > now) out.push({ address, failures: all.count, lockedUntil: until });
   }
   return out.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+}
+
+/**
+ * The address failures are counted under: an IPv6 client by its /64, the least one host or home
+ * is given, so stepping through its own addresses does not escape the per-address limit; an
+ * IPv4-mapped IPv6 address as the IPv4 address. Anything else as it is.
+ */
+export function throttledAddress(address: string): string {
+  if (!ipaddr.IPv6.isValid(address)) return address;
+  const parsed = ipaddr.IPv6.parse(address);
+  if (parsed.isIPv4MappedAddress()) return parsed.toIPv4Address().toString();
+  const parts = parsed.parts.slice(0, 4);
+  return `${new ipaddr.IPv6([...parts, 0, 0, 0, 0]).toString()}/64`;
 }
 
 /** The start of the window at `now`: failures at or before it are forgotten. */

@@ -1,9 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STORES, useStore } from "@/e2e/support/both-stores";
 import { personByEmail, listPeople, peopleOverview, lockedAddresses } from "@/lib/db/people";
 import { readSetting } from "@/lib/db/settings";
+import { pool } from "@/lib/db/postgres/pool";
 import { storePrisma } from "@/lib/db/store-prisma";
 import { auth } from "./better-auth";
+import { KNOWN_DEVICE_COOKIE } from "./known-device";
 import { completeSetup, createPerson, newSetupLink, PersonError, setupCodeValid, signIn, unlock, unlockAddress } from "./people";
 
 /**
@@ -87,6 +89,82 @@ describe.each(STORES)("signing in on %s", (store) => {
   });
 });
 
+describe.each(STORES)("sign-in throttling under pressure on %s", (store) => {
+  useStore(store);
+  const withCookie = (value: string) => new Headers({ cookie: `${KNOWN_DEVICE_COOKIE}=${value}` });
+  // Hundreds of attempts: a plain stand-in for the slow password hash keeps them quick.
+  let real: { hash: (p: string) => Promise<string>; verify: (d: { hash: string; password: string }) => Promise<boolean> };
+  beforeAll(async () => {
+    const { password } = await (await auth()).$context;
+    real = { hash: password.hash, verify: password.verify };
+    password.hash = async (p) => `plain:${p}`;
+    password.verify = async ({ hash, password: p }) => hash === `plain:${p}`;
+  });
+  afterAll(async () => Object.assign((await (await auth()).$context).password, real));
+
+  it("lets at most the limit of 30 parallel wrong guesses reach the password check", async () => {
+    await createPerson({ email: "eve-target@example.com", password: PASSWORD, role: "admin" });
+    const context = await (await auth()).$context;
+    const verify = context.password.verify;
+    let verified = 0;
+    context.password.verify = async (data) => {
+      verified++;
+      return verify(data);
+    };
+    try {
+      const results = await Promise.all(Array.from({ length: 30 }, () => attempt("eve-target@example.com", "guess-guess-guess", "203.0.113.30", T0 + 2 * 60 * MIN)));
+      const counts = { wrong: 0, held: 0 };
+      for (const r of results) counts[refusedFor(r) as "wrong" | "held"]++;
+      // The 10th failure answers with the wait it starts, so "wrong" counts 9 and "held" 21.
+      expect(verified).toBe(10);
+      expect(counts).toEqual({ wrong: 9, held: 21 });
+    } finally {
+      context.password.verify = verify;
+    }
+  });
+
+  it("does not hold back a browser that signed in as the person recently, whatever others try", async () => {
+    await createPerson({ email: "fay@example.com", password: PASSWORD, role: "admin" });
+    const at = T0 + 3 * 60 * MIN;
+    const ok = await signIn({ email: "fay@example.com", password: PASSWORD, address: "10.7.7.7", headers: new Headers() }, at);
+    expect(ok).toMatchObject({ ok: true, knownDevice: expect.any(String) });
+    const device = (ok as { knownDevice: string }).knownDevice;
+    // Guesses at other accounts from Fay's own address, and at hers from everywhere: the address and the account are held.
+    for (let i = 0; i < 50; i++) await attempt(`nobody${i}@example.com`, "guess-guess-guess", "10.7.7.7", at + 1 + i);
+    const guessEverywhere = async (from: number) => {
+      for (let i = 0; i < 60; i++) await attempt("fay@example.com", "guess-guess-guess", `198.51.100.${i + 1}`, from + i);
+    };
+    await guessEverywhere(at + 1);
+    expect(refusedFor(await attempt("fay@example.com", PASSWORD, "10.7.7.7", at + 100))).toBe("held");
+    // Fay's browser, with its cookie, signs in; a cookie made for someone else, or forged, does not help.
+    const fromDevice = (password: string, headers: Headers, now: number) => signIn({ email: "fay@example.com", password, address: "10.7.7.7", headers }, now);
+    expect(refusedFor(await fromDevice(PASSWORD, withCookie(device), at + 101))).toBe("signed in");
+    const other = await createPerson({ email: "gus@example.com", password: PASSWORD, role: "viewer" });
+    const gus = (await signIn({ email: other.email, password: PASSWORD, address: "10.7.7.8", headers: new Headers() }, at + 102)) as { knownDevice: string };
+    expect(refusedFor(await fromDevice(PASSWORD, withCookie(gus.knownDevice), at + 103))).toBe("held");
+    expect(refusedFor(await fromDevice(PASSWORD, withCookie(`${device.slice(0, -2)}AA`), at + 104))).toBe("held");
+    // The device's own typos still count: 10 of them hold it back.
+    for (let i = 0; i < 10; i++) await fromDevice("typo-typo-typo", withCookie(device), at + 200 + i);
+    expect(refusedFor(await fromDevice(PASSWORD, withCookie(device), at + 220))).toBe("held");
+    // 30 days on, the cookie is no longer honoured.
+    const later = at + 31 * 24 * 60 * MIN;
+    await guessEverywhere(later);
+    expect(refusedFor(await fromDevice(PASSWORD, withCookie(device), later + 100))).toBe("held");
+  });
+
+  it("counts IPv6 clients by their /64 for the per-address limit", async () => {
+    await createPerson({ email: "hal@example.com", password: PASSWORD, role: "viewer" });
+    const at = T0 + 40 * 24 * 60 * MIN;
+    for (let i = 1; i <= 50; i++) await attempt(`nobody${i}@example.com`, "typo-typo-typo", `2001:db8:1:2::${i.toString(16)}`, at + i);
+    expect(refusedFor(await attempt("hal@example.com", PASSWORD, "2001:db8:1:2:ffff:ee:dd:cc", at + 100))).toBe("held");
+    expect(refusedFor(await attempt("hal@example.com", PASSWORD, "2001:db8:1:3::1", at + 100))).toBe("signed in");
+    expect((await lockedAddresses(at + 100)).map((a) => a.address)).toEqual(["2001:db8:1:2::/64"]);
+    // An admin clears it by any address in it.
+    expect(await unlockAddress("2001:db8:1:2::abcd")).toBe(true);
+    expect(refusedFor(await attempt("hal@example.com", PASSWORD, "2001:db8:1:2::1", at + 101))).toBe("signed in");
+  });
+});
+
 describe.each(STORES)("the setup link on %s", (store) => {
   useStore(store);
   const code = (link: string) => new URL(link).searchParams.get("code")!;
@@ -122,6 +200,35 @@ describe.each(STORES)("the setup link on %s", (store) => {
     }
     expect(await personByEmail("second@example.com")).toBeNull();
     expect((await listPeople()).map((p) => p.email)).toEqual(["racer@example.com"]);
+  });
+
+  it.runIf(store === "postgres")("lets no admin be made another way while a setup completes", async () => {
+    const { prisma } = storePrisma();
+    await prisma.user.deleteMany({});
+    const link = await newSetupLink("http://radar.test");
+    const waiting = async () => (await pool().query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`)).rows[0].n;
+    const until = async (reached: () => Promise<boolean>) => {
+      while (!(await reached())) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    // Another connection holds the setup's email, uncommitted: the setup, having taken the code and
+    // found no admin, waits at its own insert, in flight.
+    const holder = await pool().connect();
+    const running: Promise<unknown>[] = [];
+    try {
+      await holder.query("BEGIN");
+      await holder.query(`INSERT INTO "User" (id, name, email, "createdAt", "updatedAt") VALUES ('holder', 'holder', 'third@example.com', now(), now())`);
+      running.push(completeSetup({ code: code(link), email: "third@example.com", password: PASSWORD }));
+      await until(async () => (await waiting()) >= 1);
+      // Meanwhile an admin is made from the shell: it waits for the setup instead of landing under it.
+      running.push(createPerson({ email: "shell-admin@example.com", password: PASSWORD, role: "admin" }));
+      await until(async () => (await waiting()) >= 2);
+      expect(await prisma.user.count({ where: { role: "admin" } })).toBe(0);
+    } finally {
+      await holder.query("ROLLBACK");
+      holder.release();
+    }
+    expect((await Promise.allSettled(running)).map((r) => r.status)).toEqual(["fulfilled", "fulfilled"]);
+    expect((await listPeople()).map((p) => p.email).sort()).toEqual(["shell-admin@example.com", "third@example.com"]);
   });
 
   it("makes exactly one admin when the link is used twice at once", async () => {

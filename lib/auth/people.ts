@@ -1,6 +1,6 @@
 import { isAPIError } from "better-auth/api";
 import { recordAudit } from "@/lib/db/audit";
-import { forgetFailures, recentFailures, recordSignInFailure } from "@/lib/db/sign-in-guard";
+import { claimSignInAttempt, forgetFailures, withdrawSignInAttempt } from "@/lib/db/sign-in-guard";
 import { countOtherAdmins, countPeople, personByEmail, type PersonRecord } from "@/lib/db/people";
 import { readSetting, writeSetting } from "@/lib/db/settings";
 import { storePrisma } from "@/lib/db/store-prisma";
@@ -8,7 +8,8 @@ import { humanDuration } from "@/lib/retry/duration";
 import crypto from "node:crypto";
 import { auth } from "./better-auth";
 import { hashCredential } from "./credentials";
-import { FAILURE_WINDOW_MS, heldUntil, lockoutMessage, windowStart, type FailureCount } from "./lockout";
+import { knownDevice, newKnownDevice } from "./known-device";
+import { FAILURE_WINDOW_MS, heldUntil, lockoutMessage, throttledAddress, windowStart, type FailureCount, type RecentFailures } from "./lockout";
 import { SETUP_CODE } from "./setup-code";
 import type { Role } from "./roles";
 
@@ -66,42 +67,52 @@ export async function resetPassword(personId: string, password: string): Promise
   await context.internalAdapter.deleteUserSessions(personId);
 }
 
-export type SignInResult = { ok: true } | { ok: false; error: string };
+export type SignInResult = { ok: true; knownDevice: string } | { ok: false; error: string };
 
 /**
  * Signs a person in (the session cookie is set by the library), unless failed sign-ins hold it
- * back for now (lib/auth/lockout.ts). Every attempt is audited under the email it named.
+ * back for now (lib/auth/lockout.ts). The attempt is kept as a failure before its password is
+ * checked, and forgotten when it was right, so attempts in flight count against the next one.
+ * Every attempt is audited under the email it named. On success, the caller sets the known-device
+ * cookie returned (lib/auth/known-device.ts).
  */
 export async function signIn(input: { email: string; password: string; address: string | null; headers: Headers }, now = Date.now()): Promise<SignInResult> {
   const email = input.email.trim().toLowerCase();
-  const address = input.address ?? "unknown";
-  const recent = await recentFailures(email, address, windowStart(now));
-  const held = heldUntil(recent, now);
-  if (held) {
-    await recordAudit({ at: now, actor: email, action: "sign-in", result: "refused", detail: `locked out (${held.by}); address ${address}` });
-    return { ok: false, error: lockoutMessage(held, now) };
+  const address = throttledAddress(input.address ?? "unknown");
+  const { secret } = await (await auth()).$context;
+  const device = knownDevice(input.headers, secret, email, now);
+  const held = (recent: RecentFailures) => heldUntil(recent, now, device !== null);
+  const { recent, pending } = await claimSignInAttempt({ email, address, device, at: now }, windowStart(now), (r) => held(r) === null);
+  if (pending === null) {
+    const wait = held(recent)!;
+    await recordAudit({ at: now, actor: email, action: "sign-in", result: "refused", detail: `locked out (${wait.by}); address ${address}` });
+    return { ok: false, error: lockoutMessage(wait, now) };
   }
   try {
     await (await auth()).api.signInEmail({ body: { email, password: input.password, rememberMe: true }, headers: input.headers });
   } catch (error) {
     // By name, not class: Next bundles the library once per route group, so the class thrown may be another copy.
-    if (!isAPIError(error)) throw error;
-    await recordSignInFailure({ email, address, at: now }, windowStart(now));
+    if (!isAPIError(error)) {
+      await withdrawSignInAttempt(pending);
+      throw error;
+    }
+    // The failure is kept already (`pending`); the counts after it:
     const bump = (c: FailureCount) => ({ count: c.count + 1, last: now });
-    const after = { pair: bump(recent.pair), account: bump(recent.account), address: bump(recent.address) };
-    const heldNow = heldUntil(after, now);
+    const after = { pair: bump(recent.pair), account: bump(recent.account), address: bump(recent.address), device: device ? bump(recent.device) : recent.device };
+    const heldNow = held(after);
     const disabled = error.status === "FORBIDDEN";
+    const counted = device ? `${after.device.count} failures from this known device` : `${after.pair.count} failures from this address`;
     await recordAudit({
       at: now, actor: email, action: "sign-in", result: "failed",
-      detail: `${disabled ? "account disabled" : "wrong email or password"}; ${after.pair.count} failures from this address in ${humanDuration(FAILURE_WINDOW_MS)}; address ${address}${heldNow ? `; now locked out (${heldNow.by})` : ""}`,
+      detail: `${disabled ? "account disabled" : "wrong email or password"}; ${counted} in ${humanDuration(FAILURE_WINDOW_MS)}; address ${address}${heldNow ? `; now locked out (${heldNow.by})` : ""}`,
     });
     if (heldNow) return { ok: false, error: lockoutMessage(heldNow, now) };
     return { ok: false, error: disabled ? "This account is disabled. Ask an admin." : "Wrong email or password." };
   }
-  // The person's own typos from here are forgotten; others' failures still count.
+  // The person's own typos from here (this attempt's row too) are forgotten; others' failures still count.
   await forgetFailures({ email, address });
   await recordAudit({ at: now, actor: email, action: "sign-in", result: "ok", detail: `address ${address}` });
-  return { ok: true };
+  return { ok: true, knownDevice: newKnownDevice(secret, email, now) };
 }
 
 /** Lifts a person's lockout (forgets their failed sign-ins from everywhere); true when there were any. */
@@ -111,7 +122,7 @@ export async function unlock(email: string): Promise<boolean> {
 
 /** Lifts an address's lockout (forgets every failed sign-in from it); true when there were any. */
 export async function unlockAddress(address: string): Promise<boolean> {
-  return (await forgetFailures({ address: address.trim() })) > 0;
+  return (await forgetFailures({ address: throttledAddress(address.trim()) })) > 0;
 }
 
 /**
@@ -159,7 +170,9 @@ export async function setupCodeValid(code: string): Promise<boolean> {
 /**
  * Uses the setup code once: creates the admin. The caller then signs them in. Taking the code,
  * making sure no admin exists and creating the admin are one transaction on the store, so an
- * admin made another way meanwhile (or a second use of the link) refuses it. The person's rows are
+ * admin made another way meanwhile (or a second use of the link) refuses it. Every other way of
+ * making an admin voids the code first (lib/auth/better-auth.ts), so while this holds the code's
+ * row it waits: no admin lands under a setup in flight. The person's rows are
  * written here as the library's adapter writes them (lib/auth/better-auth.ts), because the
  * library's own creation cannot join that transaction.
  */

@@ -15,12 +15,14 @@ describe.each(STORES)("sign-in failures on %s", (store) => {
       pair: { count: 1, last: T0 },
       account: { count: 2, last: T0 + 1 },
       address: { count: 2, last: T0 + 2 },
+      device: { count: 0, last: null },
     });
     // The window slides: what is at or before `since` does not count.
     expect(await recentFailures("ada@example.com", "10.0.0.1", T0)).toEqual({
       pair: { count: 0, last: null },
       account: { count: 1, last: T0 + 1 },
       address: { count: 1, last: T0 + 2 },
+      device: { count: 0, last: null },
     });
   });
 

@@ -1,5 +1,5 @@
 import type { RecentFailures } from "@/lib/auth/lockout";
-import { serialized } from "./client";
+import { serialized, writeTransaction } from "./client";
 import * as postgres from "./postgres/sign-in-guard";
 import { forgetWhere, type FailureGroup, type Forget } from "./records/sign-in-guard";
 import { statement } from "./statement";
@@ -14,21 +14,42 @@ export type { FailureGroup, Forget } from "./records/sign-in-guard";
  */
 const sqlite = {
   /** Keeps one failure and removes those at or before `forgetBefore` (the window has passed them). */
-  recordSignInFailure(failure: { email: string; address: string; at: number }, forgetBefore: number): Promise<void> {
+  recordSignInFailure(failure: { email: string; address: string; device?: string | null; at: number }, forgetBefore: number): Promise<void> {
     return serialized(() => {
       statement(`DELETE FROM "SignInFailure" WHERE at <= ?`).run(forgetBefore);
-      statement(`INSERT INTO "SignInFailure" (at, email, address) VALUES (?, ?, ?)`).run(failure.at, failure.email, failure.address);
+      statement(`INSERT INTO "SignInFailure" (at, email, address, device) VALUES (?, ?, ?, ?)`).run(failure.at, failure.email, failure.address, failure.device ?? null);
     });
   },
 
-  /** The failures after `since` of this email from this address, of the email, and of the address. */
-  recentFailures(email: string, address: string, since: number): Promise<RecentFailures> {
+  /** The failures after `since` of this email from this address, of the email, of the address, and of the email from this device. */
+  recentFailures(email: string, address: string, since: number, device: string | null = null): Promise<RecentFailures> {
+    return serialized(() => countRecent(email, address, since, device));
+  },
+
+  /**
+   * Counts an attempt's failures and, when `admit` lets it try its password, keeps it as a failure
+   * at once, in one write transaction: attempts in flight count against the next one, so parallel
+   * guesses cannot all be let through on the same count. The id is for withdrawing it; a correct
+   * password forgets it with the pair's failures.
+   */
+  claimSignInAttempt(
+    attempt: { email: string; address: string; device: string | null; at: number },
+    since: number,
+    admit: (recent: RecentFailures) => boolean,
+  ): Promise<{ recent: RecentFailures; pending: number | null }> {
+    return writeTransaction(() => {
+      statement(`DELETE FROM "SignInFailure" WHERE at <= ?`).run(since);
+      const recent = countRecent(attempt.email, attempt.address, since, attempt.device);
+      if (!admit(recent)) return { recent, pending: null };
+      const row = statement(`INSERT INTO "SignInFailure" (at, email, address, device) VALUES (?, ?, ?, ?)`).run(attempt.at, attempt.email, attempt.address, attempt.device);
+      return { recent, pending: Number(row.lastInsertRowid) };
+    });
+  },
+
+  /** Removes a kept attempt that was not a failure (the check itself failed). */
+  withdrawSignInAttempt(id: number): Promise<void> {
     return serialized(() => {
-      const count = (where: string, ...params: unknown[]) => {
-        const row = statement(`SELECT count(*) AS count, max(at) AS last FROM "SignInFailure" WHERE ${where} AND at > ?`).get(...params, since) as { count: number; last: number | null };
-        return { count: row.count, last: row.last };
-      };
-      return { pair: count(`email = ? AND address = ?`, email, address), account: count(`email = ?`, email), address: count(`address = ?`, address) };
+      statement(`DELETE FROM "SignInFailure" WHERE id = ?`).run(id);
     });
   },
 
@@ -52,4 +73,17 @@ const sqlite = {
   },
 };
 
-export const { recordSignInFailure, recentFailures, failuresSince, forgetFailures } = onEitherStore(sqlite, postgres);
+function countRecent(email: string, address: string, since: number, device: string | null): RecentFailures {
+  const count = (where: string, ...params: unknown[]) => {
+    const row = statement(`SELECT count(*) AS count, max(at) AS last FROM "SignInFailure" WHERE ${where} AND at > ?`).get(...params, since) as { count: number; last: number | null };
+    return { count: row.count, last: row.last };
+  };
+  return {
+    pair: count(`email = ? AND address = ?`, email, address),
+    account: count(`email = ?`, email),
+    address: count(`address = ?`, address),
+    device: device === null ? { count: 0, last: null } : count(`email = ? AND device = ?`, email, device),
+  };
+}
+
+export const { recordSignInFailure, recentFailures, claimSignInAttempt, withdrawSignInAttempt, failuresSince, forgetFailures } = onEitherStore(sqlite, postgres);

@@ -82,6 +82,18 @@ describe("server actions on every path", () => {
     expect(refuseForeignAction(request, local)?.status).toBe(403);
   });
 
+  // A form posted without JavaScript is multipart and carries its action id in the body, not the header.
+  const multipart = { "content-length": "20", "content-type": "multipart/form-data; boundary=----x" };
+
+  it.each(paths)("a multipart POST to %s without an action id meets proxy.ts", (path) => {
+    expect(unstable_doesMiddlewareMatch({ config: proxyConfig, url: path, headers: multipart })).toBe(true);
+  });
+
+  it.each(paths)("a foreign-origin multipart POST to %s is refused there", (path) => {
+    const request = new Request(`http://127.0.0.1:4321${path}`, { method: "POST", headers: { ...multipart, origin: "http://evil.example" }, body: "x" });
+    expect(refuseForeignAction(request, local)?.status).toBe(403);
+  });
+
   it("API requests with a body and no action id still go straight to their route", () => {
     for (const path of ["/api/v1/events", "/api/v1/ingest/codex", "/v1/logs"]) {
       expect(unstable_doesMiddlewareMatch({ config: proxyConfig, url: path, headers: withBody }), path).toBe(false);

@@ -91,12 +91,19 @@ export function refuseForeignHost(host: string | null, settings: EdgeSettings): 
  * an action or comes from an allowed origin.
  */
 export function refuseForeignAction(request: Request, settings: EdgeSettings): Response | null {
-  // Pages take POSTs only as actions (with JavaScript, or as a plain form without it).
-  if (request.method !== "POST" || (new URL(request.url).pathname.startsWith("/api/") && !request.headers.has("next-action"))) return null;
+  // Pages take POSTs only as actions (with JavaScript, or as a plain form without it). Next runs a
+  // multipart POST as an action without an action id too, on any path it renders, /api/ included.
+  const action = request.headers.has("next-action") || isMultipart(request.headers.get("content-type"));
+  if (request.method !== "POST" || (new URL(request.url).pathname.startsWith("/api/") && !action)) return null;
   const origin = request.headers.get("origin");
   // Browsers send Origin with every POST; a request without one is not from a page.
   if (origin === null || allowedOrigins(settings).includes(origin.toLowerCase())) return null;
   return withSecurityHeaders(problem(403, "Forbidden", `Actions are accepted only from this server's own pages, not from ${JSON.stringify(origin.slice(0, 200))}.`));
+}
+
+/** Whether a body is a multipart form, as Next judges one a no-JavaScript server action (a prefix of the content type). */
+export function isMultipart(contentType: string | null | undefined): boolean {
+  return contentType?.startsWith("multipart/form-data") ?? false;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -38,6 +39,27 @@ describe("the token file", () => {
     expect(() => readTokenFile(path.join(dir, "missing"))).toThrow(/--token-file .*missing: cannot open it \(ENOENT\)/);
     expect(() => readTokenFile(dir)).toThrow(/not a regular file/);
   });
+
+  it("refuses a file another user owns, naming the owner and the relay's uid", () => {
+    const file = tokenFile("theirs", "rr_secret\n", 0o600);
+    const owner = fs.statSync(file).uid;
+    expect(() => readTokenFile(file, owner + 1)).toThrow(`--token-file ${file}: owned by uid ${owner}, not by the relay's user (uid ${owner + 1})`);
+    expect(readTokenFile(file, owner)).toBe("rr_secret");
+  });
+
+  it("refuses a FIFO at once instead of waiting for a writer", () => {
+    const fifo = path.join(dir, "fifo");
+    execFileSync("mkfifo", ["-m", "600", fifo]);
+    // In a process of its own: a relay blocked on the FIFO would block this test's thread too.
+    // The time limit only turns a hang into a failure; the refusal comes without any wait.
+    const script = `import { readTokenFile } from "./scripts/relay/token.ts";
+      try { readTokenFile(${JSON.stringify(fifo)}); console.log("read"); } catch (error) { console.log(error.message); }`;
+    const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "--eval", script], {
+      encoding: "utf8", cwd: path.join(import.meta.dirname, "..", ".."), timeout: 30_000,
+    });
+    expect(child.signal).toBeNull();
+    expect(child.stdout.trim()).toBe(`--token-file ${fifo}: not a regular file`);
+  }, 60_000);
 
   it("reads standard input to its end", () => {
     expect(readTokenStdin(() => "rr_piped\n")).toBe("rr_piped");

@@ -20,20 +20,26 @@ export function tokenOfText(text: string, where: string): string {
 
 /**
  * Reads a token file, refusing one that its group or others may read or write: it would leak
- * the token to every local user, which is what the file is there to prevent. The mode is checked
- * on the descriptor that is read, so the file cannot be swapped in between.
+ * the token to every local user, which is what the file is there to prevent. It must be a regular
+ * file owned by the relay's effective user (`euid`): another user's file, even of mode 0600, is
+ * theirs to read or replace. Opened without blocking, so a FIFO put in its place is refused
+ * rather than waited on. Type, owner and mode are checked on the descriptor that is read, so the
+ * file cannot be swapped in between.
  */
-export function readTokenFile(file: string): string {
+export function readTokenFile(file: string, euid: number | undefined = process.geteuid?.()): string {
   const where = `--token-file ${file}`;
   let fd: number;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOCTTY);
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOCTTY | fs.constants.O_NONBLOCK);
   } catch (error) {
     throw new TokenError(`${where}: cannot open it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
   try {
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) throw new TokenError(`${where}: not a regular file`);
+    if (euid !== undefined && stat.uid !== euid) {
+      throw new TokenError(`${where}: owned by uid ${stat.uid}, not by the relay's user (uid ${euid}); run \`chown ${euid} ${file}\` or use a file of your own`);
+    }
     const mode = stat.mode & 0o777;
     if (mode & 0o077) {
       throw new TokenError(`${where}: mode ${mode.toString(8).padStart(4, "0")} lets other users read or change it; run \`chmod 600 ${file}\``);

@@ -48,6 +48,7 @@ export const DATABASE_LOCKS = { migration: 7_318_004_211, watchdog: 7_318_004_21
 // Namespaces (the first key of the two-key form).
 const SOURCE_LOCK = 7_318_101;
 const INCIDENTS_LOCK = 7_318_102;
+const SIGN_IN_LOCK = 7_318_103;
 
 export async function lockSource(client: pg.ClientBase, sourceId: string): Promise<void> {
   await client.query(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [SOURCE_LOCK, sourceId]);
@@ -55,6 +56,14 @@ export async function lockSource(client: pg.ClientBase, sourceId: string): Promi
 
 export async function lockIncidents(client: pg.ClientBase): Promise<void> {
   await client.query(`SELECT pg_advisory_xact_lock($1, 0)`, [INCIDENTS_LOCK]);
+}
+
+/**
+ * Sign-in attempts take turns while one is counted and kept (sign-in-guard.ts): per-address and
+ * per-account counts span emails and addresses, so one key for all; the turn is two short statements.
+ */
+export async function lockSignIns(client: pg.ClientBase): Promise<void> {
+  await client.query(`SELECT pg_advisory_xact_lock($1, 0)`, [SIGN_IN_LOCK]);
 }
 
 export type TxLocks = ReturnType<typeof txLocks>;

@@ -77,6 +77,9 @@ describe("passesProxy: the lean requests proxy.ts's checks run on, as Next's mat
     ["/api/v1/events", { ...body, "next-action": "abc" }, true, "a body carrying a server action id"],
     ["/v1/logs", { ...body, "next-action": "abc" }, true, "an OTLP body carrying a server action id"],
     ["/api/v1/ingest/%C0", body, true, "a non-ASCII escape"],
+    ["/api/x", { ...body, "content-type": "multipart/form-data; boundary=x" }, true, "a multipart form: Next runs it as an action without an id"],
+    ["/v1/logs", { ...body, "content-type": "multipart/form-data; boundary=x" }, true, "a multipart form to the OTLP paths"],
+    ["/api/v1/events", { ...body, "content-type": "application/json" }, false, "a JSON body"],
   ];
   it.each(cases)("%s %o → %s (%s)", (path, headers, expected) => {
     expect(passesProxy(path, headers)).toBe(expected);

@@ -1,3 +1,5 @@
+import { isMultipart } from "../edge";
+
 /**
  * The routes the ingestion listener serves itself instead of handing them to Next: what agents
  * and relays call many times a second, and what monitoring polls. Each names the built route
@@ -107,12 +109,13 @@ export function matchLeanRoute(method: string, rawPath: string): LeanMatch | nul
 
 /**
  * Whether Next would run proxy.ts for this request (its `config.matcher`): API requests without
- * a body, those carrying a server action id, and /api/ paths with a non-ASCII escape. Other
+ * a body, those carrying a server action id or a multipart form, and /api/ paths with a non-ASCII escape. Other
  * requests with a body skip it there (their route wrapper checks the Host), and so they do here.
  */
 export function passesProxy(rawPath: string, headers: { [name: string]: string | string[] | undefined }): boolean {
   if (headers["content-length"] === undefined && headers["transfer-encoding"] === undefined) return true;
   if (headers["next-action"] !== undefined) return true;
+  if (isMultipart(typeof headers["content-type"] === "string" ? headers["content-type"] : undefined)) return true;
   return rawPath.startsWith("/api/") && /%[89a-fA-F]/.test(rawPath);
 }
 
