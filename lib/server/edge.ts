@@ -3,6 +3,7 @@ import { config } from "@/lib/config";
 import { isLoopbackInterface } from "@/scripts/lib/loopback.mjs";
 import { problem } from "./http";
 import { withSecurityHeaders } from "./security-headers";
+import { isMultipart } from "./server-action";
 
 /**
  * What every request meets before the app: the Host allow-list (a page elsewhere that rebinds its
@@ -99,11 +100,6 @@ export function refuseForeignAction(request: Request, settings: EdgeSettings): R
   // Browsers send Origin with every POST; a request without one is not from a page.
   if (origin === null || allowedOrigins(settings).includes(origin.toLowerCase())) return null;
   return withSecurityHeaders(problem(403, "Forbidden", `Actions are accepted only from this server's own pages, not from ${JSON.stringify(origin.slice(0, 200))}.`));
-}
-
-/** Whether a body is a multipart form, as Next judges one a no-JavaScript server action (a prefix of the content type). */
-export function isMultipart(contentType: string | null | undefined): boolean {
-  return contentType?.startsWith("multipart/form-data") ?? false;
 }
 
 /**

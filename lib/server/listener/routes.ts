@@ -1,4 +1,4 @@
-import { isMultipart } from "../edge";
+import { isMultipart } from "../server-action";
 
 /**
  * The routes the ingestion listener serves itself instead of handing them to Next: what agents
