@@ -84,8 +84,6 @@ export const CONFIG_SCHEMA = z.object({
   PORT: port.default(3000),
   /** Who answers the ingestion, directive, export, health and metrics routes: unset or `lean`, the listener in front of Next; `next`, Next like every other route. */
   RADAR_INGEST_LISTENER: z.enum(["lean", "next"]).optional(),
-  /** Who renders the pages: unset or `worker`, a thread of their own beside the one that ingests; `inline`, that very thread (as Next alone does). */
-  RADAR_PAGE_RENDERER: z.enum(["worker", "inline"]).optional(),
   /**
    * The store: a SQLite `file:` URL, relative to the working directory (lib/db/config checks the
    * file itself), or a `postgres://` URL (its database migrated at start).

@@ -219,3 +219,12 @@ describe("the layering", () => {
     expect(Object.keys(NOT_ON_EITHER_STORE).filter((entry) => !seen.has(entry))).toEqual([]);
   });
 });
+
+describe("one Next per process", () => {
+  it("only the listener (lib/server/listener/serve.ts) loads Next's server to serve requests", () => {
+    // A value import of the package "next" is its server factory; pages take only its types.
+    const startsNext = /import\(\s*["']next["']\s*\)|^\s*import\s+(?!type\b)[^;]*from\s+["']next["']/m;
+    const starters = files.filter((file) => !isTest(rel(file)) && startsNext.test(fs.readFileSync(file, "utf8"))).map(rel);
+    expect(starters).toEqual(["lib/server/listener/serve.ts"]);
+  });
+});

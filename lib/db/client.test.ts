@@ -3,9 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useFreshDatabase } from "@/e2e/support/in-process";
 
 /**
- * A second thread (the page renderer) writes the same file on a connection of its own, so every
- * write transaction takes the write lock when it begins: one that read first and then found
- * another connection's commit in between could never write (SQLITE_BUSY, whatever the timeout).
+ * Other processes (the CLI's `npm run users`, `npm run keys`) write the same file on connections
+ * of their own, so every write transaction takes the write lock when it begins: one that read
+ * first and then found another connection's commit in between could never write (SQLITE_BUSY,
+ * whatever the timeout).
  */
 useFreshDatabase("client");
 

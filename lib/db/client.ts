@@ -19,9 +19,9 @@ import { isSqliteBusy } from "./sqlite-busy";
  * Both live on globalThis so Next's dev reload and repeated imports reuse one connection.
  *
  * Every write transaction begins IMMEDIATE (`.immediate()`, unit-of-work.ts's BEGIN IMMEDIATE,
- * Prisma's through beginsImmediate below): the page renderer's thread writes the same file on a
- * connection of its own (a session's renewal, the sources page's usage count), and a deferred
- * transaction that read before such a commit could never take the write lock.
+ * Prisma's through beginsImmediate below): other processes write the same file on connections of
+ * their own (`npm run users`, `npm run keys`, `npm run rollups`), and a deferred transaction that
+ * read before such a commit could never take the write lock.
  */
 export interface DatabaseHandles {
   path: string;

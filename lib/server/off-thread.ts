@@ -5,7 +5,6 @@ import * as onPostgres from "@/lib/db/postgres/reads";
 import { finishRead, EXPORTS, READS, type ExportName, type FromWorker, type ReadAnswer, type ReadName, type ToWorker } from "@/lib/db/reads";
 import { currentStore } from "@/lib/db/store";
 import { acceptsGzip } from "./http";
-import { isPageRenderer } from "./listener/role";
 import { answeredByListener } from "./listener/routes";
 import { READ_WORKER_BUNDLE } from "./worker-bundles.mjs";
 
@@ -35,8 +34,6 @@ const globalForReads = globalThis as unknown as { __radarReads?: Channel | null 
 
 function channel(): Channel | null {
   if (globalForReads.__radarReads !== undefined) return globalForReads.__radarReads;
-  // The page renderer's thread ingests nothing: its pages' heavy reads run on it.
-  if (isPageRenderer()) return (globalForReads.__radarReads = null);
   // Not a file for Next's build to trace: the prepare step writes it after that build.
   const bundle = path.join(/* turbopackIgnore: true */ process.cwd(), READ_WORKER_BUNDLE);
   if (!fs.existsSync(bundle)) {

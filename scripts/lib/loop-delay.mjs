@@ -1,8 +1,8 @@
 // Benchmarks only: preloaded into the server under test (NODE_OPTIONS=--import …) to measure how
 // long its event loop stalls. It answers on its own loopback port, RADAR_BENCH_LOOP_PORT:
 // GET /reset starts a window, GET / returns that window's stalls ({maxMs, p99Ms, meanMs,
-// maxOwnMs, maxWaitedMs}). Worker threads (the read worker, the page renderer: neither ingests)
-// are not measured.
+// maxOwnMs, maxWaitedMs}). Worker threads (the read worker: it does not ingest) are
+// not measured.
 import http from "node:http";
 import { isMainThread } from "node:worker_threads";
 import fs from "node:fs";

@@ -1,9 +1,6 @@
 // The server's entry (built by the prepare step into LISTENER_BUNDLE, beside Next's build, so
-// the project folder is one level up). The same file is the page renderer's thread (role.ts).
+// the project folder is one level up).
 import path from "node:path";
-import { pageRendererData } from "./role";
+import { serve } from "./serve";
 
-const root = path.resolve(import.meta.dirname, "..");
-const renderer = pageRendererData();
-if (renderer) await (await import("./render-pages")).renderPages(root, renderer);
-else await (await import("./serve")).serve(root);
+await serve(path.resolve(import.meta.dirname, ".."));

@@ -119,49 +119,6 @@ export function passesProxy(rawPath: string, headers: { [name: string]: string |
   return rawPath.startsWith("/api/") && /%[89a-fA-F]/.test(rawPath);
 }
 
-/**
- * The API reads the page renderer answers too: what the pages fetch as they stay live (the board's
- * rows, a thread, insights, incidents, limits), each answered from the store alone. The rest of
- * the API stays on the listener's thread: writes, the live stream (the bus is there), the
- * directive long-poll, exports (they stream from the read worker), health, metrics and
- * diagnostics (they report that thread's own state).
- */
-const RENDERED_READS: readonly string[] = [
-  "/api/v1/threads",
-  "/api/v1/threads/[id]",
-  "/api/v1/threads/by-key/[key]",
-  "/api/v1/threads/by-key/[key]/events",
-  "/api/v1/threads/by-key/[key]/events/[seq]/raw",
-  "/api/v1/insights",
-  "/api/v1/incidents",
-  "/api/v1/incidents/[id]",
-  "/api/v1/limits",
-];
-
-/**
- * Whether the page renderer (render-pages.ts) answers this request rather than the listener's
- * own Next: a GET or HEAD without a body, and without a server action, for a page (anything
- * outside /api/ and the OTLP paths: the pages, their RSC payloads, Next's static files) or one
- * of RENDERED_READS, judged on the decoded path, as Next routes it. A path Next would normalise
- * first, or cannot decode, stays with the listener's Next.
- */
-export function forRenderer(method: string, rawPath: string, headers: { [name: string]: string | string[] | undefined }): boolean {
-  if (method !== "GET" && method !== "HEAD") return false;
-  if (headers["content-length"] !== undefined || headers["transfer-encoding"] !== undefined) return false;
-  if (headers["next-action"] !== undefined) return false;
-  // Classified as Next routes it, decoded: `/%61pi/v1/stream` is the live stream too.
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(rawPath);
-  } catch {
-    return false;
-  }
-  if (!decoded.startsWith("/") || NEEDS_NORMALISING.test(decoded) || decoded.includes("\\")) return false;
-  if (decoded !== "/api" && !decoded.startsWith("/api/")) return !decoded.startsWith("/v1/");
-  const segments = decoded.split("/");
-  return RENDERED_READS.some((pattern) => matchPath(pattern, segments) !== null);
-}
-
 /** The parameters of `segments` (a raw path split at "/") under `pattern`, still percent-encoded; null when it does not match. */
 function matchPath(pattern: string, segments: readonly string[]): Record<string, string> | null {
   const parts = pattern.split("/");

@@ -9,10 +9,8 @@ import { whenBooted } from "../boot-signal";
 import { problem } from "../http";
 import { SECURITY_HEADERS } from "../security-headers";
 import { runShutdownSteps } from "../shutdown";
-import { LISTENER_BUNDLE } from "./bundle.mjs";
 import { failed, logFailure, readDeclaredBody, sendWebResponse, smallBodyLength, toWebRequest } from "./node-http";
-import { startPageRenderer } from "./page-renderer";
-import { forRenderer, LEAN_ROUTES, markLean, matchLeanRoute, passesProxy, type LeanRoute } from "./routes";
+import { LEAN_ROUTES, markLean, matchLeanRoute, passesProxy, type LeanRoute } from "./routes";
 import { startWalCheckpointer } from "./wal-checkpointer";
 
 /**
@@ -27,10 +25,8 @@ import { startWalCheckpointer } from "./wal-checkpointer";
  * module cache hands this listener the very same module instances Next serves them with — one
  * writer queue (lib/db/client.ts), one live-update bus, one set of rate limits and caches. A
  * copy bundled on its own would have its own module state, and even instrumentation.ts's modules
- * are separate instances from the routes' in Next's build. Pages, and the reads they make, are the
- * exception (routes.ts forRenderer): the page renderer renders them on a thread of its own
- * (page-renderer.ts), with module state of its own, which is why none of them may need this
- * thread's (the bus, the rate limits, the watchdog).
+ * are separate instances from the routes' in Next's build. Pages render on this same event loop:
+ * one Next per process.
  */
 
 type RouteHandler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
@@ -51,16 +47,13 @@ export async function serve(root: string): Promise<void> {
     process.stderr.write(`[radar] ${error instanceof ConfigError ? error.message : String(error)}\n`);
     process.exit(1);
   }
-  const { HOST: hostname, PORT: port, RADAR_INGEST_LISTENER: listener, RADAR_PAGE_RENDERER: rendering } = settings;
+  const { HOST: hostname, PORT: port, RADAR_INGEST_LISTENER: listener } = settings;
   // As `next start` does: Next and React pick their production builds by it.
   (process.env as Record<string, string | undefined>).NODE_ENV ||= "production";
   const { default: next } = await import("next");
   const app = next({ dev: false, dir: root, hostname, port });
   await app.prepare();
   const handleNext = app.getRequestHandler();
-  // Both started while the boot runs, so that the renderer's own start (seconds of loading Next on
-  // another thread) is mostly over when the first requests come; pages render here until it is ready.
-  const renderer = rendering === "inline" ? null : startPageRenderer(path.join(root, LISTENER_BUNDLE), { hostname, port });
   if (currentStore() === "sqlite") startWalCheckpointer(root, db().path);
   // Loading the routes' code takes seconds (Next too loads it at a route's first request): it goes
   // on while the boot runs and after, and a lean request waits for it.
@@ -88,9 +81,7 @@ export async function serve(root: string): Promise<void> {
       // only when the client sent none), replacing whatever a client sent.
       incoming.headers[PEER_HEADER] = peer;
       // As `next start` does around the same call: a failure is logged and answered 500.
-      const inline = () => void handleNext(incoming, outgoing).catch((error: unknown) => failed(error, incoming, outgoing, rawPath));
-      if (renderer && forRenderer(incoming.method ?? "GET", rawPath, incoming.headers)) renderer.forward(incoming, outgoing, peer, inline);
-      else inline();
+      handleNext(incoming, outgoing).catch((error: unknown) => failed(error, incoming, outgoing, rawPath));
       return;
     }
     handlers
