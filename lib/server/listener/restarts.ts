@@ -1,7 +1,7 @@
 /**
- * When a worker thread of the server that stopped starts again (the page renderer, the WAL
- * checkpointer): after `firstMs`, doubling with each stop to `lastMs`; one that ran `healthyMs`
- * since it became ready starts again as if it had never failed.
+ * When a worker thread of the server that stopped starts again (the page renderer): after
+ * `firstMs`, doubling with each stop to `lastMs`; one that ran `healthyMs` since it became ready
+ * starts again as if it had never failed.
  */
 export interface RestartTiming {
   restartFirstMs: number;

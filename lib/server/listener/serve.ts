@@ -2,8 +2,6 @@ import http from "node:http";
 import nodeModule from "node:module";
 import path from "node:path";
 import { config, ConfigError } from "@/lib/config";
-import { db } from "@/lib/db/client";
-import { currentStore } from "@/lib/db/store";
 import { edgeSettings, PEER_HEADER, refuseAtEdge, refuseMalformedPath } from "../edge";
 import { whenBooted } from "../boot-signal";
 import { problem } from "../http";
@@ -13,7 +11,6 @@ import { LISTENER_BUNDLE } from "./bundle.mjs";
 import { failed, logFailure, readDeclaredBody, sendWebResponse, smallBodyLength, toWebRequest } from "./node-http";
 import { startPageRenderer } from "./page-renderer";
 import { forRenderer, LEAN_ROUTES, markLean, matchLeanRoute, passesProxy, type LeanRoute } from "./routes";
-import { startWalCheckpointer } from "./wal-checkpointer";
 
 /**
  * The server `npm start` and the test server run: one Node HTTP listener on HOST:PORT in front
@@ -58,10 +55,9 @@ export async function serve(root: string): Promise<void> {
   const app = next({ dev: false, dir: root, hostname, port });
   await app.prepare();
   const handleNext = app.getRequestHandler();
-  // Both started while the boot runs, so that the renderer's own start (seconds of loading Next on
+  // Started while the boot runs, so that the renderer's own start (seconds of loading Next on
   // another thread) is mostly over when the first requests come; pages render here until it is ready.
   const renderer = rendering === "inline" ? null : startPageRenderer(path.join(root, LISTENER_BUNDLE), { hostname, port });
-  if (currentStore() === "sqlite") startWalCheckpointer(root, db().path);
   // Loading the routes' code takes seconds (Next too loads it at a route's first request): it goes
   // on while the boot runs and after, and a lean request waits for it.
   const handlers = loadHandlers(root);

@@ -2,10 +2,10 @@ import type { Worker } from "node:worker_threads";
 import { restarts, type RestartTiming } from "./restarts";
 
 /**
- * A worker thread of the server that the listener's thread keeps running (the page renderer, the
- * WAL checkpointer): up once it says it is ready; ended when, up, it says nothing for `silentMs`
- * (its thread stuck); started again after it stops, later after each stop (restarts.ts). While it
- * is down, the listener's thread does its work itself (`meanwhile` says how, in the log).
+ * A worker thread of the server that the listener's thread keeps running (the page renderer): up
+ * once it says it is ready; ended when, up, it says nothing for `silentMs` (its thread stuck);
+ * started again after it stops, later after each stop (restarts.ts). While it is down, the
+ * listener's thread does its work itself (`meanwhile` says how, in the log).
  */
 export interface WorkerSupervision<M> {
   /** Who it is, for the log: "the page renderer". */
