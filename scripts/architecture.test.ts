@@ -95,7 +95,6 @@ const NOT_ON_EITHER_STORE: Record<string, string> = {
   "sources.ts#subtractUsage": "retention's SQLite unit of work (PostgreSQL's: postgres/retention.ts)",
   "limits.ts#blockingWindowKeys": "inside the SQLite board's read transaction, on its connection",
   "limits.ts#windowsBlockingOn": "inside the SQLite thread page's read transaction, on its connection",
-  "checkpointer.ts": "the SQLite WAL checkpointer's thread (PostgreSQL checkpoints its own WAL)",
   // The read worker's SQLite bodies: lib/server/off-thread.ts sends PostgreSQL's (postgres/reads.ts) instead.
   "reads.ts#READS": "the read worker's SQLite reads",
   "reads.ts#EXPORTS": "the read worker's SQLite exports",
@@ -201,10 +200,10 @@ describe("the layering", () => {
     const isData = (value: unknown) =>
       typeof value !== "function" && !(value && typeof value === "object" && Object.values(value).some((v) => typeof v === "function"));
     const modules = fs.readdirSync(path.join(root, "lib/db")).filter((name) => name.endsWith(".ts") && !name.endsWith(".test.ts"));
-    // The worker threads' entries run on import (each is a worker's script, not a module to call).
+    // The read worker's entry runs on import (a worker's script, not a module to call).
     const unlisted: string[] = [];
     const seen = new Set<string>();
-    for (const name of modules.filter((name) => name !== "read-worker.ts" && name !== "checkpointer-thread.ts").sort()) {
+    for (const name of modules.filter((name) => name !== "read-worker.ts").sort()) {
       const exports = (await import(path.join(root, "lib/db", name))) as Record<string, unknown>;
       seen.add(name);
       for (const [exported, value] of Object.entries(exports)) {

@@ -57,7 +57,7 @@ function run(layout: "time first" | "hash first"): Layout {
         lookupMs += t1 - t0;
         insertMs += t2 - t1;
       }
-      // As the server's checkpointer does between units of work: the WAL starts over.
+      // As the server's commits do once the WAL passes its autocheckpoint: the WAL starts over.
       if (b % 100 === 99) db.pragma("wal_checkpoint(TRUNCATE)");
     }
     return {

@@ -9,8 +9,8 @@ import { useTemporaryDatabase } from "./lib/temporary-database";
  * persist, commit included), the directives of the answer. Prints the mean per batch and the CPU
  * this process spent per batch (less sensitive than wall time to a busy machine). Run with
  * `node --cpu-prof --import tsx scripts/profile-ingest.ts` for a profile of the same work;
- * `--statements` also lists each SQL statement's runs and time per batch (COMMIT included; without
- * the WAL checkpointer's thread, SQLite's own checkpoints land in some COMMITs). `--async-context`
+ * `--statements` also lists each SQL statement's runs and time per batch (COMMIT included, and with
+ * it SQLite's own checkpoints, which land in some COMMITs). `--async-context`
  * runs the batches inside an AsyncLocalStorage, as Next's request handling does: Node 20 then runs
  * a hook for every promise, the cost lib/server/pipeline.ts's "Promises per event" is about.
  */

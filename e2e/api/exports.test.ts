@@ -1,4 +1,3 @@
-import os from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXPORT_COLUMNS, TIMELINE_COLUMNS } from "@/lib/db/exports";
 import { INCIDENT_SPAN_MS, incidentEvents } from "@/lib/insights/incident-fixture";
@@ -205,23 +204,4 @@ describe("compression", () => {
       expect(b).toBe(a);
     },
   );
-});
-
-describe("the read worker", () => {
-  // It serves the exports (on SQLite: on PostgreSQL the database does the work and there is no
-  // worker) at a lower CPU priority than the thread that ingests, which keeps the normal one.
-  it("runs below the ingest thread's CPU priority", async (context) => {
-    if (storeOfServer(server) !== "sqlite" || server.threadNices() === null) context.skip();
-    const served = await server.fetch(`/api/v1/exports/attempts?${RANGE}&format=csv`);
-    expect(served.status).toBe(200);
-    await served.text();
-    const nices = server.threadNices()!;
-    // The server inherits this process's nice value: its main thread keeps it.
-    const inherited = os.getPriority();
-    expect(nices.find((thread) => thread.main)!.nice).toBe(inherited);
-    // Started at a nice value of 10 or more, every thread already runs that low.
-    if (inherited >= 10) context.skip();
-    expect(nices.filter((thread) => thread.nice > inherited)).toHaveLength(1);
-    expect(nices.filter((thread) => thread.nice < inherited)).toEqual([]);
-  });
 });

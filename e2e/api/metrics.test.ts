@@ -1,8 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { incidentEvents } from "@/lib/insights/incident-fixture";
-import { e2eStore } from "../support/e2e-store";
-import { PATIENCE_MS } from "../support/patience";
-import { waitFor } from "../support/relay-helpers";
 import { get, post, startServer, type RunningServer } from "../support/server";
 
 /**
@@ -164,8 +161,6 @@ describe("GET /api/metrics", () => {
       radar_alert_outbox: "gauge",
       radar_alert_oldest_pending_seconds: "gauge",
       radar_watchdog_leader: "gauge",
-      // The WAL checkpointer's (lib/db/checkpointer.ts): SQLite only.
-      ...(e2eStore() === "sqlite" ? { radar_sqlite_wal_checkpointer_up: "gauge", radar_sqlite_wal_frames: "gauge", radar_sqlite_wal_frames_left: "gauge" } : {}),
       radar_retry_advised_delay_seconds: "histogram",
       radar_retry_actual_gap_seconds: "histogram",
     });
@@ -202,10 +197,6 @@ describe("GET /api/metrics", () => {
     expect(value(await scrape(), name, labels)).toBeCloseTo(expected, 6);
   });
 
-  it.runIf(e2eStore() === "sqlite")("on SQLite, reports the WAL checkpointer's thread running", async () => {
-    await waitFor(async () => value(await scrape(), "radar_sqlite_wal_checkpointer_up", {}) === 1, PATIENCE_MS, () => "the WAL checkpointer never started");
-  });
-
   it("gauges threads by the status the threads API shows, with explicit zeros", async () => {
     const families = await scrape();
     const threads = (await get(server, "/api/v1/threads?pageSize=500")).body.threads as { status: string }[];
@@ -226,8 +217,7 @@ describe("GET /api/metrics", () => {
   });
 
   it("reads the database at scrape time: the same numbers after a restart, new events counted at once", async () => {
-    // Less what this instance's threads report now, not the database (the WAL checkpointer's).
-    const stored = async () => (await (await server.fetch(`${server.url}/api/metrics`)).text()).replace(/^radar_sqlite_wal_.*\n/gm, "");
+    const stored = async () => (await server.fetch(`${server.url}/api/metrics`)).text();
     const before = await stored();
     await server.restart();
     const after = await stored();

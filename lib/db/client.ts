@@ -1,11 +1,8 @@
-import path from "node:path";
 import Database from "better-sqlite3";
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaClient } from "./generated/client";
 import { resolveDatabasePath } from "./config";
 import { migrate } from "./migrate";
-import { WAL_SIZE_LIMIT_BYTES, type CheckpointDone } from "./checkpointer";
-import type { WalCheckpoints } from "@/lib/insights/metrics";
 import { processQueue } from "./queue";
 import { isSqliteBusy } from "./sqlite-busy";
 
@@ -30,16 +27,20 @@ export interface DatabaseHandles {
 }
 
 const BUSY_TIMEOUT_MS = 5_000;
+const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 const globalForDb = globalThis as unknown as { __radarDb?: DatabaseHandles };
 
 export function openDatabase(file = resolveDatabasePath()): DatabaseHandles {
   const sql = new Database(file, { timeout: BUSY_TIMEOUT_MS });
   sql.pragma("journal_mode = WAL");
-  // NORMAL is durable across application crashes in WAL mode and avoids an fsync per commit.
+  // In WAL mode NORMAL keeps every commit across a crash of the process (it is in the WAL, in the
+  // OS's page cache) and syncs only at checkpoints; power loss may roll back the last commits.
   sql.pragma("synchronous = NORMAL");
   sql.pragma("foreign_keys = ON");
+  // Checkpoints are SQLite's own (wal_autocheckpoint, 1,000 pages by default): the commit that
+  // passes it copies the WAL back into the file, and the WAL starts over once no reader needs it.
+  // One that readers let grow is cut back to this size when it starts over.
   sql.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
-  checkpointsAsAgreed(sql);
   migrate(sql);
   sql.pragma(TEMP_IN_MEMORY);
   const prisma = new PrismaClient({
@@ -88,70 +89,13 @@ export function openReadOnly(file: string): DatabaseHandles {
 }
 
 /**
- * Who checkpoints the WAL (copies its pages back into the database file). By default SQLite's
- * commits do: the one that leaves more than AUTOCHECKPOINT_PAGES in the WAL, on the thread that
- * committed. While the WAL checkpointer's thread (checkpointer.ts) runs for a file, this
- * process's connections to it leave that to the thread, checkpointing only past BACKSTOP_PAGES,
- * a last resort; once it stops, they checkpoint as by default again. The backstop is far past the
- * thread's own bound (checkpointer.ts START_OVER_FRAMES): while readers keep taking snapshots one
- * after another (the read worker under two clients that loop over insights, metrics and exports),
- * no one can start the WAL over, and a commit's checkpoint, which copies only what those readers
- * let it, would cost the ingest thread fsyncs for nothing (one at 20,000 pages did, in a traced
- * `npm run bench`: 24 ms, with the file cut back).
- */
-const AUTOCHECKPOINT_PAGES = 1_000;
-export const BACKSTOP_PAGES = 100_000;
-
-interface WalState {
-  /** The file the checkpointer thread checkpoints, while it runs. */
-  byThread: string | null;
-  connections: Set<Database.Database>;
-  last: CheckpointDone | null;
-}
-
-const globalForWal = globalThis as unknown as { __radarWal?: WalState };
-
-function walState(): WalState {
-  return (globalForWal.__radarWal ??= { byThread: null, connections: new Set(), last: null });
-}
-
-/** A connection on this thread: it checkpoints on commit unless the checkpointer thread does for its file. */
-function checkpointsAsAgreed(sql: Database.Database): void {
-  const state = walState();
-  state.connections.add(sql);
-  sql.pragma(`wal_autocheckpoint = ${state.byThread === path.resolve(sql.name) ? BACKSTOP_PAGES : AUTOCHECKPOINT_PAGES}`);
-}
-
-/** The checkpointer thread checkpoints `file` from now on (null: it stopped, and commits checkpoint again). */
-export function checkpointsByThread(file: string | null): void {
-  const state = walState();
-  state.byThread = file === null ? null : path.resolve(file);
-  if (file === null) state.last = null;
-  for (const sql of state.connections) {
-    if (sql.open) checkpointsAsAgreed(sql);
-    else state.connections.delete(sql);
-  }
-}
-
-/** The checkpointer thread's latest checkpoint. */
-export function recordCheckpoint(done: CheckpointDone): void {
-  walState().last = done;
-}
-
-/** Whether the checkpointer thread checkpoints this process's database, and the WAL as its latest round left it (for the metrics). */
-export function walCheckpoints(): WalCheckpoints {
-  const { byThread, last } = walState();
-  return { byThread: byThread !== null, walFrames: last?.walFrames ?? null, framesLeft: last ? last.walFrames - last.copied : null };
-}
-
-/**
  * BEGIN IMMEDIATE on the writer connection, never sleeping on the thread while another
- * connection holds the write lock (the WAL checkpointer's thread copying the WAL back, a
- * command-line import, another process). SQLite's own busy handler would sleep where it is
- * called, in steps of 1, 2, 5, 10 ms and more, and the thread that takes every request would
- * answer nothing meanwhile (up to BUSY_TIMEOUT_MS). Here each attempt fails at once, and the next
- * comes after a timer of a millisecond, the event loop free in between; after BUSY_TIMEOUT_MS the
- * last SQLITE_BUSY is thrown, as SQLite's handler would have.
+ * connection holds the write lock (the page renderer's connection, a command-line import,
+ * another process). SQLite's own busy handler would sleep where it is called, in steps of 1, 2,
+ * 5, 10 ms and more, and the thread that takes every request would answer nothing meanwhile (up
+ * to BUSY_TIMEOUT_MS). Here each attempt fails at once, and the next comes after a timer of a
+ * millisecond, the event loop free in between; after BUSY_TIMEOUT_MS the last SQLITE_BUSY is
+ * thrown, as SQLite's handler would have.
  */
 export async function beginImmediate(sql: Database.Database, timeoutMs = BUSY_TIMEOUT_MS): Promise<void> {
   const deadline = performance.now() + timeoutMs;
@@ -253,7 +197,7 @@ const READ = /^\s*SELECT\b/i;
 /** The better-sqlite3 connection under Prisma's adapter. */
 function connectionOf(adapter: PrismaAdapter): Database.Database {
   const client = (adapter as unknown as { client?: Database.Database }).client;
-  if (!client) throw new Error("Prisma's SQLite adapter no longer exposes its connection: its transactions cannot begin IMMEDIATE, nor leave checkpoints to the checkpointer");
+  if (!client) throw new Error("Prisma's SQLite adapter no longer exposes its connection: its transactions cannot begin IMMEDIATE");
   return client;
 }
 
@@ -266,7 +210,6 @@ function beginsImmediate(adapter: PrismaAdapter): void {
 
 function queuedAdapter(adapter: PrismaAdapter): PrismaAdapter {
   beginsImmediate(adapter);
-  checkpointsAsAgreed(connectionOf(adapter));
   const overrides: Partial<PrismaAdapter> = {
     queryRaw: (query) => (READ.test(query.sql) ? adapter.queryRaw(query) : serialized(() => adapter.queryRaw(query))),
     executeRaw: (query) => serialized(() => adapter.executeRaw(query)),

@@ -1,7 +1,6 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { openReadOnly } from "./client";
 import { finishRead, EXPORTS, READS, type FromWorker, type ToWorker } from "./reads";
-import { lowerThreadPriority } from "../thread-priority";
 
 /**
  * The read worker: a thread with its own read-only connection to the database file (WAL lets it
@@ -12,16 +11,6 @@ import { lowerThreadPriority } from "../thread-priority";
  * Messages are handled one at a time: a read runs whole, an export about PULL_BYTES per pull,
  * so a long export lets other reads in between its pages.
  */
-
-/**
- * The worker runs at a lower CPU priority than the thread that ingests: on a machine whose cores
- * are all busy, a heavy read waits for ingestion rather than the other way round (when a core is
- * free it changes nothing). `npx tsx scripts/bench-reads.ts` on this 2-core machine, alternated
- * with the worker at 0: single-event POST p99 while readers loop 27.5 / 28.1 / 34.8 ms at 0,
- * 25.0 / 23.2 / 24.7 ms at 10.
- */
-const READ_WORKER_NICE = 10;
-lowerThreadPriority(READ_WORKER_NICE);
 
 const { sql } = openReadOnly((workerData as { file: string }).file);
 const port = parentPort!;

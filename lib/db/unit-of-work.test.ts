@@ -300,7 +300,7 @@ describe("commit steps", () => {
 });
 
 describe("the write lock held by another connection", () => {
-  // The WAL checkpointer's thread, an import in another process: while one of them holds the
+  // The page renderer's connection, an import in another process: while one of them holds the
   // write lock, the thread that takes requests keeps answering, and writes wait for the lock.
   const holdWriteLock = () => {
     const other = new Database(m.client.db().path);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { GAP_BOUNDS_MS } from "./gaps";
-import { createMetricsRegistry, renderMetrics, type InstanceState, type MetricsSnapshot, type WalCheckpoints } from "./metrics";
+import { createMetricsRegistry, renderMetrics, type InstanceState, type MetricsSnapshot } from "./metrics";
 
 const bins = (entries: Record<number, number>) => Array.from({ length: GAP_BOUNDS_MS.length + 1 }, (_, i) => entries[i] ?? 0);
 
@@ -67,15 +67,6 @@ describe("metrics registry", () => {
     expect(await createMetricsRegistry(() => snapshot).scrape()).not.toContain("radar_watchdog_leader");
   });
 
-  it("on SQLite, exposes whether the WAL checkpointer runs and what its latest checkpoint left, read at each scrape", async () => {
-    let wal: WalCheckpoints = { byThread: false, walFrames: null, framesLeft: null };
-    const metrics = createMetricsRegistry(() => snapshot, { watchdogLeader: () => true, walCheckpoints: () => wal });
-    expect((await metrics.scrape()).split("\n")).toEqual(expect.arrayContaining(["radar_sqlite_wal_checkpointer_up 0", "radar_sqlite_wal_frames 0", "radar_sqlite_wal_frames_left 0"]));
-    wal = { byThread: true, walFrames: 1_042, framesLeft: 42 };
-    expect((await metrics.scrape()).split("\n")).toEqual(expect.arrayContaining(["radar_sqlite_wal_checkpointer_up 1", "radar_sqlite_wal_frames 1042", "radar_sqlite_wal_frames_left 42"]));
-    expect(await createMetricsRegistry(() => snapshot, { watchdogLeader: () => true }).scrape()).not.toContain("radar_sqlite_wal");
-  });
-
   it("reloads from the database on every scrape instead of accumulating", async () => {
     let current = snapshot;
     const metrics = createMetricsRegistry(() => current);
@@ -113,13 +104,12 @@ describe("metrics registry", () => {
 
 describe("renderMetrics: the text of one scrape, rendered by this thread's one registry", () => {
   const fresh = () => delete (globalThis as { __radarExposition?: unknown }).__radarExposition;
-  const instance = (watchdogLeader: boolean): InstanceState => ({ watchdogLeader, walCheckpoints: { byThread: true, walFrames: 1_042, framesLeft: 42 } });
+  const instance = (watchdogLeader: boolean): InstanceState => ({ watchdogLeader });
 
   it("renders what the registry renders, with the serving process's state as of each scrape", async () => {
     fresh();
     const rendered = await renderMetrics(snapshot, instance(true), null);
-    const wal = { byThread: true, walFrames: 1_042, framesLeft: 42 };
-    expect(rendered.text).toBe(await createMetricsRegistry(() => snapshot, { watchdogLeader: () => true, walCheckpoints: () => wal }).scrape());
+    expect(rendered.text).toBe(await createMetricsRegistry(() => snapshot, { watchdogLeader: () => true }).scrape());
     expect(rendered.contentType).toMatch(/^text\/plain/);
     expect((await renderMetrics(snapshot, instance(false), rendered.exposed)).text.split("\n")).toContain("radar_watchdog_leader 0");
   });

@@ -74,19 +74,7 @@ function loadHistogram(histogram: Histogram<"kind" | "provider">, rows: readonly
 export interface InstanceFacts {
   /** Whether this instance runs the watchdog now (the leader among several on PostgreSQL). */
   watchdogLeader: () => boolean;
-  /** On SQLite: whether the WAL checkpointer thread checkpoints, and the frames its latest checkpoint left in the WAL. */
-  walCheckpoints?: () => WalCheckpoints;
 }
-
-/** On SQLite: whether the checkpointer thread checkpoints, and the WAL as its latest round left it (null before its first). */
-export interface WalCheckpoints {
-  byThread: boolean;
-  walFrames: number | null;
-  framesLeft: number | null;
-}
-
-/** No checkpointer thread, no round yet. */
-const NO_WAL_CHECKPOINTS: WalCheckpoints = { byThread: false, walFrames: null, framesLeft: null };
 
 /** The counters' highest values exposed so far, by metric and series (JSON text): what keeps them from going down. */
 export type ExposedCounters = string;
@@ -188,34 +176,6 @@ export function createMetricsRegistry(read: () => MetricsSnapshot | Promise<Metr
       },
     });
   }
-  const wal = instance?.walCheckpoints;
-  if (wal) {
-    new Gauge({
-      name: "radar_sqlite_wal_checkpointer_up",
-      help: "1 while the WAL checkpointer thread copies the SQLite WAL back into the database file (commits on the ingest thread then never do), else 0.",
-      registers,
-      collect() {
-        this.set(wal().byThread ? 1 : 0);
-      },
-    });
-    new Gauge({
-      name: "radar_sqlite_wal_frames",
-      help: "Frames (pages) in the SQLite WAL at the WAL checkpointer's latest round: commits append to it until the checkpointer lets it start over at 8,192 (lib/db/checkpointer.ts START_OVER_FRAMES), so it stays below about that; far past it means a reader holds an old snapshot. 0 while the checkpointer is not running.",
-      registers,
-      collect() {
-        this.set(wal().walFrames ?? 0);
-      },
-    });
-    new Gauge({
-      name: "radar_sqlite_wal_frames_left",
-      help: "Frames the WAL checkpointer's latest checkpoint could not copy yet (a reader still needed them); growing for minutes means a reader holds an old snapshot. 0 while it is not running.",
-      registers,
-      collect() {
-        this.set(wal().framesLeft ?? 0);
-      },
-    });
-  }
-
   const histogram = (name: string, help: string, rows: (s: MetricsSnapshot) => HistogramRow[]) =>
     new Histogram<"kind" | "provider">({
       name,
@@ -250,7 +210,6 @@ export function createMetricsRegistry(read: () => MetricsSnapshot | Promise<Metr
 /** What only the serving process knows at a scrape (InstanceFacts), as plain data: it goes to the read worker with the request. */
 export interface InstanceState {
   watchdogLeader: boolean;
-  walCheckpoints?: WalCheckpoints;
 }
 
 export interface MetricsExposition {
@@ -276,18 +235,14 @@ const globalForExposition = globalThis as unknown as {
  * the ingest thread's CPU a scrape took at 1M events when it ran there, on code a scrape every
  * 15 s never gets to optimise) never runs on the thread that ingests. The registry is made at the
  * first scrape, from the counters' values the serving thread last received (`exposedBefore`): a
- * read worker started again after a crash never exposes less than the one before it did. Its
- * gauges are those of that first scrape's `instance` (the WAL checkpointer's on SQLite only).
+ * read worker started again after a crash never exposes less than the one before it did.
  * Scrapes render one after another, each with its own snapshot and state.
  */
 export function renderMetrics(snapshot: MetricsSnapshot, instance: InstanceState, exposedBefore: ExposedCounters | null): Promise<MetricsExposition> {
   let thisThread = globalForExposition.__radarExposition;
   if (!thisThread) {
     const scraping = { snapshot: null as MetricsSnapshot | null, instance };
-    const facts: InstanceFacts = {
-      watchdogLeader: () => scraping.instance.watchdogLeader,
-      ...(instance.walCheckpoints ? { walCheckpoints: () => scraping.instance.walCheckpoints ?? NO_WAL_CHECKPOINTS } : {}),
-    };
+    const facts: InstanceFacts = { watchdogLeader: () => scraping.instance.watchdogLeader };
     const metrics = createMetricsRegistry(() => scraping.snapshot!, facts, exposedBefore);
     thisThread = globalForExposition.__radarExposition = { metrics, scraping, last: Promise.resolve() };
   }

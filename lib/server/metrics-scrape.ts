@@ -1,5 +1,3 @@
-import { walCheckpoints } from "@/lib/db/client";
-import { currentStore } from "@/lib/db/store";
 import type { ExposedCounters, InstanceState, MetricsExposition } from "@/lib/insights/metrics";
 import { read } from "./off-thread";
 import { leadsWatchdog } from "./watchdog";
@@ -14,11 +12,11 @@ export type RenderMetrics = (now: number, instance: InstanceState, exposedBefore
 const onReadWorker: RenderMetrics = (now, instance, exposedBefore) => read("metricsExposition", now, instance, exposedBefore);
 
 /**
- * GET /api/metrics's text: this instance's own state (whether it leads the watchdog, what the WAL
- * checkpointer's latest round left) goes with the request, the counters' values come back.
+ * GET /api/metrics's text: this instance's own state (whether it leads the watchdog) goes with the
+ * request, the counters' values come back.
  */
 export async function scrapeMetrics(now: number, render: RenderMetrics = onReadWorker): Promise<MetricsExposition> {
-  const instance: InstanceState = { watchdogLeader: leadsWatchdog(), ...(currentStore() === "sqlite" ? { walCheckpoints: walCheckpoints() } : {}) };
+  const instance: InstanceState = { watchdogLeader: leadsWatchdog() };
   const exposition = await render(now, instance, globalForMetrics.__radarMetricsExposed ?? null);
   globalForMetrics.__radarMetricsExposed = exposition.exposed;
   return exposition;

@@ -5,7 +5,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { LISTENER_BUNDLE, LISTENER_ENTRY } from "../../lib/server/listener/bundle.mjs";
-import { CHECKPOINTER_BUNDLE, CHECKPOINTER_ENTRY, READ_WORKER_BUNDLE, READ_WORKER_ENTRY } from "../../lib/server/worker-bundles.mjs";
+import { READ_WORKER_BUNDLE, READ_WORKER_ENTRY } from "../../lib/server/worker-bundles.mjs";
 
 export const root = path.resolve(import.meta.dirname, "..", "..");
 const stampDir = path.join(root, "node_modules", ".radar");
@@ -115,13 +115,11 @@ export function ensureBuilt() {
 /**
  * What runs out of Next's sight, each bundled by esbuild (which tsx brings) into one file beside
  * Next's build, leaving native addons, Prisma's runtime and Next to node_modules: the read worker
- * (lib/db/read-worker.ts) and the WAL checkpointer (lib/db/checkpointer-thread.ts), threads of
- * the server; and the server itself, the ingestion listener in front of Next (lib/server/listener),
- * which `npm start` and the test server run.
+ * (lib/db/read-worker.ts), a thread of the server; and the server itself, the ingestion listener
+ * in front of Next (lib/server/listener), which `npm start` and the test server run.
  */
 const BUNDLES = [
   [READ_WORKER_ENTRY, READ_WORKER_BUNDLE],
-  [CHECKPOINTER_ENTRY, CHECKPOINTER_BUNDLE],
   [LISTENER_ENTRY, LISTENER_BUNDLE],
 ];
 

@@ -53,8 +53,6 @@ export interface RunningServer {
   peakRssBytes(): number | null;
   /** CPU time the server's main thread (the one that ingests) has used so far, in ms (Linux /proc), null where unknown. */
   mainThreadCpuMs(): number | null;
-  /** The nice value (CPU priority) of each of the server's threads, its main thread marked (Linux /proc); null where unknown. */
-  threadNices(): { tid: number; main: boolean; nice: number }[] | null;
 }
 
 const root = path.resolve(import.meta.dirname, "..", "..");
@@ -180,7 +178,6 @@ export async function startServer(env: Record<string, string> = {}, options: { d
     output: () => log,
     peakRssBytes: () => (child.pid === undefined ? null : peakRss(child.pid)),
     mainThreadCpuMs: () => (child.pid === undefined ? null : threadCpuMs(child.pid, child.pid)),
-    threadNices: () => (child.pid === undefined ? null : threadNices(child.pid)),
   };
   if (databaseFile === null) {
     // Not enumerable, so a copy of the handle (`{ ...server, token }`) does not ask for it.
@@ -229,19 +226,6 @@ function seedInto(databaseUrl: string) {
 function threadCpuMs(pid: number, tid: number): number | null {
   try {
     return Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
-  } catch {
-    return null;
-  }
-}
-
-/** Each thread's nice value: stat's 19th field, counted after the name in parentheses (which may hold spaces). */
-function threadNices(pid: number): { tid: number; main: boolean; nice: number }[] | null {
-  try {
-    return fs.readdirSync(`/proc/${pid}/task`).map((name) => {
-      const stat = fs.readFileSync(`/proc/${pid}/task/${name}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      return { tid: Number(name), main: Number(name) === pid, nice: Number(fields[16]) };
-    });
   } catch {
     return null;
   }

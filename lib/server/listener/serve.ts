@@ -2,8 +2,6 @@ import http from "node:http";
 import nodeModule from "node:module";
 import path from "node:path";
 import { config, ConfigError } from "@/lib/config";
-import { db } from "@/lib/db/client";
-import { currentStore } from "@/lib/db/store";
 import { edgeSettings, PEER_HEADER, refuseAtEdge, refuseMalformedPath } from "../edge";
 import { whenBooted } from "../boot-signal";
 import { problem } from "../http";
@@ -11,7 +9,6 @@ import { SECURITY_HEADERS } from "../security-headers";
 import { runShutdownSteps } from "../shutdown";
 import { failed, logFailure, readDeclaredBody, sendWebResponse, smallBodyLength, toWebRequest } from "./node-http";
 import { LEAN_ROUTES, markLean, matchLeanRoute, passesProxy, type LeanRoute } from "./routes";
-import { startWalCheckpointer } from "./wal-checkpointer";
 
 /**
  * The server `npm start` and the test server run: one Node HTTP listener on HOST:PORT in front
@@ -54,7 +51,6 @@ export async function serve(root: string): Promise<void> {
   const app = next({ dev: false, dir: root, hostname, port });
   await app.prepare();
   const handleNext = app.getRequestHandler();
-  if (currentStore() === "sqlite") startWalCheckpointer(root, db().path);
   // Loading the routes' code takes seconds (Next too loads it at a route's first request): it goes
   // on while the boot runs and after, and a lean request waits for it.
   const handlers = loadHandlers(root);
