@@ -1,8 +1,8 @@
-import http from "node:http";
 import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import generated from "@opentelemetry/otlp-transformer/build/src/generated/root.js";
 import { hexIdsToBase64, loadOtlpCapture, otlpCaptureNames } from "../lib/ingest/otlp-fixtures";
+import { postBody } from "./lib/post-events";
 import { startServer, type RunningServer } from "./lib/server";
 import { median, percentile } from "./lib/stats";
 
@@ -20,7 +20,6 @@ const BOMB_CLIENTS = 4;
 const BOMBS_PER_CLIENT = 3;
 export const HEALTH_WAIT_TARGET_MS = 250;
 
-const agent = new http.Agent({ keepAlive: true });
 
 type Message = { fromObject(o: object): object; encode(m: object): { finish(): Uint8Array } };
 const ExportLogs = (generated as unknown as { opentelemetry: { proto: { collector: { logs: { v1: Record<string, Message> } } } } }).opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;
@@ -48,28 +47,10 @@ function batch(entries: object[], n: number): Buffer {
   return gzipSync(ExportLogs.encode(ExportLogs.fromObject(hexIdsToBase64({ resourceLogs }) as object)).finish());
 }
 
+const OTLP_HEADERS = { "content-type": "application/x-protobuf", "content-encoding": "gzip" };
+
 function post(server: RunningServer, path: string, body: Buffer): Promise<{ status: number; ms: number }> {
-  const started = performance.now();
-  const url = new URL(path, server.url);
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      {
-        agent,
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        method: "POST",
-        headers: { authorization: `Bearer ${server.token}`, "content-type": "application/x-protobuf", "content-encoding": "gzip", "content-length": body.length },
-      },
-      (response) => {
-        response.resume();
-        response.on("end", () => resolve({ status: response.statusCode ?? 0, ms: performance.now() - started }));
-        response.on("error", reject);
-      },
-    );
-    request.on("error", reject);
-    request.end(body);
-  });
+  return postBody(server, path, body, OTLP_HEADERS);
 }
 
 export interface OtlpBench {

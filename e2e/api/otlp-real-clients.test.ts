@@ -61,6 +61,17 @@ const claudeOtel = (token: string): Record<string, string> => ({
 });
 
 /** Waits until the radar shows the thread in `status`. */
+/** A Codex home whose config exports every signal to the radar as OTLP JSON, with `token`. */
+function codexOtel(token: string) {
+  const codex = codexEnv(mock);
+  const endpoint = (signal: string) => `{ otlp-http = { endpoint = "${server.url}/v1/${signal}", protocol = "json", headers = { "Authorization" = "Bearer ${token}" } } }`;
+  fs.appendFileSync(
+    path.join(codex.home, "config.toml"),
+    ["[otel]", `exporter = ${endpoint("logs")}`, `trace_exporter = ${endpoint("traces")}`, `metrics_exporter = ${endpoint("metrics")}`, ""].join("\n"),
+  );
+  return codex;
+}
+
 const settled = (id: string, ...statuses: string[]) =>
   waitFor(async () => {
     const view = (await threadDetail(server, id)) as ThreadDetail | null;
@@ -116,12 +127,7 @@ describe("real CLIs exporting OpenTelemetry straight to the radar", () => {
   it("codex exec: two 429s, then the answer: completed after two rate-limit retries", async () => {
     mock.enqueue("openai", rateLimited(1), rateLimited(1));
     const otel = await server.addSource("codex-otel-only");
-    const codex = codexEnv(mock);
-    const endpoint = (signal: string) => `{ otlp-http = { endpoint = "${server.url}/v1/${signal}", protocol = "json", headers = { "Authorization" = "Bearer ${otel.token}" } } }`;
-    fs.appendFileSync(
-      path.join(codex.home, "config.toml"),
-      ["[otel]", `exporter = ${endpoint("logs")}`, `trace_exporter = ${endpoint("traces")}`, `metrics_exporter = ${endpoint("metrics")}`, ""].join("\n"),
-    );
+    const codex = codexOtel(otel.token);
     const result = await run("codex", ["exec", "--json", "--skip-git-repo-check", "say hi"], codex.env, codex.cwd);
     expect(result.code, result.stderr).toBe(0);
     const thread = /"thread_id":"([^"]+)"/.exec(result.stdout)?.[1];
@@ -159,12 +165,7 @@ describe("real CLIs exporting OpenTelemetry straight to the radar", () => {
     // Codex makes five calls on 503s, then fails the turn and exits 1 without flushing.
     mock.enqueue("openai", ...Array.from({ length: 5 }, () => overloaded503()));
     const otel = await server.addSource("codex-otel-storm");
-    const codex = codexEnv(mock);
-    const endpoint = (signal: string) => `{ otlp-http = { endpoint = "${server.url}/v1/${signal}", protocol = "json", headers = { "Authorization" = "Bearer ${otel.token}" } } }`;
-    fs.appendFileSync(
-      path.join(codex.home, "config.toml"),
-      ["[otel]", `exporter = ${endpoint("logs")}`, `trace_exporter = ${endpoint("traces")}`, `metrics_exporter = ${endpoint("metrics")}`, ""].join("\n"),
-    );
+    const codex = codexOtel(otel.token);
     const result = await run("codex", ["exec", "--json", "--skip-git-repo-check", "say hi"], codex.env, codex.cwd);
     expect(result.code, result.stdout).toBe(1);
     const thread = /"thread_id":"([^"]+)"/.exec(result.stdout)?.[1];

@@ -4,7 +4,7 @@
  * counts the calls made (the first included) and the source's own count and retry time.
  */
 import { describe, expect, it } from "vitest";
-import { seededRandom } from "./random";
+import { shuffled } from "./random";
 import { reduce, replay } from "./reducer";
 import { MIN, SEC, T0, eventsOn } from "./testing";
 import type { ErrorReport, EpisodeRecord, RadarEvent } from "./types";
@@ -26,16 +26,6 @@ const STORM: Call[] = [
   [2_031, 200, E503],
   [3_010, 200, E503],
 ];
-
-function shuffled<T>(items: T[], seed: string): T[] {
-  const random = seededRandom(seed);
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
-}
 
 const shape = (ep: EpisodeRecord | null) =>
   ep && {

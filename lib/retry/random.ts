@@ -16,3 +16,14 @@ export function seededRandom(key: string): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** A deterministic permutation of a list for a key (a seeded Fisher–Yates): replays in many orders. */
+export function shuffled<T>(items: readonly T[], seed: string): T[] {
+  const random = seededRandom(seed);
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}

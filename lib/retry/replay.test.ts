@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { seededRandom } from "./random";
+import { seededRandom, shuffled } from "./random";
 import { reduce, replay, tick } from "./reducer";
 import { MIN, SEC, T0, eventsOn, feed, feedStep } from "./testing";
 import type { RadarEvent, ThreadState } from "./types";
@@ -21,17 +21,6 @@ function history(threadId = "thread-r"): RadarEvent[] {
     e("turn.started", 3 * MIN, { turnId: "c1" }),
     e("retry", 3 * MIN + SEC, { turnId: "c1", error: { httpStatus: 429 } }),
   ];
-}
-
-/** Deterministic permutations of a list (a seeded Fisher–Yates). */
-function shuffled<T>(items: T[], seed: string): T[] {
-  const random = seededRandom(seed);
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
 }
 
 describe("replay: the same events at the same times give the same state", () => {

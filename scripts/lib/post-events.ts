@@ -1,7 +1,7 @@
 import http from "node:http";
 
 /**
- * The benchmarks' ingestion client: POST /api/v1/events over node:http with keep-alive
+ * The benchmarks' ingestion client: POSTs (events, OTLP exports) over node:http with keep-alive
  * connections. Not fetch: undici's fetch spent 0.41–0.80 ms of the bench process's CPU per
  * single-event POST against 0.08–0.24 ms for this (`npx tsx scripts/bench-ingest.ts --clients`),
  * as much as the server's ingest thread spends on the request, and the bench runs on the server's
@@ -19,9 +19,13 @@ export interface PostAnswer {
 }
 
 export function postEvents(server: { url: string; token: string }, body: unknown): Promise<PostAnswer> {
+  return postBody(server, "/api/v1/events", JSON.stringify(body), { "content-type": "application/json" });
+}
+
+/** POSTs a body to `pathname` with the server's ingest token and the given headers. */
+export function postBody(server: { url: string; token: string }, pathname: string, body: string | Buffer, headers: Record<string, string>): Promise<PostAnswer> {
   const started = performance.now();
-  const text = JSON.stringify(body);
-  const url = new URL("/api/v1/events", server.url);
+  const url = new URL(pathname, server.url);
   return new Promise((resolve, reject) => {
     const request = http.request(
       {
@@ -30,7 +34,7 @@ export function postEvents(server: { url: string; token: string }, body: unknown
         port: url.port,
         path: url.pathname,
         method: "POST",
-        headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json", "content-length": Buffer.byteLength(text) },
+        headers: { authorization: `Bearer ${server.token}`, ...headers, "content-length": Buffer.byteLength(body) },
         timeout: REQUEST_TIMEOUT_MS,
       },
       (response) => {
@@ -42,6 +46,6 @@ export function postEvents(server: { url: string; token: string }, body: unknown
     );
     request.on("timeout", () => request.destroy(new Error(`POST ${url.pathname}: no answer within ${REQUEST_TIMEOUT_MS / 1000} s`)));
     request.on("error", reject);
-    request.end(text);
+    request.end(body);
   });
 }
