@@ -137,8 +137,10 @@ describe("the layering", () => {
   it("the engine (lib/retry) imports nothing outside itself", () => {
     expect(violations((from, to) => from.startsWith("lib/retry/") && !to.startsWith("lib/retry/"))).toEqual([]);
   });
-  it("nothing under lib/ reaches into app/ or components/", () => {
-    expect(violations((from, to) => from.startsWith("lib/") && (to.startsWith("app/") || to.startsWith("components/")))).toEqual([]);
+  it("nothing under lib/ reaches into app/ or components/ (but the listener's route table, which serves route files)", () => {
+    const routeTable = "lib/server/listener/route-table.ts";
+    expect(violations((from, to) => from.startsWith("lib/") && from !== routeTable && (to.startsWith("app/") || to.startsWith("components/")))).toEqual([]);
+    expect(violations((from, to) => from === routeTable && to.startsWith("app/") && !to.endsWith("/route.ts"))).toEqual([]);
   });
   it("no production code imports from e2e/ or from a test", () => {
     expect(violations((from, to) => !isTest(from) && (to.startsWith("e2e/") || isTest(to)))).toEqual([]);
@@ -225,5 +227,30 @@ describe("one Next per process", () => {
     const startsNext = /import\(\s*["']next["']\s*\)|^\s*import\s+(?!type\b)[^;]*from\s+["']next["']/m;
     const starters = files.filter((file) => !isTest(rel(file)) && startsNext.test(fs.readFileSync(file, "utf8"))).map(rel);
     expect(starters).toEqual(["lib/server/listener/serve.ts"]);
+  });
+});
+
+describe("only documented framework APIs", () => {
+  const production = files.map(rel).filter((file) => /^(lib|app|components)\//.test(file) && !isTest(file));
+  const offending = (pattern: RegExp) =>
+    production.flatMap((file) =>
+      fs
+        .readFileSync(path.join(root, file), "utf8")
+        .split("\n")
+        .flatMap((line, i) => (pattern.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+    );
+
+  it("reads the production files of lib/, app/ and components/ (the check itself works)", () => {
+    expect(production.length).toBeGreaterThan(100);
+    expect(production).toContain("lib/server/listener/serve.ts");
+  });
+  it("never touches a route's private module (routeModule, ensureUserland, userland)", () => {
+    expect(offending(/\b(routeModule|ensureUserland|userland)\b/)).toEqual([]);
+  });
+  it("never imports next/dist", () => {
+    expect(offending(/["'`]next\/dist(\/|["'`])/)).toEqual([]);
+  });
+  it("never names a path in Next's build output (.next)", () => {
+    expect(offending(/(^|["'`/\\\s(])\.next(["'`/\\]|$)/)).toEqual([]);
   });
 });

@@ -188,7 +188,7 @@ describe("one thread's timeline", () => {
 });
 
 describe("compression", () => {
-  // The read worker gzips an export for a client that takes gzip; the bytes a client reads are the same either way.
+  // The listener gzips an export as it streams for a client that takes gzip; the bytes a client reads are the same either way.
   it.each([`/api/v1/exports/attempts?${RANGE}&format=ndjson`, `/api/v1/exports/threads?format=csv`, `/api/v1/threads/inc-c/export?format=json`, `/api/v1/exports/audit?format=csv`])(
     "%s: identical content with and without Accept-Encoding: gzip",
     async (path) => {

@@ -11,6 +11,7 @@ import { storePrisma } from "@/lib/db/store-prisma";
 import type { Role } from "./roles";
 import { voidSetupCodes } from "./setup-code";
 import { OIDC_PROVIDER_ID, roleForClaims } from "./sso";
+import { shared } from "@/lib/process-state";
 
 
 /**
@@ -116,15 +117,15 @@ function build(secret: string) {
 
 export type Auth = ReturnType<typeof build>;
 
-const globalForAuth = globalThis as unknown as { __radarAuth?: { url: string; auth: Promise<Auth> } };
+const sharedForAuth = shared<{ auth?: { url: string; auth: Promise<Auth> } }>("auth", () => ({}));
 
 /** The process's authentication, built on first use with the stored secret (again for another database, as in a test). */
 export function auth(): Promise<Auth> {
   const url = config().DATABASE_URL;
-  if (globalForAuth.__radarAuth?.url !== url) {
-    globalForAuth.__radarAuth = { url, auth: settingOrCreate(SECRET_SETTING, () => crypto.randomBytes(32).toString("base64url")).then(build) };
+  if (sharedForAuth.auth?.url !== url) {
+    sharedForAuth.auth = { url, auth: settingOrCreate(SECRET_SETTING, () => crypto.randomBytes(32).toString("base64url")).then(build) };
   }
-  return globalForAuth.__radarAuth.auth;
+  return sharedForAuth.auth.auth;
 }
 
 /** The origins a browser may send state-changing requests from: loopback on this port and the public URL. */

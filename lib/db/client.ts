@@ -5,6 +5,7 @@ import { resolveDatabasePath } from "./config";
 import { migrate } from "./migrate";
 import { processQueue } from "./queue";
 import { isSqliteBusy } from "./sqlite-busy";
+import { shared } from "@/lib/process-state";
 
 /**
  * The one place that opens the database. Two handles on the same WAL file:
@@ -13,7 +14,7 @@ import { isSqliteBusy } from "./sqlite-busy";
  *   far faster than Prisma's per-row writes;
  * - `prisma`: the Prisma client, for the authentication library's tables and three thread
  *   lookups (threads.ts: by agent id, Stop all's keys, existence).
- * Both live on globalThis so Next's dev reload and repeated imports reuse one connection.
+ * Both are process-wide (lib/process-state.ts): every copy of this module reuses one connection.
  *
  * Every write transaction begins IMMEDIATE (`.immediate()`, unit-of-work.ts's BEGIN IMMEDIATE,
  * Prisma's through beginsImmediate below): other processes write the same file on connections of
@@ -28,7 +29,7 @@ export interface DatabaseHandles {
 
 const BUSY_TIMEOUT_MS = 5_000;
 const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
-const globalForDb = globalThis as unknown as { __radarDb?: DatabaseHandles };
+const sharedForDb = shared<{ db?: DatabaseHandles }>("db", () => ({}));
 
 export function openDatabase(file = resolveDatabasePath()): DatabaseHandles {
   const sql = new Database(file, { timeout: BUSY_TIMEOUT_MS });
@@ -78,14 +79,14 @@ export function withTempOnDisk<T>(sql: Database.Database, work: () => T): T {
  */
 export function openReadOnly(file: string): DatabaseHandles {
   const sql = new Database(file, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
-  globalForDb.__radarDb = {
+  sharedForDb.db = {
     path: file,
     sql,
     get prisma(): never {
       throw new Error("the read worker has no Prisma client: its reads use the raw connection");
     },
   };
-  return globalForDb.__radarDb;
+  return sharedForDb.db;
 }
 
 /**
@@ -129,8 +130,8 @@ function ownBusyTimeout(sql: Database.Database): number {
 
 /** The process-wide database, opened (and migrated) on first use. */
 export function db(): DatabaseHandles {
-  globalForDb.__radarDb ??= openDatabase();
-  return globalForDb.__radarDb;
+  sharedForDb.db ??= openDatabase();
+  return sharedForDb.db;
 }
 
 /**
@@ -139,7 +140,7 @@ export function db(): DatabaseHandles {
  * unit-of-work.ts). A queued function may be asynchronous (a unit of work awaits its `Tx`); the
  * next one starts when its promise settles.
  */
-const writerQueue = processQueue("__radarWriterQueue");
+const writerQueue = processQueue("writerQueue");
 
 export function serialized<T>(fn: () => T | Promise<T>): Promise<T> {
   return writerQueue.run(fn);
@@ -249,7 +250,7 @@ function forwarding<T extends object>(target: T, overrides: Partial<T>): T {
  * only committed rows (WAL), so it never waits behind ingestion and never sees a batch half done.
  * In the read worker, whose connection is already read-only and unqueued, it is that connection.
  */
-const globalForCommittedReads = globalThis as unknown as { __radarCommittedReads?: { path: string; sql: Database.Database } };
+const sharedForCommittedReads = shared<{ committedReads?: { path: string; sql: Database.Database } }>("committedReads", () => ({}));
 
 export function committedRead<T>(fn: (sql: Database.Database) => T): Promise<T> {
   try {
@@ -262,20 +263,20 @@ export function committedRead<T>(fn: (sql: Database.Database) => T): Promise<T> 
 function readConnection(): Database.Database {
   const handles = db();
   if (handles.sql.readonly) return handles.sql;
-  const open = globalForCommittedReads.__radarCommittedReads;
+  const open = sharedForCommittedReads.committedReads;
   if (open?.path === handles.path && open.sql.open) return open.sql;
   open?.sql.close();
   const sql = new Database(handles.path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
-  globalForCommittedReads.__radarCommittedReads = { path: handles.path, sql };
+  sharedForCommittedReads.committedReads = { path: handles.path, sql };
   return sql;
 }
 
 /** Closes the process-wide handles, if open (the end of a test); the next db() opens them again. */
 export async function closeDatabase(): Promise<void> {
-  const handles = globalForDb.__radarDb;
-  globalForDb.__radarDb = undefined;
-  globalForCommittedReads.__radarCommittedReads?.sql.close();
-  globalForCommittedReads.__radarCommittedReads = undefined;
+  const handles = sharedForDb.db;
+  sharedForDb.db = undefined;
+  sharedForCommittedReads.committedReads?.sql.close();
+  sharedForCommittedReads.committedReads = undefined;
   if (!handles) return;
   if (!handles.sql.readonly) await handles.prisma.$disconnect();
   handles.sql.close();

@@ -1,5 +1,6 @@
 import { closeDatabase, db } from "./client";
 import * as postgres from "./postgres/open-store";
+import { processQueue } from "./queue";
 import { onEitherStore } from "./store";
 
 /**
@@ -13,14 +14,10 @@ const sqlite = {
   },
   closeStore: closeDatabase,
   // One process serves a SQLite file, so its turns are taken within the process.
-  startTurn<T>(work: () => Promise<T>): Promise<T> {
-    const turn = sqliteTurns.then(work);
-    sqliteTurns = turn.catch(() => undefined);
-    return turn;
-  },
+  startTurn: <T>(work: () => Promise<T>): Promise<T> => sqliteTurns.run(work),
 };
 
-let sqliteTurns: Promise<unknown> = Promise.resolve();
+const sqliteTurns = processQueue("sqliteStartTurns");
 
 /**
  * `startTurn(work)`: what a start does once for the whole store (the first source, the first

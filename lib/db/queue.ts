@@ -1,10 +1,11 @@
+import { shared } from "@/lib/process-state";
+
 /**
  * A queue of the process: functions run one after another in call order, each starting once the
  * previous one's promise has settled (whether it resolved or rejected).
  *
- * It lives on globalThis under `name`: Next's build gives instrumentation (the watchdog, alert
- * delivery, retention), the route handlers and the pages separate copies of every module, and a
- * queue per copy would let their work interleave.
+ * It is process-wide under `name` (lib/process-state.ts): Next's build and the listener's bundle
+ * hold separate copies of every module, and a queue per copy would let their work interleave.
  */
 export interface ProcessQueue {
   run<T>(fn: () => T | Promise<T>): Promise<T>;
@@ -18,8 +19,7 @@ interface Slot {
 }
 
 export function processQueue(name: string): ProcessQueue {
-  const slots = globalThis as unknown as Record<string, Slot | undefined>;
-  const slot = (slots[name] ??= {});
+  const slot = shared(name, (): Slot => ({}));
   return {
     run<T>(fn: () => T | Promise<T>): Promise<T> {
       const result = (slot.tail ?? Promise.resolve()).then(fn);

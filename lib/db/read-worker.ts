@@ -25,8 +25,7 @@ port.on("message", async (message: ToWorker) => {
       reply({ id, value: await finishRead(sql.transaction(() => read(...message.args))()) });
     } else if ("open" in message) {
       const body = EXPORTS[message.open](message.args as never);
-      // Compressed here rather than by the server's thread, which would spend tens of ms per chunk.
-      streams.set(id, (message.gzip ? body.pipeThrough(new CompressionStream("gzip") as unknown as ReadableWritablePair<Uint8Array, Uint8Array>) : body).getReader());
+      streams.set(id, body.getReader());
     } else if ("pull" in message) {
       const chunk = await gathered(streams.get(id)!);
       if (!chunk) streams.delete(id);

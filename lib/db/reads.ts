@@ -23,7 +23,7 @@ import { exportBodies } from "./records/exports";
  *   exposition renders its text) answers with that work, a function, run after the transaction
  *   (`finishRead`).
  * - `EXPORTS` are encoded response bodies, produced a keyset page at a time when the reader
- *   asks for more (gzipped there too when the client takes gzip).
+ *   asks for more.
  */
 export const READS = {
   insights: (query: InsightsQuery, now: number) => readInsights(query, now),
@@ -52,7 +52,7 @@ export type ExportName = keyof typeof EXPORTS;
 /** What the server's thread asks the read worker: a read, or to open, pull from or cancel an export. */
 export type ToWorker =
   | { id: number; read: ReadName; args: unknown[] }
-  | { id: number; open: ExportName; args: unknown; gzip: boolean }
+  | { id: number; open: ExportName; args: unknown }
   | { id: number; pull: true }
   | { id: number; cancel: true };
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { shared } from "@/lib/process-state";
 import { ATTENTION_STATUSES, STOPPABLE_STATUSES } from "@/lib/threads/statuses";
 import type { DatabaseHandles } from "./client";
 import { NOW, openSeeded } from "./fixture";
@@ -10,15 +11,15 @@ import { boardOrder } from "@/lib/client/board-rows";
 
 let handles: DatabaseHandles;
 let close: () => Promise<void>;
-const global = globalThis as unknown as { __radarDb?: DatabaseHandles };
+const global = shared<{ db?: DatabaseHandles }>("db", () => ({}));
 
 beforeAll(() => {
   ({ handles, close } = openSeeded());
-  global.__radarDb = handles;
+  global.db = handles;
 });
 
 afterAll(async () => {
-  delete global.__radarDb;
+  delete global.db;
   await close();
 });
 

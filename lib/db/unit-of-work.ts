@@ -13,6 +13,7 @@ import { threadJoinRows } from "./thread-join";
 import { postgresTransaction } from "./postgres/unit-of-work";
 import { currentStore } from "./store";
 import { threadRows } from "./thread-state";
+import { shared } from "@/lib/process-state";
 
 /**
  * A unit of work: an ingest batch, an operator action or a watchdog pass, committed as one.
@@ -171,27 +172,27 @@ interface Group {
   gathers: boolean;
 }
 
-// On globalThis, like the writer queue (client.ts): every copy of this module shares one group.
-const globalForGroup = globalThis as unknown as {
-  __radarOpenGroup?: Group;
+// Process-wide (lib/process-state.ts), like the writer queue: every copy of this module shares one group.
+const sharedForGroup = shared<{
+  openGroup?: Group;
   /** Groups created and not yet ended. */
-  __radarGroupsPending?: number;
+  groupsPending?: number;
   /** Set when a group ends, cleared at the next turn of the event loop. */
-  __radarGroupJustEnded?: boolean;
-};
+  groupJustEnded?: boolean;
+}>("openGroup", () => ({}));
 
 function sqliteTransaction<T>(work: (tx: Tx, atCommit: AtCommit) => Promise<T>): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const member: Member = { work, resolve: resolve as (value: unknown) => void, reject };
-    const open = globalForGroup.__radarOpenGroup;
+    const open = sharedForGroup.openGroup;
     if (open && !open.started && isWriterTail(open.queued)) {
       open.members.push(member);
       return;
     }
-    const pending = globalForGroup.__radarGroupsPending ?? 0;
-    const group: Group = { members: [member], queued: Promise.resolve(), started: false, gathers: pending > 0 || globalForGroup.__radarGroupJustEnded === true };
-    globalForGroup.__radarGroupsPending = pending + 1;
-    globalForGroup.__radarOpenGroup = group;
+    const pending = sharedForGroup.groupsPending ?? 0;
+    const group: Group = { members: [member], queued: Promise.resolve(), started: false, gathers: pending > 0 || sharedForGroup.groupJustEnded === true };
+    sharedForGroup.groupsPending = pending + 1;
+    sharedForGroup.openGroup = group;
     group.queued = serialized(() => runGroup(group));
   });
 }
@@ -200,10 +201,10 @@ async function runGroup(group: Group): Promise<void> {
   try {
     await runMembers(group);
   } finally {
-    globalForGroup.__radarGroupsPending = (globalForGroup.__radarGroupsPending ?? 1) - 1;
-    if (!globalForGroup.__radarGroupJustEnded) {
-      globalForGroup.__radarGroupJustEnded = true;
-      setImmediate(() => (globalForGroup.__radarGroupJustEnded = false));
+    sharedForGroup.groupsPending = (sharedForGroup.groupsPending ?? 1) - 1;
+    if (!sharedForGroup.groupJustEnded) {
+      sharedForGroup.groupJustEnded = true;
+      setImmediate(() => (sharedForGroup.groupJustEnded = false));
     }
   }
 }
@@ -211,7 +212,7 @@ async function runGroup(group: Group): Promise<void> {
 async function runMembers(group: Group): Promise<void> {
   if (group.gathers) await nextTurn();
   group.started = true;
-  if (globalForGroup.__radarOpenGroup === group) globalForGroup.__radarOpenGroup = undefined;
+  if (sharedForGroup.openGroup === group) sharedForGroup.openGroup = undefined;
   const settled: { member: Member; ok: boolean; value: unknown }[] = [];
   let sql: ReturnType<typeof db>["sql"] | null = null;
   try {

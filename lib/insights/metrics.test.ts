@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { shared } from "@/lib/process-state";
 import { GAP_BOUNDS_MS } from "./gaps";
 import { createMetricsRegistry, renderMetrics, type InstanceState, type MetricsSnapshot } from "./metrics";
 
@@ -103,7 +104,7 @@ describe("metrics registry", () => {
 });
 
 describe("renderMetrics: the text of one scrape, rendered by this thread's one registry", () => {
-  const fresh = () => delete (globalThis as { __radarExposition?: unknown }).__radarExposition;
+  const fresh = () => delete shared<{ exposition?: unknown }>("exposition", () => ({})).exposition;
   const instance = (watchdogLeader: boolean): InstanceState => ({ watchdogLeader });
 
   it("renders what the registry renders, with the serving process's state as of each scrape", async () => {

@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { THREAD_STATUSES } from "@/lib/retry/types";
 import { ALERT_STATES } from "@/lib/alerts/delivery";
 import { GAP_BOUNDS_MS } from "./gaps";
+import { shared } from "@/lib/process-state";
 
 /**
  * GET /api/metrics: Prometheus text through prom-client, on a dedicated Registry (nothing
@@ -219,15 +220,15 @@ export interface MetricsExposition {
   exposed: ExposedCounters;
 }
 
-const globalForExposition = globalThis as unknown as {
-  __radarExposition?: {
+const sharedForExposition = shared<{
+  exposition?: {
     metrics: ReturnType<typeof createMetricsRegistry>;
     /** What the scrape under way renders: its snapshot and the serving process's state. */
     scraping: { snapshot: MetricsSnapshot | null; instance: InstanceState };
     /** The scrape under way, or the last one: the next waits for it. */
     last: Promise<unknown>;
   };
-};
+}>("exposition", () => ({}));
 
 /**
  * `snapshot` as Prometheus text, rendered by this thread's one registry: on SQLite the read
@@ -239,12 +240,12 @@ const globalForExposition = globalThis as unknown as {
  * Scrapes render one after another, each with its own snapshot and state.
  */
 export function renderMetrics(snapshot: MetricsSnapshot, instance: InstanceState, exposedBefore: ExposedCounters | null): Promise<MetricsExposition> {
-  let thisThread = globalForExposition.__radarExposition;
+  let thisThread = sharedForExposition.exposition;
   if (!thisThread) {
     const scraping = { snapshot: null as MetricsSnapshot | null, instance };
     const facts: InstanceFacts = { watchdogLeader: () => scraping.instance.watchdogLeader };
     const metrics = createMetricsRegistry(() => scraping.snapshot!, facts, exposedBefore);
-    thisThread = globalForExposition.__radarExposition = { metrics, scraping, last: Promise.resolve() };
+    thisThread = sharedForExposition.exposition = { metrics, scraping, last: Promise.resolve() };
   }
   const { metrics, scraping } = thisThread;
   const rendered = thisThread.last.then(async (): Promise<MetricsExposition> => {

@@ -6,6 +6,7 @@ import { alertSettings, publicUrl } from "@/lib/config";
 import { alertObservations, alertsNotQueued, dueAlerts, nextAlertDue, stalledThreads, type DueAlert } from "@/lib/db/alerts";
 import { transaction } from "@/lib/db/unit-of-work";
 import { postWebhook } from "./webhook";
+import { shared } from "@/lib/process-state";
 
 /**
  * The alert worker, in the server process like the watchdog: each pass judges the conditions
@@ -83,10 +84,10 @@ export async function alertPass(deps: AlertWorkerDeps = defaults): Promise<void>
   await Promise.all(due.map((alert) => deliver(alert, deps)));
 }
 
-const globalForAlerts = globalThis as unknown as { __radarAlerts?: NodeJS.Timeout };
+const sharedForAlerts = shared<{ alerts?: NodeJS.Timeout }>("alerts", () => ({}));
 
 export function startAlertDelivery(deps: AlertWorkerDeps = defaults): void {
-  if (globalForAlerts.__radarAlerts) return;
+  if (sharedForAlerts.alerts) return;
   const loop = async () => {
     let delay = PASS_MS;
     try {
@@ -96,8 +97,8 @@ export function startAlertDelivery(deps: AlertWorkerDeps = defaults): void {
     } catch (error) {
       process.stderr.write(`[radar] alert pass failed: ${(error as Error).message}\n`);
     }
-    globalForAlerts.__radarAlerts = setTimeout(loop, delay);
-    globalForAlerts.__radarAlerts.unref();
+    sharedForAlerts.alerts = setTimeout(loop, delay);
+    sharedForAlerts.alerts.unref();
   };
   void loop();
 }

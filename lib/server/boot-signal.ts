@@ -2,23 +2,25 @@
  * When this process's boot (lib/server/boot.ts, run by instrumentation.ts) is done. Next starts
  * the boot as it prepares but waits for it only in its own request handler, so the listener
  * (lib/server/listener/serve.ts), which answers requests without Next, waits for this. Kept on
- * globalThis, since the listener and instrumentation.ts are built separately and each has its own
+ * lib/process-state.ts, since the listener and instrumentation.ts are built separately and each has its own
  * copy of this module; it imports nothing, so the listener's bundle takes none of the boot's code.
  */
+import { shared } from "@/lib/process-state";
+
 interface BootSignal {
   done: Promise<void>;
   resolve(): void;
 }
 
-const globalForBoot = globalThis as unknown as { __radarBootSignal?: BootSignal };
+const sharedForBoot = shared<{ bootSignal?: BootSignal }>("bootSignal", () => ({}));
 
 function signal(): BootSignal {
-  if (!globalForBoot.__radarBootSignal) {
+  if (!sharedForBoot.bootSignal) {
     let resolve!: () => void;
     const done = new Promise<void>((settle) => (resolve = settle));
-    globalForBoot.__radarBootSignal = { done, resolve };
+    sharedForBoot.bootSignal = { done, resolve };
   }
-  return globalForBoot.__radarBootSignal;
+  return sharedForBoot.bootSignal;
 }
 
 /** Resolves once the boot is done (a boot that fails ends the process instead). */

@@ -10,13 +10,14 @@ import { startWatchdog } from "./watchdog";
 import { startLiveAcrossInstances } from "./instances";
 import { startAlertDelivery } from "./alert-delivery";
 import { markBooted } from "./boot-signal";
+import { shared } from "@/lib/process-state";
 
-const globalForBoot = globalThis as unknown as { __radarBooted?: boolean };
+const sharedForBoot = shared<{ booted?: boolean }>("booted", () => ({}));
 
 /** Server start: database ready, first source and its token, watchdog, alert delivery, usage count and retention running. Once per process. */
 export async function boot(): Promise<void> {
-  if (globalForBoot.__radarBooted) return;
-  globalForBoot.__radarBooted = true;
+  if (sharedForBoot.booted) return;
+  sharedForBoot.booted = true;
   // Under the listener (lib/server/listener) it writes the same address again; under a bare
   // `next start` or `next dev` it is what keeps a client from naming its own address.
   recordSocketPeers();

@@ -1,8 +1,9 @@
 import { EventEmitter } from "node:events";
+import { shared } from "@/lib/process-state";
 
 /**
  * In-process publication of what changed, for the UI's server-sent event stream and for
- * directive long-polls. One emitter per process (kept on globalThis across dev reloads).
+ * directive long-polls. One emitter per process (lib/process-state.ts).
  *
  * The live-update protocol (README "Live updates"): the bus carries the keys of the threads
  * whose projection changed, each marked `reorder` when lists that filter or sort by status may
@@ -179,10 +180,10 @@ interface Bus {
   relay: { to: Relay; windows: Windows } | null;
 }
 
-const globalForBus = globalThis as unknown as { __radarBus?: Bus };
+const sharedForBus = shared<{ bus?: Bus }>("bus", () => ({}));
 
 function bus(): Bus {
-  if (!globalForBus.__radarBus) {
+  if (!sharedForBus.bus) {
     const emitter = new EventEmitter();
     // Every open dashboard tab and every long-polling source holds one listener.
     emitter.setMaxListeners(0);
@@ -190,9 +191,9 @@ function bus(): Bus {
       (threads, at) => emit({ type: "threads", threads, at }),
       (type, at) => emit({ type, at }),
     );
-    globalForBus.__radarBus = { emitter, local, relay: null };
+    sharedForBus.bus = { emitter, local, relay: null };
   }
-  return globalForBus.__radarBus;
+  return sharedForBus.bus;
 }
 
 /** Sends this process's publications to other instances from now on (null: no longer). */

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { shared } from "@/lib/process-state";
 import type { DirectiveView } from "@/lib/wire/types";
 import { publishDirectivesPending } from "./bus";
 
@@ -11,10 +12,10 @@ const { subscribe } = await import("./bus");
 
 const directive = { id: "d1" } as unknown as DirectiveView;
 
-/** Who listens on the bus for wake-ups (its one emitter lives on globalThis). */
+/** Who listens on the bus for wake-ups (its one emitter is process-wide: lib/process-state.ts). */
 function listeners(): number {
   subscribe("resync", () => undefined)();
-  const { emitter } = (globalThis as unknown as { __radarBus: { emitter: import("node:events").EventEmitter } }).__radarBus;
+  const { emitter } = shared<{ bus?: { emitter: import("node:events").EventEmitter } }>("bus", () => ({})).bus!;
   return emitter.listenerCount("directives") + emitter.listenerCount("resync");
 }
 

@@ -4,6 +4,7 @@ import { maskText } from "@/lib/ingest/mask";
 import type { DirectiveView } from "@/lib/wire/types";
 import { subscribe } from "./bus";
 import { withInternalEvents } from "./pipeline";
+import { shared } from "@/lib/process-state";
 
 /**
  * Long-polls (wait > 0) one ingest token may hold open at once: a relay holds one; a few more cover
@@ -13,9 +14,8 @@ import { withInternalEvents } from "./pipeline";
 export const LONG_POLLS_PER_TOKEN = 4;
 export const LONG_POLL_RETRY_AFTER_S = 5;
 
-/** Open long-polls by token hash; on globalThis, as the copies of this module Next makes must share it. */
-const globalForPolls = globalThis as unknown as { __radarLongPolls?: Map<string, number> };
-const longPolls = (globalForPolls.__radarLongPolls ??= new Map());
+/** Open long-polls by token hash, process-wide (lib/process-state.ts). */
+const longPolls = shared("longPolls", (): Map<string, number> => new Map());
 
 /** Takes a long-poll slot for the token (by its hash), or null when it holds LONG_POLLS_PER_TOKEN. */
 export function admitLongPoll(tokenHash: string): (() => void) | null {

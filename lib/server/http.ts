@@ -1,7 +1,6 @@
 import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
 import { within } from "@/lib/within";
-import { answeredByListener, bodyReadByListener, withAnswerText } from "./listener/routes";
 
 const gunzipAsync = promisify(gunzip);
 const INFLATE_CHUNK_BYTES = 1024 * 1024;
@@ -12,17 +11,6 @@ export function problem(status: number, title: string, detail: string, extra: Re
     status,
     headers: { "content-type": "application/problem+json" },
   });
-}
-
-/**
- * A JSON answer, as Response.json makes it. To a request the listener answers (routes.ts), its
- * text goes beside a bodiless Response, which only the listener writes: never a body stream.
- */
-export function jsonAnswer(request: Request, body: unknown, init: ResponseInit = {}): Response {
-  if (!answeredByListener(request)) return Response.json(body, init);
-  const headers = new Headers(init.headers);
-  if (!headers.has("content-type")) headers.set("content-type", "application/json");
-  return withAnswerText(new Response(null, { ...init, headers }), JSON.stringify(body));
 }
 
 /**
@@ -87,11 +75,6 @@ export async function readBody(request: Request, limit: number, options: { gzip?
 }
 
 async function readBodyBytes(request: Request, limit: number): Promise<Buffer> {
-  const whole = bodyReadByListener(request);
-  if (whole) {
-    if (whole.byteLength > limit) throw new BodyTooLargeError();
-    return whole;
-  }
   const declared = Number(request.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > limit) {
     // The whole declared body, up to what a body read to its limit may still discard: a budget

@@ -6,16 +6,16 @@ import { normalizeBatch, withoutIgnored } from "@/lib/ingest";
 import { MAX_INGEST_BODY_BYTES, MAX_REJECTED_ECHO } from "@/lib/ingest/limits";
 import type { IngestFormat } from "@/lib/ingest/types";
 import type { IngestResponse } from "@/lib/wire/types";
-import { jsonAnswer, problem } from "./http";
+import { problem } from "./http";
 import { ingestLines } from "./pipeline";
 import { admitIngest } from "./quota";
+import { shared } from "@/lib/process-state";
 
 /**
  * Streams that carry no ids on every line (codex exec, Claude) are often posted a few lines
  * at a time; remember each source's current thread/turn per format between requests.
  */
-const globalForContext = globalThis as unknown as { __radarStreamContext?: Map<string, { threadId: string | null; turnId: string | null }> };
-const streamContext = (globalForContext.__radarStreamContext ??= new Map());
+const streamContext = shared("streamContext", (): Map<string, { threadId: string | null; turnId: string | null }> => new Map());
 
 /** One ingestion request of any format, its body already read: parse → normalize → reduce/persist → respond. */
 export async function handleIngest(request: Request, text: string, source: SourceRecord, format: IngestFormat, receivedAt: number): Promise<Response> {
@@ -50,7 +50,7 @@ export async function handleIngest(request: Request, text: string, source: Sourc
     rejectedOmitted: Math.max(0, rejected.length - MAX_REJECTED_ECHO),
     directives: await openDirectivesForThreads(source.id, outcome.threadIds),
   };
-  return jsonAnswer(request, body, { status: outcome.accepted === 0 && rejected.length > 0 ? 422 : 200 });
+  return Response.json(body, { status: outcome.accepted === 0 && rejected.length > 0 ? 422 : 200 });
 }
 
 /** How ingestion routes read their body: the raw text (JSON, a JSON array or NDJSON), within the ingest limit. */

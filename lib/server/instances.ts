@@ -5,6 +5,7 @@ import { publishKeys, publishNotice, subscribeKeys, type KeySubscription, type L
 import { pool } from "@/lib/db/postgres/pool";
 import { currentStore } from "@/lib/db/store";
 import { publishResync, receivedDirectivesPending, receivedNotice, receivedPrincipalsChanged, receivedThreadChanges, relayTo } from "./bus";
+import { shared } from "@/lib/process-state";
 
 /**
  * Several instances on one PostgreSQL database: what one instance's bus publishes reaches the
@@ -26,13 +27,13 @@ import { publishResync, receivedDirectivesPending, receivedNotice, receivedPrinc
 /** This process among the instances: its own notifications come back to it and are skipped. */
 const ORIGIN = `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString("hex")}`;
 
-const globalForInstances = globalThis as unknown as { __radarInstances?: KeySubscription };
+const sharedForInstances = shared<{ instances?: KeySubscription }>("instances", () => ({}));
 
 const warn = (what: string) => (error: Error) => process.stderr.write(`[radar] live updates across instances: ${what}: ${error.message}\n`);
 
 /** Joins this instance to the others on the database (PostgreSQL only; once per process). */
 export function startLiveAcrossInstances(): void {
-  if (currentStore() !== "postgres" || globalForInstances.__radarInstances) return;
+  if (currentStore() !== "postgres" || sharedForInstances.instances) return;
   const url = config().DATABASE_URL;
   const send = recoveringPublisher((notice) => publishNotice(pool(), notice, ORIGIN), { onError: warn("could not notify the other instances (they are told to look again once it can)") });
   relayTo({
@@ -41,7 +42,7 @@ export function startLiveAcrossInstances(): void {
     directives: (sourceId) => send(() => publishNotice(pool(), { type: "directives", sourceId }, ORIGIN)),
     principals: (change) => send(() => publishNotice(pool(), { type: "principals", ...change }, ORIGIN)),
   });
-  globalForInstances.__radarInstances = subscribeKeys(
+  sharedForInstances.instances = subscribeKeys(
     url,
     (keys, origin) => {
       if (origin !== ORIGIN) receivedThreadChanges(keys);

@@ -5,6 +5,7 @@ import type { StreamThreads } from "@/lib/wire/types";
 import { subscribe, type PrincipalsChanged, type ThreadsChanged } from "./bus";
 import { clientAddress } from "./edge";
 import { problem } from "./http";
+import { shared } from "@/lib/process-state";
 
 /**
  * The UI's server-sent event stream (GET /api/v1/stream): `threads` announces which threads
@@ -96,14 +97,13 @@ const noticeTexts = new WeakMap<ThreadsChanged, Promise<ThreadsNotice[]>[]>();
  * publication first, so its rows must never be read after a later one's (a row would go back in
  * time on the board). A part whose turn comes after a newer publication was made goes keys only,
  * so the reads never fall behind by more than one publication (slow reads on PostgreSQL).
- * On globalThis, as the streams' admission is: the copies of this module Next makes share it.
+ * Process-wide (lib/process-state.ts), as the streams' admission is.
  */
 interface RowReads {
   queue: Promise<unknown>;
   published: number;
 }
-const globalForRowReads = globalThis as unknown as { __radarStreamRowReads?: RowReads };
-const rowReads = (globalForRowReads.__radarStreamRowReads ??= { queue: Promise.resolve(), published: 0 });
+const rowReads = shared("streamRowReads", (): RowReads => ({ queue: Promise.resolve(), published: 0 }));
 
 function threadsNotices(message: ThreadsChanged): Promise<ThreadsNotice[]>[] {
   let parts = noticeTexts.get(message);
@@ -190,8 +190,7 @@ interface Admission {
   byClient: Map<string, number>;
 }
 
-const globalForStreams = globalThis as unknown as { __radarStreams?: Admission };
-const admission = (globalForStreams.__radarStreams ??= { total: 0, byClient: new Map() });
+const admission = shared("streams", (): Admission => ({ total: 0, byClient: new Map() }));
 
 /** Open streams, in total and for one client (tests and metrics). */
 export function openStreams(client?: string): number {

@@ -1,10 +1,11 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { shared } from "@/lib/process-state";
 import type { ExposedCounters, InstanceState } from "@/lib/insights/metrics";
 import { scrapeMetrics, type RenderMetrics } from "./metrics-scrape";
 
 describe("scrapeMetrics", () => {
   beforeEach(() => {
-    delete (globalThis as { __radarMetricsExposed?: unknown }).__radarMetricsExposed;
+    delete shared<{ metricsExposed?: unknown }>("metricsExposed", () => ({})).metricsExposed;
   });
 
   it("hands every scrape the counters' values the one before it exposed, with this instance's state", async () => {

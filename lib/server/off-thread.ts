@@ -4,9 +4,8 @@ import { db, serialized } from "@/lib/db/client";
 import * as onPostgres from "@/lib/db/postgres/reads";
 import { finishRead, EXPORTS, READS, type ExportName, type FromWorker, type ReadAnswer, type ReadName, type ToWorker } from "@/lib/db/reads";
 import { currentStore } from "@/lib/db/store";
-import { acceptsGzip } from "./http";
-import { answeredByListener } from "./listener/routes";
 import { READ_WORKER_BUNDLE } from "./worker-bundles.mjs";
+import { shared } from "@/lib/process-state";
 
 /**
  * The heavy reads (lib/db/reads.ts: insights, exports, the metrics scrape) run on the read
@@ -29,16 +28,16 @@ interface Channel {
   stopped?: string;
 }
 
-// Kept on globalThis, as the database is: one worker per process, whatever Next instantiates twice.
-const globalForReads = globalThis as unknown as { __radarReads?: Channel | null };
+// Process-wide (lib/process-state.ts), as the database is: one worker per process.
+const sharedForReads = shared<{ reads?: Channel | null }>("reads", () => ({}));
 
 function channel(): Channel | null {
-  if (globalForReads.__radarReads !== undefined) return globalForReads.__radarReads;
+  if (sharedForReads.reads !== undefined) return sharedForReads.reads;
   // Not a file for Next's build to trace: the prepare step writes it after that build.
   const bundle = path.join(/* turbopackIgnore: true */ process.cwd(), READ_WORKER_BUNDLE);
   if (!fs.existsSync(bundle)) {
     process.stderr.write(`[radar] ${READ_WORKER_BUNDLE} is missing (npm start builds it): heavy reads run on the ingest thread\n`);
-    return (globalForReads.__radarReads = null);
+    return (sharedForReads.reads = null);
   }
   // The server's connection opens (and migrates) the file first; the worker only reads it.
   const worker = new Worker(bundle, { workerData: { file: db().path } });
@@ -50,7 +49,7 @@ function channel(): Channel | null {
   });
   // A worker that died is started again by the next read; whoever waited gets the error.
   const fail = (error: unknown) => {
-    if (globalForReads.__radarReads === opened) globalForReads.__radarReads = undefined;
+    if (sharedForReads.reads === opened) sharedForReads.reads = undefined;
     const message = error instanceof Error ? error.message : `the read worker stopped (${String(error)})`;
     opened.stopped ??= message;
     for (const [id, waiter] of opened.waiting) waiter({ id, error: message });
@@ -59,7 +58,7 @@ function channel(): Channel | null {
   worker.on("error", fail);
   worker.on("exit", fail);
   worker.unref();
-  return (globalForReads.__radarReads = opened);
+  return (sharedForReads.reads = opened);
 }
 
 function ask(reads: Channel, request: ToWorker): Promise<FromWorker> {
@@ -86,38 +85,24 @@ export async function read<N extends ReadName>(name: N, ...args: Parameters<Read
 }
 
 /**
- * An export of lib/db/reads.ts as a response, encoded by the read worker a chunk per pull and,
- * when the client takes gzip, compressed there too, so this thread only passes bytes along. Only
- * an answer the ingestion listener writes (listener/routes.ts) can say so: Next drops a route's
- * Content-Encoding and compresses the body itself, on this thread. Without the worker (on
- * PostgreSQL, or before it runs) this thread compresses a listener's answer.
+ * An export of lib/db/reads.ts as a response, encoded by the read worker a chunk per pull, so
+ * this event loop only passes bytes along (the listener gzips them as they go, by zlib off the
+ * event loop). Without the worker (on PostgreSQL, or before it runs) it is encoded here.
  */
-export function exportResponse<N extends ExportName>(request: Request, name: N, args: Parameters<(typeof EXPORTS)[N]>[0], headers: HeadersInit): Response {
-  const lean = answeredByListener(request);
-  const { body, gzip } = encodedExport(name, args, lean && acceptsGzip(request.headers.get("accept-encoding")));
-  if (!lean) return new Response(body, { headers });
-  // Either encoding may come from here, by the request's Accept-Encoding: caches must tell them apart.
-  const encoding = { vary: "accept-encoding", ...(gzip ? { "content-encoding": "gzip" } : {}) };
-  return new Response(body, { headers: { ...Object.fromEntries(new Headers(headers)), ...encoding } });
+export function exportResponse<N extends ExportName>(name: N, args: Parameters<(typeof EXPORTS)[N]>[0], headers: HeadersInit): Response {
+  return new Response(exportBody(name, args), { headers });
 }
 
 /** An export's body as encoded, never compressed here. */
 export function exportBody<N extends ExportName>(name: N, args: Parameters<(typeof EXPORTS)[N]>[0]): ReadableStream<Uint8Array> {
-  return encodedExport(name, args, false).body;
-}
-
-function encodedExport<N extends ExportName>(name: N, args: Parameters<(typeof EXPORTS)[N]>[0], gzip: boolean): { body: ReadableStream<Uint8Array>; gzip: boolean } {
   const reads = currentStore() === "postgres" ? null : channel();
-  if (reads) return { body: workerExport(reads, name, args, gzip), gzip };
-  // Without the worker (always on PostgreSQL, where the database does the reading): compressed
-  // here, as Next does for the answers it serves, so a client that takes gzip gets it either way.
-  const body = currentStore() === "postgres" ? onPostgres.EXPORTS[name](args as never) : EXPORTS[name](args as never);
-  return gzip ? { body: body.pipeThrough(new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>), gzip } : { body, gzip: false };
+  if (reads) return workerExport(reads, name, args);
+  return currentStore() === "postgres" ? onPostgres.EXPORTS[name](args as never) : EXPORTS[name](args as never);
 }
 
-function workerExport<N extends ExportName>(reads: Channel, name: N, args: Parameters<(typeof EXPORTS)[N]>[0], gzip: boolean): ReadableStream<Uint8Array> {
+function workerExport<N extends ExportName>(reads: Channel, name: N, args: Parameters<(typeof EXPORTS)[N]>[0]): ReadableStream<Uint8Array> {
   const id = reads.next++;
-  reads.worker.postMessage({ id, open: name, args, gzip } satisfies ToWorker);
+  reads.worker.postMessage({ id, open: name, args } satisfies ToWorker);
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       const answer = await ask(reads, { id, pull: true });

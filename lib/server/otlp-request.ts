@@ -5,7 +5,7 @@ import { otlpItems, type OtlpSignal } from "@/lib/ingest/otlp";
 import { describeOverBound, measureJson, measureOtlpProtobuf, type OtlpOverBound } from "@/lib/ingest/otlp-measure";
 import { decodeOtlpProtobuf, encodeOtlpResponse, OTLP_PROTOBUF } from "@/lib/ingest/otlp-protobuf";
 import type { OtlpExportResponse } from "@/lib/wire/types";
-import { jsonAnswer, problem } from "./http";
+import { problem } from "./http";
 import { ingestLines } from "./pipeline";
 import { admitIngest } from "./quota";
 
@@ -33,7 +33,7 @@ export async function handleOtlp(signal: OtlpSignal, request: Request, body: { t
   const parsed = decode(() => (protobuf ? decodeOtlpProtobuf(signal, body.bytes) : JSON.parse(body.text)), encoding);
   if (parsed instanceof Response) return parsed;
   const answer = (response: OtlpExportResponse) =>
-    protobuf ? new Response(Buffer.from(encodeOtlpResponse(signal, response)), { headers: { "content-type": OTLP_PROTOBUF } }) : jsonAnswer(request, response);
+    protobuf ? new Response(Buffer.from(encodeOtlpResponse(signal, response)), { headers: { "content-type": OTLP_PROTOBUF } }) : Response.json(response);
   return ingestExport(signal, parsed, source, receivedAt, answer);
 }
 

@@ -11,6 +11,7 @@ import { config, incidentSettings } from "@/lib/config";
 import { isStoppable } from "@/lib/threads/statuses";
 import { incidentAlerts, threadAlerts, type ThreadTransition } from "@/lib/alerts/rules";
 import { publishDirectivesPending, publishIncidentsChanged, publishLimitsChanged, publishThreadChanges, type ThreadChange } from "./bus";
+import { shared } from "@/lib/process-state";
 
 /**
  * The middle of the data path: normalized lines → reduce → persist, inside one unit of work
@@ -681,8 +682,7 @@ export async function withInternalEvents<T>(
 }
 
 /** A watchdog failure for one thread: how often in a row, and the last error. */
-const globalForQuarantine = globalThis as unknown as { __radarTickFailures?: Map<number, number> };
-const tickFailures = (globalForQuarantine.__radarTickFailures ??= new Map());
+const tickFailures = shared("tickFailures", (): Map<number, number> => new Map());
 
 /** A thread whose tick failed this many passes in a row is quarantined as `broken`. */
 export const QUARANTINE_AFTER_FAILURES = 3;

@@ -1,6 +1,7 @@
 import { config } from "@/lib/config";
 import { sourceUsage, type SourceRecord } from "@/lib/db/sources";
 import { problem, withRetryAfter } from "./http";
+import { shared } from "@/lib/process-state";
 
 /**
  * What one source may send and store. A source over its rate gets 429 with `Retry-After` (the
@@ -23,8 +24,7 @@ interface Bucket {
  * no database work. Several instances behind one address would each allow the full rate; move
  * the buckets into the database when that deployment exists. A restart refills them.
  */
-const globalForQuota = globalThis as unknown as { __radarRateBuckets?: Map<string, Bucket> };
-const buckets = (globalForQuota.__radarRateBuckets ??= new Map());
+const buckets = shared("rateBuckets", (): Map<string, Bucket> => new Map());
 
 /**
  * Admits one ingestion request of `items` lines from a source, or answers its refusal. A request

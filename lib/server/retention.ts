@@ -3,6 +3,7 @@ import { pruneAlerts } from "@/lib/db/alerts";
 import { pruneLimitSnapshots } from "@/lib/db/limits";
 import { PRUNE_START, pruneEvents, type PruneCursor } from "@/lib/db/retention";
 import { countUsage } from "./usage";
+import { shared } from "@/lib/process-state";
 
 /**
  * Prunes raw events older than RADAR_RETENTION_DAYS (lib/db/retention.ts says what stays), from
@@ -14,7 +15,7 @@ const BATCH = 1_000;
 const INTERVAL_MS = 60 * 60_000;
 const DAY_MS = 24 * 60 * 60_000;
 
-const globalForRetention = globalThis as unknown as { __radarRetention?: NodeJS.Timeout };
+const sharedForRetention = shared<{ retention?: NodeJS.Timeout }>("retention", () => ({}));
 
 /** One full pass; returns how many events it pruned. */
 export async function pruneOnce(now = Date.now(), days = config().RADAR_RETENTION_DAYS, batch = BATCH): Promise<number> {
@@ -37,7 +38,7 @@ export async function pruneOnce(now = Date.now(), days = config().RADAR_RETENTIO
 }
 
 export function startRetention(): void {
-  if (globalForRetention.__radarRetention) return;
+  if (sharedForRetention.retention) return;
   const loop = async () => {
     try {
       const pruned = await pruneOnce();
@@ -45,10 +46,10 @@ export function startRetention(): void {
     } catch (error) {
       process.stderr.write(`[radar] retention pass failed: ${(error as Error).message}\n`);
     }
-    globalForRetention.__radarRetention = setTimeout(loop, INTERVAL_MS);
-    globalForRetention.__radarRetention.unref();
+    sharedForRetention.retention = setTimeout(loop, INTERVAL_MS);
+    sharedForRetention.retention.unref();
   };
   // The first pass waits a moment so start-up and the first requests go first.
-  globalForRetention.__radarRetention = setTimeout(loop, 10_000);
-  globalForRetention.__radarRetention.unref();
+  sharedForRetention.retention = setTimeout(loop, 10_000);
+  sharedForRetention.retention.unref();
 }

@@ -1,7 +1,8 @@
 import http from "node:http";
 import { PEER_HEADER } from "./edge";
+import { shared } from "@/lib/process-state";
 
-const globalForPeers = globalThis as unknown as { __radarPeers?: boolean };
+const sharedForPeers = shared<{ peers?: boolean }>("peers", () => ({}));
 
 /**
  * Writes each request's socket address into PEER_HEADER (replacing any value the client sent),
@@ -9,8 +10,8 @@ const globalForPeers = globalThis as unknown as { __radarPeers?: boolean };
  * from the socket only when the client sent none. Once per process, before requests are served.
  */
 export function recordSocketPeers(): void {
-  if (globalForPeers.__radarPeers) return;
-  globalForPeers.__radarPeers = true;
+  if (sharedForPeers.peers) return;
+  sharedForPeers.peers = true;
   const emit = http.Server.prototype.emit;
   http.Server.prototype.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]) {
     if (event === "request") {

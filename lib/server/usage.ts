@@ -1,4 +1,5 @@
 import { countNewEvents } from "@/lib/db/sources";
+import { shared } from "@/lib/process-state";
 
 /**
  * Keeps each source's usage (lib/db/sources.ts) counted: every few seconds, the events received
@@ -10,7 +11,7 @@ import { countNewEvents } from "@/lib/db/sources";
 const COUNT_CHUNK = 1_000;
 const COUNT_EVERY_MS = 5_000;
 
-const globalForUsage = globalThis as unknown as { __radarUsageCount?: NodeJS.Timeout };
+const sharedForUsage = shared<{ usageCount?: NodeJS.Timeout }>("usageCount", () => ({}));
 
 /** Counts everything received so far. */
 export async function countUsage(): Promise<void> {
@@ -18,15 +19,15 @@ export async function countUsage(): Promise<void> {
 }
 
 export function startUsageCount(): void {
-  if (globalForUsage.__radarUsageCount) return;
+  if (sharedForUsage.usageCount) return;
   const loop = async () => {
     try {
       await countUsage();
     } catch (error) {
       process.stderr.write(`[radar] counting source usage failed: ${(error as Error).message}\n`);
     }
-    globalForUsage.__radarUsageCount = setTimeout(loop, COUNT_EVERY_MS);
-    globalForUsage.__radarUsageCount.unref();
+    sharedForUsage.usageCount = setTimeout(loop, COUNT_EVERY_MS);
+    sharedForUsage.usageCount.unref();
   };
   void loop();
 }

@@ -5,6 +5,7 @@ import { currentStore } from "@/lib/db/store";
 import { config, incidentSettings } from "@/lib/config";
 import { closeQuietIncidents, tickThreads } from "./pipeline";
 import { beforeShutdown } from "./shutdown";
+import { shared } from "@/lib/process-state";
 
 /**
  * Deadlines pass in silence (a 3600 s Retry-After sends nothing for an hour), so the server
@@ -46,7 +47,7 @@ interface Watchdog {
   markCaughtUp: () => void;
 }
 
-const globalForWatchdog = globalThis as unknown as { __radarWatchdog?: Watchdog };
+const sharedForWatchdog = shared<{ watchdog?: Watchdog }>("watchdog", () => ({}));
 
 /**
  * Starts the watchdog; resolves once it has caught up with what fell due while the radar was down
@@ -56,11 +57,11 @@ const globalForWatchdog = globalThis as unknown as { __radarWatchdog?: Watchdog 
  * grace that passed unnoticed during the downtime.
  */
 export function startWatchdog(): Promise<void> {
-  if (globalForWatchdog.__radarWatchdog) return Promise.resolve();
+  if (sharedForWatchdog.watchdog) return Promise.resolve();
   let markCaughtUp!: () => void;
   const caughtUp = new Promise<void>((resolve) => (markCaughtUp = resolve));
   const watchdog: Watchdog = { timer: null, run: 0, running: false, pass: Promise.resolve(), leadership: null, caughtUp, markCaughtUp };
-  globalForWatchdog.__radarWatchdog = watchdog;
+  sharedForWatchdog.watchdog = watchdog;
   if (currentStore() !== "postgres") {
     runLoop(watchdog);
     return watchdog.caughtUp;
@@ -97,7 +98,7 @@ export function startWatchdog(): Promise<void> {
  * one process always does; on PostgreSQL only the leader among the instances.
  */
 export function leadsWatchdog(): boolean {
-  return globalForWatchdog.__radarWatchdog?.running ?? false;
+  return sharedForWatchdog.watchdog?.running ?? false;
 }
 
 function runLoop(watchdog: Watchdog): void {

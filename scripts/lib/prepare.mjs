@@ -106,15 +106,14 @@ export function ensureBuilt() {
   run(path.join(root, "node_modules", ".bin", "next"), ["build"], {
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
   });
-  // After Next's build, which empties .next.
   buildBundles();
   fs.writeFileSync(marker, want);
   return true;
 }
 
 /**
- * What runs out of Next's sight, each bundled by esbuild (which tsx brings) into one file beside
- * Next's build, leaving native addons, Prisma's runtime and Next to node_modules: the read worker
+ * What runs out of Next's sight, each bundled by esbuild (which tsx brings) into one file in the
+ * project's own build folder (.radar/build: Next's build output is Next's alone), leaving native addons, Prisma's runtime and Next to node_modules: the read worker
  * (lib/db/read-worker.ts), a thread of the server; and the server itself, the ingestion listener
  * in front of Next (lib/server/listener), which `npm start` and the test server run.
  */

@@ -3,6 +3,7 @@ import type pg from "pg";
 import { config } from "../../config";
 import { PrismaClient } from "../generated-pg/client";
 import { openPool, pool } from "./pool";
+import { shared } from "@/lib/process-state";
 
 /**
  * The Prisma client on PostgreSQL (the same models as on SQLite, through @prisma/adapter-pg), on a
@@ -18,7 +19,7 @@ export function openPostgresPrisma(url: string): InstanceType<typeof PrismaClien
   return prismaOn(openPool(url), { disposeExternalPool: true });
 }
 
-const globalForPrisma = globalThis as unknown as { __radarPgPrisma?: { url: string; prisma: InstanceType<typeof PrismaClient> } };
+const sharedForPrisma = shared<{ pgPrisma?: { url: string; prisma: InstanceType<typeof PrismaClient> } }>("pgPrisma", () => ({}));
 
 /**
  * The process-wide Prisma client for the configured PostgreSQL URL (like lib/db/client.ts's
@@ -26,15 +27,15 @@ const globalForPrisma = globalThis as unknown as { __radarPgPrisma?: { url: stri
  * open, closePool ends it.
  */
 export function postgresPrisma(url = config().DATABASE_URL): InstanceType<typeof PrismaClient> {
-  const open = globalForPrisma.__radarPgPrisma;
+  const open = sharedForPrisma.pgPrisma;
   if (open?.url === url) return open.prisma;
   if (open) void open.prisma.$disconnect().catch(() => undefined);
-  globalForPrisma.__radarPgPrisma = { url, prisma: prismaOn(pool(url)) };
-  return globalForPrisma.__radarPgPrisma.prisma;
+  sharedForPrisma.pgPrisma = { url, prisma: prismaOn(pool(url)) };
+  return sharedForPrisma.pgPrisma.prisma;
 }
 
 export async function closePostgresPrisma(): Promise<void> {
-  const open = globalForPrisma.__radarPgPrisma;
-  globalForPrisma.__radarPgPrisma = undefined;
+  const open = sharedForPrisma.pgPrisma;
+  sharedForPrisma.pgPrisma = undefined;
   await open?.prisma.$disconnect();
 }

@@ -1,5 +1,6 @@
 import pg from "pg";
 import { config, storeOf } from "../../config";
+import { shared } from "@/lib/process-state";
 
 /**
  * SQL here mirrors SQLite's answers: times cross as epoch ms (time.ts), and text is ordered by
@@ -7,7 +8,7 @@ import { config, storeOf } from "../../config";
  */
 
 /**
- * The one pg Pool of this process on PostgreSQL, from DATABASE_URL, kept on globalThis (like
+ * The one pg Pool of this process on PostgreSQL, from DATABASE_URL, process-wide (lib/process-state.ts; like
  * client.ts's handles) so Next's dev reload and repeated imports share it. Raw SQL on PostgreSQL
  * goes through `pool()`, or `inTransaction()` when several statements must commit as one.
  */
@@ -16,7 +17,7 @@ interface PoolHandle {
   pool: pg.Pool;
 }
 
-const globalForPool = globalThis as unknown as { __radarPgPool?: PoolHandle };
+const sharedForPool = shared<{ pgPool?: PoolHandle }>("pgPool", () => ({}));
 
 const INT8 = 20;
 
@@ -49,17 +50,17 @@ export function openPool(url: string): pg.Pool {
 /** The process-wide pool for the configured PostgreSQL URL (a new one when the URL changed, as in a test). */
 export function pool(url = config().DATABASE_URL): pg.Pool {
   if (storeOf(url) !== "postgres") throw new Error(`the PostgreSQL pool needs a postgres:// DATABASE_URL, got "${url}"`);
-  const open = globalForPool.__radarPgPool;
+  const open = sharedForPool.pgPool;
   if (open?.url === url) return open.pool;
   if (open) void open.pool.end().catch(() => undefined);
-  globalForPool.__radarPgPool = { url, pool: openPool(url) };
-  return globalForPool.__radarPgPool.pool;
+  sharedForPool.pgPool = { url, pool: openPool(url) };
+  return sharedForPool.pgPool.pool;
 }
 
 /** Ends the pool (a clean shutdown, the end of a test); the next `pool()` opens a new one. */
 export async function closePool(): Promise<void> {
-  const open = globalForPool.__radarPgPool;
-  globalForPool.__radarPgPool = undefined;
+  const open = sharedForPool.pgPool;
+  sharedForPool.pgPool = undefined;
   await open?.pool.end();
 }
 

@@ -26,7 +26,7 @@ import { OTLP_FORMAT } from "@/lib/ingest/types";
  * threads it steps and, while it checks a batch's keys, the source.
  */
 
-const unitQueue = processQueue("__radarPgUnitQueue");
+const unitQueue = processQueue("pgUnitQueue");
 
 /**
  * lib/db/unit-of-work.ts hands its `work`, typed for its `Tx`, to this function, which compiles

@@ -1,5 +1,6 @@
 import { incidentTimeLostMs, type IncidentRecord, type IncidentThread } from "@/lib/retry";
 import type { IncidentDetail, IncidentThreadView, IncidentView } from "@/lib/wire/types";
+import { shared } from "@/lib/process-state";
 
 /**
  * Incidents as both stores' statements answer them (lib/db/incidents.ts,
@@ -99,9 +100,8 @@ class KnownIncidentThreads {
   }
 }
 
-// On globalThis, as the writer queue is (client.ts): every copy of this module Next makes shares it.
-const globalForIncidents = globalThis as unknown as { __radarKnownIncidentThreads?: KnownIncidentThreads };
-export const knownIncidentThreads = (globalForIncidents.__radarKnownIncidentThreads ??= new KnownIncidentThreads());
+// Process-wide (lib/process-state.ts), as the writer queue is.
+export const knownIncidentThreads = shared("knownIncidentThreads", (): KnownIncidentThreads => new KnownIncidentThreads());
 
 /** `stoppable`: what Stop all in this incident would stop now (open incidents only). */
 export function toView(row: IncidentRow, now: number, stoppable: number): IncidentView {

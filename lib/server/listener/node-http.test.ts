@@ -3,9 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { PATIENCE_MS } from "@/e2e/support/patience";
 import { waitFor } from "@/e2e/support/relay-helpers";
-import { jsonAnswer } from "../http";
 import { sendWebResponse, writeStream } from "./node-http";
-import { markLean } from "./routes";
 
 const CHUNK = new Uint8Array(64 * 1024);
 
@@ -88,37 +86,5 @@ describe("a streamed export (writeStream)", () => {
     await waitFor(() => seen.cancelled && state.finished, PATIENCE_MS, () => `read ${seen.chunks} chunks`);
     expect(state.response?.destroyed).toBe(true);
     request.destroy();
-  });
-});
-
-describe("a JSON answer to a request the listener answers (http.ts jsonAnswer)", () => {
-  const body = { accepted: 1, note: "ünïcode ✓", nested: [1, null, "x"] };
-
-  /** What a client receives for `response`, written by sendWebResponse. */
-  async function received(response: Response) {
-    const server = http.createServer((_request, outgoing) => void sendWebResponse(response, outgoing));
-    servers.push(server);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const answer = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
-    return { status: answer.status, type: answer.headers.get("content-type"), length: answer.headers.get("content-length"), text: await answer.text() };
-  }
-
-  it("travels beside a bodiless Response and reaches the client whole, with its length and status", async () => {
-    const lean = markLean(new Request("http://radar.test/api/v1/events", { method: "POST" }));
-    const response = jsonAnswer(lean, body, { status: 422 });
-    expect(response.body).toBeNull();
-    expect(await received(response)).toEqual({
-      status: 422,
-      type: "application/json",
-      length: String(Buffer.byteLength(JSON.stringify(body))),
-      text: JSON.stringify(body),
-    });
-  });
-
-  it("to any other request (Next writes it) is Response.json's own, body and all", async () => {
-    const response = jsonAnswer(new Request("http://radar.test/api/v1/events", { method: "POST" }), body, { status: 422 });
-    expect(response.status).toBe(422);
-    expect(response.headers.get("content-type")).toBe("application/json");
-    expect(await response.json()).toEqual(body);
   });
 });

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { PEER_HEADER } from "../edge";
-import { answerTextOf, markLeanWithBody } from "./routes";
 
 /**
  * Up to this many bytes, a body whose length is declared is read whole before the handler runs
@@ -55,8 +54,7 @@ export function readDeclaredBody(incoming: IncomingMessage, length: number): Pro
 
 /**
  * Node's request as the Web Request a route handler takes, and its Response back onto Node's
- * socket: the body, when it was read whole (readDeclaredBody), beside the request for
- * lib/server/http.ts to take (routes.ts markLeanWithBody), else streamed without a
+ * socket: the body, when it was read whole (readDeclaredBody), as the request's body, else streamed without a
  * copy (so a route's size limit still refuses an oversized one as it arrives), the socket's own
  * address in PEER_HEADER, an AbortSignal that fires when the client goes away (a directive
  * long-poll stops waiting; a request whose body was read whole has none).
@@ -71,7 +69,7 @@ export function toWebRequest(incoming: IncomingMessage, url: string, signal: Abo
   const hasBody = method !== "GET" && method !== "HEAD";
   // Without the signal too: following one costs undici a listener and an AbortController per
   // request, and only a long-poll (a GET, whose body is never read whole) waits on its client.
-  if (body) return markLeanWithBody(new Request(url, { method, headers }), body);
+  if (body) return new Request(url, { method, headers, body: body as Uint8Array<ArrayBuffer> });
   return new Request(url, {
     method,
     headers,
@@ -89,13 +87,15 @@ const BODILESS_STATUSES = new Set([204, 304]);
  * write with its length. Most of the listener's routes answer small JSON documents, so the body is
  * read whole first: one write instead of a chunked stream's several. With `streamed` (an export:
  * any size), the body is written chunk by chunk as it comes, at the pace the client reads it.
- * `extra` headers are added over the handler's own.
+ * `extra` headers are added over the handler's own. A streamed body given an `encoding` (what the
+ * client's Accept-Encoding takes) is gzipped as it goes when that says gzip, by zlib off the event
+ * loop, as Next compresses what it serves.
  */
 export async function sendWebResponse(
   response: Response,
   outgoing: ServerResponse,
   extra: ReadonlyArray<readonly [string, string]> = [],
-  { streamed = false }: { streamed?: boolean } = {},
+  { streamed = false, encoding }: { streamed?: boolean; encoding?: "gzip" | "identity" } = {},
 ): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
@@ -105,14 +105,22 @@ export async function sendWebResponse(
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers["set-cookie"] = cookies;
   if (streamed && response.body && !BODILESS_STATUSES.has(response.status)) {
+    let stream: ReadableStream<Uint8Array> = response.body;
+    if (encoding && headers["content-encoding"] === undefined) {
+      // Either encoding may come from here, by the request's Accept-Encoding: caches must tell them apart.
+      headers.vary = headers.vary ? `${headers.vary}, accept-encoding` : "accept-encoding";
+      if (encoding === "gzip") {
+        headers["content-encoding"] = "gzip";
+        stream = stream.pipeThrough(new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
+      }
+    }
     outgoing.writeHead(response.status, response.statusText || undefined, headers);
-    await writeStream(response.body, outgoing);
+    await writeStream(stream, outgoing);
     return;
   }
-  const text = answerTextOf(response);
   let body: Buffer;
   try {
-    body = text !== undefined ? Buffer.from(text) : response.body ? Buffer.from(await response.arrayBuffer()) : Buffer.alloc(0);
+    body = response.body ? Buffer.from(await response.arrayBuffer()) : Buffer.alloc(0);
   } catch {
     outgoing.destroy();
     return;

@@ -1,22 +1,35 @@
 import { describe, expect, it } from "vitest";
 import { matchLeanRoute, passesProxy } from "./routes";
 
+/** The listener's route patterns (route-table.ts), without loading their handlers. */
+const ROUTES = [
+  ["POST", "/api/v1/events"],
+  ["POST", "/api/v1/ingest/[format]"],
+  ["POST", "/v1/logs"],
+  ["GET", "/api/v1/directives"],
+  ["POST", "/api/v1/directives/[id]/ack"],
+  ["GET", "/api/health"],
+  ["GET", "/api/metrics"],
+  ["GET", "/api/v1/exports/audit"],
+  ["GET", "/api/v1/exports/[kind]"],
+].map(([method, path]) => ({ method, path }));
+
 /** Who answers what: the listener itself (lean routes) or Next. */
 describe("matchLeanRoute: what the listener answers itself", () => {
   it("matches a route and hands back its raw parameters", () => {
-    expect(matchLeanRoute("POST", "/api/v1/directives/d%201/ack")).toMatchObject({ route: { path: "/api/v1/directives/[id]/ack" }, params: { id: "d%201" } });
-    expect(matchLeanRoute("GET", "/api/v1/exports/audit")?.route.path).toBe("/api/v1/exports/audit");
-    expect(matchLeanRoute("GET", "/api/v1/exports/attempts")?.params).toEqual({ kind: "attempts" });
-    expect(matchLeanRoute("GET", "/api/health")?.route.module).toBe("app/api/health");
-    expect(matchLeanRoute("GET", "/api/metrics")?.route.module).toBe("app/api/metrics");
+    expect(matchLeanRoute(ROUTES, "POST", "/api/v1/directives/d%201/ack")).toMatchObject({ route: { path: "/api/v1/directives/[id]/ack" }, params: { id: "d%201" } });
+    expect(matchLeanRoute(ROUTES, "GET", "/api/v1/exports/audit")?.route.path).toBe("/api/v1/exports/audit");
+    expect(matchLeanRoute(ROUTES, "GET", "/api/v1/exports/attempts")?.params).toEqual({ kind: "attempts" });
+    expect(matchLeanRoute(ROUTES, "GET", "/api/health")?.route.path).toBe("/api/health");
+    expect(matchLeanRoute(ROUTES, "GET", "/api/metrics")?.route.path).toBe("/api/metrics");
   });
   it("leaves other methods, paths and paths Next normalises to Next", () => {
-    expect(matchLeanRoute("GET", "/api/v1/events")).toBeNull();
-    expect(matchLeanRoute("POST", "/api/v1/events/")).toBeNull();
-    expect(matchLeanRoute("POST", "//api/v1/events")).toBeNull();
-    expect(matchLeanRoute("POST", "/api/v1/threads")).toBeNull();
-    expect(matchLeanRoute("POST", "/api/metrics")).toBeNull();
-    expect(matchLeanRoute("GET", "/api/v1/diagnostics/memory")).toBeNull();
+    expect(matchLeanRoute(ROUTES, "GET", "/api/v1/events")).toBeNull();
+    expect(matchLeanRoute(ROUTES, "POST", "/api/v1/events/")).toBeNull();
+    expect(matchLeanRoute(ROUTES, "POST", "//api/v1/events")).toBeNull();
+    expect(matchLeanRoute(ROUTES, "POST", "/api/v1/threads")).toBeNull();
+    expect(matchLeanRoute(ROUTES, "POST", "/api/metrics")).toBeNull();
+    expect(matchLeanRoute(ROUTES, "GET", "/api/v1/diagnostics/memory")).toBeNull();
   });
 });
 

@@ -1,14 +1,13 @@
 import http from "node:http";
-import nodeModule from "node:module";
-import path from "node:path";
 import { config, ConfigError } from "@/lib/config";
 import { edgeSettings, PEER_HEADER, refuseAtEdge, refuseMalformedPath } from "../edge";
 import { whenBooted } from "../boot-signal";
-import { problem } from "../http";
+import { acceptsGzip, problem } from "../http";
 import { SECURITY_HEADERS } from "../security-headers";
 import { runShutdownSteps } from "../shutdown";
 import { failed, logFailure, readDeclaredBody, sendWebResponse, smallBodyLength, toWebRequest } from "./node-http";
-import { LEAN_ROUTES, markLean, matchLeanRoute, passesProxy, type LeanRoute } from "./routes";
+import { LEAN_ROUTES, type LeanRoute } from "./route-table";
+import { matchLeanRoute, passesProxy } from "./routes";
 
 /**
  * The server `npm start` and the test server run: one Node HTTP listener on HOST:PORT in front
@@ -17,16 +16,11 @@ import { LEAN_ROUTES, markLean, matchLeanRoute, passesProxy, type LeanRoute } fr
  * rewriting), which costs several times what a single-event POST itself does; everything else is
  * Next's request handler, exactly as `next start` serves it.
  *
- * Why the handlers are taken from Next's own build output rather than bundled separately: the
- * built route files (`.next/server/app/…/route.js`) are what Next itself `require`s, so Node's
- * module cache hands this listener the very same module instances Next serves them with — one
- * writer queue (lib/db/client.ts), one live-update bus, one set of rate limits and caches. A
- * copy bundled on its own would have its own module state, and even instrumentation.ts's modules
- * are separate instances from the routes' in Next's build. Pages render on this same event loop:
- * one Next per process.
+ * The handlers are the route files' own exports, bundled into the listener (route-table.ts); Next
+ * is used only through `next()`, `prepare()` and `getRequestHandler()`. The bundle holds its own
+ * copy of lib/, beside Next's: what both must share lives in lib/server/process-state.ts. Pages
+ * render on this same event loop: one Next per process.
  */
-
-type RouteHandler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
 const RESPONSE_HEADER = "x-radar-listener";
 /** What every lean answer carries besides the handler's own headers: the pages' security headers, and who answered. */
@@ -51,13 +45,6 @@ export async function serve(root: string): Promise<void> {
   const app = next({ dev: false, dir: root, hostname, port });
   await app.prepare();
   const handleNext = app.getRequestHandler();
-  // Loading the routes' code takes seconds (Next too loads it at a route's first request): it goes
-  // on while the boot runs and after, and a lean request waits for it.
-  const handlers = loadHandlers(root);
-  handlers.catch((error: Error) => {
-    process.stderr.write(`[radar] ${error.message}\n`);
-    process.exit(1);
-  });
   // Next's prepare starts instrumentation.ts's boot (the store opened, migrated and seeded, the
   // watchdog caught up) without waiting for it; only Next's own handler waits. Nothing is served
   // before it is done: a lean route would otherwise reach a store not yet seeded.
@@ -69,9 +56,8 @@ export async function serve(root: string): Promise<void> {
     const raw = incoming.url ?? "/";
     const query = raw.indexOf("?");
     const rawPath = query === -1 ? raw : raw.slice(0, query);
-    // Who connected, read now: the socket may be gone by the time a lean route's handlers load.
     const peer = incoming.socket.remoteAddress ?? "";
-    const match = listener !== "next" && raw.startsWith("/") ? matchLeanRoute(incoming.method ?? "GET", rawPath) : null;
+    const match = listener !== "next" && raw.startsWith("/") ? matchLeanRoute(LEAN_ROUTES, incoming.method ?? "GET", rawPath) : null;
     if (!match) {
       // For Next's routes too (they see only headers; Next fills X-Forwarded-For from the socket
       // only when the client sent none), replacing whatever a client sent.
@@ -80,9 +66,7 @@ export async function serve(root: string): Promise<void> {
       handleNext(incoming, outgoing).catch((error: unknown) => failed(error, incoming, outgoing, rawPath));
       return;
     }
-    handlers
-      .then((loaded) => answer(loaded.get(match.route)!, match.route, match.params, incoming, outgoing, origin + raw, rawPath, peer))
-      .catch((error: unknown) => failed(error, incoming, outgoing, rawPath));
+    answer(match.route, match.params, incoming, outgoing, origin + raw, rawPath, peer).catch((error: unknown) => failed(error, incoming, outgoing, rawPath));
   });
   // A client that trickles its headers or body is cut off; a long-poll waits for its answer, not
   // for the request, so it is unaffected.
@@ -110,26 +94,7 @@ export async function serve(root: string): Promise<void> {
   }
 }
 
-/**
- * The handler of every lean route, from the module Next loads for it (its route module loads the
- * route's own code lazily: awaited here, it is loaded once, for both). A build without one fails the start.
- */
-async function loadHandlers(root: string): Promise<Map<LeanRoute, RouteHandler>> {
-  const load = nodeModule.createRequire(path.join(root, "package.json"));
-  const handlers = new Map<LeanRoute, RouteHandler>();
-  for (const route of LEAN_ROUTES) {
-    const file = path.join(root, ".next", "server", route.module, "route.js");
-    const { routeModule } = load(file) as { routeModule?: { ensureUserland(): Promise<void>; userland: Record<string, unknown> } };
-    await routeModule?.ensureUserland();
-    const handler = routeModule?.userland[route.method];
-    if (typeof handler !== "function") throw new Error(`${file} has no ${route.method} handler: rebuild with \`npm start\``);
-    handlers.set(route, handler as RouteHandler);
-  }
-  return handlers;
-}
-
 async function answer(
-  handler: RouteHandler,
   route: LeanRoute,
   rawParams: Record<string, string>,
   incoming: http.IncomingMessage,
@@ -155,18 +120,21 @@ async function answer(
   }
   let response: Response;
   try {
-    const request = markLean(toWebRequest(incoming, url, gone.signal, peer, body));
+    const request = toWebRequest(incoming, url, gone.signal, peer, body);
     // proxy.ts's checks, on the requests Next would have run it for; an undecodable path is
     // refused on every lean route, as Next refuses it before decoding a route's parameters.
     const refused = passesProxy(rawPath, incoming.headers) ? refuseAtEdge(request, edgeSettings()) : refuseMalformedPath(rawPath);
-    response = refused ?? (await handler(request, { params: Promise.resolve(decodeParams(rawParams)) }));
+    response = refused ?? (await route.handler(request, { params: Promise.resolve(decodeParams(rawParams)) }));
   } catch (error) {
     // What Next does with a handler that throws: log it, answer 500.
     logFailure(error, incoming, rawPath);
     response = problem(500, "Internal Server Error", "The server failed to answer this request; it has been logged.");
   }
   // Added while writing, never set on the handler's Response (whose headers may be immutable).
-  await sendWebResponse(response, outgoing, LEAN_HEADERS, { streamed: route.streamed });
+  await sendWebResponse(response, outgoing, LEAN_HEADERS, {
+    streamed: route.streamed,
+    encoding: acceptsGzip(incoming.headers["accept-encoding"] ?? null) ? "gzip" : "identity",
+  });
 }
 
 /** Path parameters as Next hands them to a route: percent-decoded (undecodable paths were refused above). */

@@ -3,7 +3,7 @@ import { recordPoll } from "@/lib/db/sources";
 import { parseCapabilities } from "@/lib/threads/control";
 import { bearer } from "@/lib/auth/credentials";
 import { admitLongPoll, LONG_POLL_RETRY_AFTER_S, LONG_POLLS_PER_TOKEN, waitForDirectives } from "@/lib/server/directives";
-import { jsonAnswer, problem, withRetryAfter } from "@/lib/server/http";
+import { problem, withRetryAfter } from "@/lib/server/http";
 import { hashToken } from "@/lib/server/tokens";
 import { route } from "@/lib/server/route";
 import type { DirectivesResponse } from "@/lib/wire/types";
@@ -33,7 +33,7 @@ export const GET = route(
       // `can` is the relay's announcement (lib/threads/control.ts); stored as the words it knows.
       await recordPoll(source.id, query.can === undefined ? undefined : parseCapabilities(query.can).join(","), Date.now());
       const directives = await waitForDirectives(source.id, query.wait * 1000, request.signal);
-      return jsonAnswer(request, { directives, serverTime: new Date().toISOString() } satisfies DirectivesResponse);
+      return Response.json({ directives, serverTime: new Date().toISOString() } satisfies DirectivesResponse);
     } finally {
       release();
     }

@@ -18,9 +18,9 @@ export const GET = route(
     params: { schema: z.object({ kind: z.enum(EXPORT_KINDS, { error: `expected one of ${EXPORT_KINDS.join(", ")}` }) }), status: 404, title: "Unknown export" },
     query: { schema: exportFormatQuery, title: "Bad export query" },
   },
-  ({ request, params: { kind }, query: { format }, search, now }) => {
+  ({ params: { kind }, query: { format }, search, now }) => {
     const parsed = parseExportQuery(search, now);
     if (!parsed.ok) return problem(400, "Bad export query", parsed.error);
-    return exportResponse(request, "facts", { format, kind, query: parsed.query, now }, exportHeaders(format, exportFilename(kind, format, now)));
+    return exportResponse("facts", { format, kind, query: parsed.query, now }, exportHeaders(format, exportFilename(kind, format, now)));
   },
 );

@@ -12,6 +12,6 @@ export const dynamic = "force-dynamic";
  */
 export const GET = route(
   { access: "viewer", query: { schema: auditQuery.extend(exportFormatQuery.shape), title: "Bad export query" } },
-  ({ request, query: { format, ...filter }, now }) =>
-    exportResponse(request, "audit", { format, filter: auditFilter(filter, now) }, exportHeaders(format, exportFilename("audit", format, now))),
+  ({ query: { format, ...filter }, now }) =>
+    exportResponse("audit", { format, filter: auditFilter(filter, now) }, exportHeaders(format, exportFilename("audit", format, now))),
 );

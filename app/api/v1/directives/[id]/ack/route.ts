@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { acknowledgeDirective } from "@/lib/server/directives";
-import { jsonAnswer, MAX_COMMAND_BYTES, problem } from "@/lib/server/http";
+import { MAX_COMMAND_BYTES, problem } from "@/lib/server/http";
 import { route } from "@/lib/server/route";
 
 export const dynamic = "force-dynamic";
@@ -19,6 +19,6 @@ export const POST = route(
   async ({ source, params, body, request }) => {
     const outcome = await acknowledgeDirective(source.id, params.id, body.result, body.detail ?? null);
     if (!outcome.ok) return problem(outcome.status, outcome.status === 404 ? "Not found" : "Conflict", outcome.error);
-    return jsonAnswer(request, { id: params.id, result: body.result, threadStatus: outcome.threadStatus });
+    return Response.json({ id: params.id, result: body.result, threadStatus: outcome.threadStatus });
   },
 );

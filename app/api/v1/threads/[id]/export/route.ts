@@ -14,9 +14,9 @@ export const dynamic = "force-dynamic";
  */
 export const GET = route(
   { access: "viewer", query: { schema: exportFormatQuery, title: "Bad export query" }, thread: true },
-  async ({ request, params, query: { format }, thread: key, now }) => {
+  async ({ params, query: { format }, thread: key, now }) => {
     const thread = await threadExportRow(key, now);
     if (!thread) return problem(404, "Not found", `No thread "${params.id}".`);
-    return exportResponse(request, "timeline", { format, key, thread }, exportHeaders(format, exportFilename(`thread-${params.id}`, format, now)));
+    return exportResponse("timeline", { format, key, thread }, exportHeaders(format, exportFilename(`thread-${params.id}`, format, now)));
   },
 );
