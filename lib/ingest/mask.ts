@@ -303,8 +303,24 @@ function maskLoggedPair(text: string, head: string, from: number): [masked: stri
   return [`${head}${value[0]}${field[0]}${masked[0]}`, masked[1]];
 }
 
+/**
+ * Names repeat across every payload (field names, OTLP attribute keys), and splitting one into
+ * words is most of masking's cost, so answers are remembered; the memory is bounded by clearing.
+ */
+const credentialNames = new Map<string, boolean>();
+const CREDENTIAL_NAMES_KEPT = 10_000;
+
 /** Whether a field or header of this name holds a credential, whatever its case style (module header). */
 export function isCredentialName(name: string): boolean {
+  let known = credentialNames.get(name);
+  if (known === undefined) {
+    if (credentialNames.size >= CREDENTIAL_NAMES_KEPT) credentialNames.clear();
+    credentialNames.set(name, (known = judgeName(name)));
+  }
+  return known;
+}
+
+function judgeName(name: string): boolean {
   const words = nameWords(name);
   const last = words.at(-1);
   if (last === undefined) return false;
@@ -376,7 +392,8 @@ function walkPair(pair: [string, unknown]): [string, unknown] {
 function pairNamesCredential(object: Record<string, unknown>): boolean {
   for (const key in object) {
     const name = object[key];
-    if (Object.hasOwn(object, key) && typeof name === "string" && PAIR_NAMES.has(key.toLowerCase()) && isCredentialName(name)) return true;
+    // The length test first: it spares lower-casing every other key of every object.
+    if (typeof name === "string" && key.length <= 4 && PAIR_NAMES.has(key.toLowerCase()) && Object.hasOwn(object, key) && isCredentialName(name)) return true;
   }
   return false;
 }
