@@ -91,10 +91,9 @@ export function openReadOnly(file: string): DatabaseHandles {
 
 /**
  * BEGIN IMMEDIATE on the writer connection, never sleeping on the thread while another
- * connection holds the write lock (the page renderer's connection, a command-line import,
- * another process). SQLite's own busy handler would sleep where it is called, in steps of 1, 2,
- * 5, 10 ms and more, and the thread that takes every request would answer nothing meanwhile (up
- * to BUSY_TIMEOUT_MS). Here each attempt fails at once, and the next comes after a timer of a
+ * connection holds the write lock (a command-line import, another process). SQLite's own busy
+ * handler would sleep where it is called, in growing steps, and the event loop that takes every
+ * request would answer nothing meanwhile (up to BUSY_TIMEOUT_MS). Here each attempt fails at once, and the next comes after a timer of a
  * millisecond, the event loop free in between; after BUSY_TIMEOUT_MS the last SQLITE_BUSY is
  * thrown, as SQLite's handler would have.
  */

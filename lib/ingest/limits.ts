@@ -58,8 +58,8 @@ export const MAX_IMPORT_FORM_BYTES = MAX_CAPTURE_BYTES + 64 * 1024;
  * Values in one OTLP export, counted before it is decoded (otlp-measure.ts): every protobuf
  * field occurrence and element of a packed list, or every JSON array element and object member.
  * Decoding makes about one object a value, so this bounds the work of a small compressed body
- * that inflates to megabytes of tiny values. The agents' records hold 30 to 220 values each: 200
- * a record at MAX_ITEMS records, and far more than an exporter's batch (512 records) needs.
+ * that inflates to megabytes of tiny values, while leaving room for MAX_ITEMS records many times
+ * larger than the agents' (docs/benchmarks.md has what their captures hold).
  */
 export const MAX_OTLP_VALUES = 1_000_000;
 

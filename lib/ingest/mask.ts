@@ -124,8 +124,8 @@ const QUOTED_NAME = String.raw`(\\?["'])([^"'\r\n\\]*)`;
 /** The opening quote of a value, plain or JSON-escaped (`\"`), or of a list of values (`[`). */
 const OPENING = /\[[ \t]*|\\?["']/y;
 /**
- * A quoted value's longest read. A credential is far shorter (a PEM key in JSON is about 2,000
- * characters); an unclosed quote masks this much and the rest is scanned as text.
+ * A quoted value's longest read. Any credential, a PEM key included, is far shorter; an unclosed
+ * quote masks this much and the rest is scanned as text.
  */
 const MAX_QUOTED_CHARS = 8192;
 /**

@@ -36,8 +36,8 @@ export const LEAN_ROUTES: readonly LeanRoute[] = [
   { method: "POST", path: "/v1/metrics", handler: otlpMetrics.POST },
   { method: "GET", path: "/api/v1/directives", handler: directives.GET },
   { method: "POST", path: "/api/v1/directives/[id]/ack", handler: ack.POST },
-  // What a load balancer and Prometheus ask every few seconds: through Next, each cost the event
-  // loop about 5 ms more than its answer.
+  // What a load balancer and Prometheus ask every few seconds: Next's routing would cost each
+  // more than its answer (docs/benchmarks.md).
   { method: "GET", path: "/api/health", handler: health.GET },
   { method: "GET", path: "/api/metrics", handler: metrics.GET },
   // Exports: gzipped as they stream by zlib off the event loop. The audit export before `[kind]`,
